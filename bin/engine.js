@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// The `engine` command: runs the compiled CLI (npm run build produces dist/).
+import '../dist/main.js';

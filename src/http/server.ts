@@ -1,0 +1,95 @@
+/**
+ * The Fastify app: the guard on every request, body limits, JSON-only errors and 405 for a path
+ * that exists under another verb. Capabilities add their routes to the returned app.
+ */
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { describeError, EngineError } from '../kernel/errors.js';
+import { LIMITS } from '../kernel/limits.js';
+import type { Guard } from './guard.js';
+
+export interface ServerOptions {
+  guard: Guard;
+  /** Where unexpected errors are written (never to the client). */
+  log: (line: string) => void;
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+
+export function createServer({ guard, log }: ServerOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: LIMITS.requestBodyBytes,
+    logger: false,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+  });
+
+  // A mirror of the route table that can answer "does this path exist for another verb?".
+  const known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 4096 });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue;
+      try {
+        known.on(method as 'GET', route.url, () => undefined);
+      } catch {
+        // Already mirrored (a route re-registered with constraints).
+      }
+    }
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const verdict = guard.check({ headers: req.headers, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: false });
+    if (!verdict.ok) return reply.code(403).send({ error: verdict.message });
+  });
+
+  // JSON bodies: an empty body is "no body"; anything else must parse.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = String(body);
+    if (!text.trim()) return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(new EngineError(400, `malformed JSON body (${describeError(err)}); send one valid JSON value`), undefined);
+    }
+  });
+  // Other content types arrive as raw bytes; routes that take them (files-bin) read the Buffer.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const other = METHODS.some((m) => m !== req.method && known.find(m, path));
+    if (other) return reply.code(405).send({ error: 'method not allowed' });
+    return reply.code(404).send({ error: `no route for ${req.method} ${path}; the README lists the API` });
+  });
+
+  app.setErrorHandler((error: FastifyError | EngineError, req, reply) => {
+    const { status, message } = toClientError(error);
+    if (status >= 500) log(`${req.method} ${req.url.split('?')[0]} failed: ${error.stack ?? describeError(error)}`);
+    return reply.code(status).send({ error: message });
+  });
+
+  return app;
+}
+
+/** Maps anything thrown in a route to a status and a sentence; never a stack trace. */
+export function toClientError(error: unknown): { status: number; message: string } {
+  if (error instanceof EngineError) return { status: error.status, message: error.message };
+  const e = error as FastifyError;
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { status: 413, message: 'request body is too large; the limit is 32 MB (50 MB for PUT /api/files-bin)' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, message: 'unsupported content type; send application/json' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { status: 400, message: 'the Content-Length header does not match the body; send the body again' };
+    case 'FST_ERR_VALIDATION':
+      return { status: 400, message: `invalid request: ${e.message}` };
+  }
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return { status: e.statusCode, message: e.message || 'bad request' };
+  }
+  return { status: 500, message: 'internal error; the engine log has the details' };
+}

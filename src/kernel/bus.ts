@@ -1,0 +1,52 @@
+/**
+ * The one event bus. Every state change the engine makes is emitted here once; the /events socket
+ * fans it out, run-scoped events land in their run's log, stores (notifications, reports) read it.
+ */
+export interface EngineEvent {
+  kind: string;
+  ts: number;
+  seq: number;
+  runId?: string;
+  [field: string]: unknown;
+}
+
+/** A subscriber gets the event and its JSON text, serialized once for every consumer. */
+export type Listener = (event: EngineEvent, json: string) => void;
+
+/** Kinds that reach the socket but never a run log (seed 000 §6 rule 1). */
+export const UNLOGGED_KINDS: ReadonlySet<string> = new Set(['fs.changed', 'config.reloaded', 'chat.renamed']);
+
+export type EmitPayload = Record<string, unknown> & { runId?: string };
+
+export class Bus {
+  private seq = 0;
+  private readonly listeners = new Set<Listener>();
+
+  emit(kind: string, payload: EmitPayload = {}): EngineEvent {
+    const { runId, ...rest } = payload;
+    // kind/ts/seq/runId come first and cannot be overwritten by a payload field.
+    const event: EngineEvent = { kind, ts: Date.now(), seq: ++this.seq };
+    if (runId) event.runId = runId;
+    for (const key of Object.keys(rest)) {
+      if (key !== 'kind' && key !== 'ts' && key !== 'seq' && rest[key] !== undefined) event[key] = rest[key];
+    }
+    const json = JSON.stringify(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event, json);
+      } catch (err) {
+        // A faulty listener must never break the emitter or the other listeners.
+        process.emitWarning(`event listener failed on ${kind}: ${(err as Error).message}`);
+      }
+    }
+    return event;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+/** What a capability gets to emit events: the bus itself or a run-scoped view of it. */
+export type Emit = (kind: string, payload?: EmitPayload) => void;

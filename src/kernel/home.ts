@@ -1,0 +1,139 @@
+/**
+ * The engine home: human-readable files (JSON, JSONL, markdown with frontmatter), written atomically.
+ * Every write goes through `writeAtomic`: temp file, fsync, rename, one queue per path, so a crash,
+ * a kill or a full disk never leaves a half-written file.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { EngineError } from './errors.js';
+
+/** Where everything lives inside a home (documented in the README). */
+export const HOME_LAYOUT = {
+  config: 'engine.config.json',
+  settings: 'settings.json',
+  mobileToken: 'mobile-token.json',
+  permissions: 'permissions.json',
+  notifications: 'notifications.json',
+  mounts: 'mounts.json',
+  secretsFile: 'secrets.enc.json',
+  secretsIndex: 'secrets-index.json',
+  workspace: 'workspace',
+  runs: 'runs',
+  history: 'history',
+  chat: 'chat',
+  agents: 'agents',
+  memory: 'memory',
+} as const;
+
+export class Home {
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(readonly root: string) {}
+
+  /** An absolute path inside the home. */
+  path(...segments: string[]): string {
+    return path.join(this.root, ...segments);
+  }
+
+  /** Creates the home and its fixed folders; throws one clear sentence when it is not writable. */
+  async ensure(): Promise<void> {
+    try {
+      await fs.mkdir(this.root, { recursive: true });
+      for (const dir of [HOME_LAYOUT.workspace, HOME_LAYOUT.runs]) await fs.mkdir(this.path(dir), { recursive: true });
+      const probe = this.path(`.write-probe-${process.pid}`);
+      await fs.writeFile(probe, 'ok');
+      await fs.rm(probe);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw new EngineError(500, `engine home ${this.root} is not writable (${code}); set ENGINE_HOME to a folder you can write to`);
+    }
+  }
+
+  /** Serializes work on one path so concurrent writers never interleave. */
+  serialize<T>(file: string, work: () => Promise<T>): Promise<T> {
+    const key = path.resolve(file);
+    const prev = this.queues.get(key) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return next;
+  }
+
+  /** Atomically replaces `file` (absolute, or relative to the home) with `data`. */
+  writeAtomic(file: string, data: string | Uint8Array, mode?: number): Promise<void> {
+    const target = path.isAbsolute(file) ? file : this.path(file);
+    return this.serialize(target, () => writeFileAtomic(target, data, mode));
+  }
+
+  writeJson(file: string, value: unknown, mode?: number): Promise<void> {
+    return this.writeAtomic(file, JSON.stringify(value, null, 2) + '\n', mode);
+  }
+
+  /** Reads JSON, or `fallback` when the file does not exist. A corrupt file is an error, never silently replaced. */
+  async readJson<T>(file: string, fallback: T): Promise<T> {
+    const target = path.isAbsolute(file) ? file : this.path(file);
+    let text: string;
+    try {
+      text = await fs.readFile(target, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
+      throw err;
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new EngineError(500, `${target} is not valid JSON; fix or remove it by hand`);
+    }
+  }
+}
+
+/** temp file + fsync + rename; the temp file is removed on any failure, so the old file stays whole. */
+export async function writeFileAtomic(target: string, data: string | Uint8Array, mode?: number): Promise<void> {
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  const tmp = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(tmp, 'w', mode ?? 0o644);
+    await handle.writeFile(data);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    if (mode !== undefined) await fs.chmod(tmp, mode);
+    await fs.rename(tmp, target);
+  } catch (err) {
+    await handle?.close().catch(() => undefined);
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      throw new EngineError(507, `the disk is full; nothing was written to ${path.basename(target)}. Free some space and try again`);
+    }
+    throw err;
+  }
+}
+
+/** A markdown document with YAML frontmatter, as Claude Code agents and Agent Skills use. */
+export interface FrontmatterDocument {
+  data: Record<string, unknown>;
+  body: string;
+}
+
+const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+
+export function parseFrontmatter(text: string): FrontmatterDocument {
+  const match = FRONTMATTER.exec(text);
+  if (!match) return { data: {}, body: text };
+  const parsed = YAML.parse(match[1]) as unknown;
+  const data = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  return { data, body: text.slice(match[0].length) };
+}
+
+export function formatFrontmatter(data: Record<string, unknown>, body: string): string {
+  const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
+  const yaml = Object.keys(clean).length ? YAML.stringify(clean).trimEnd() : '';
+  return `---\n${yaml}\n---\n${body.startsWith('\n') ? body.slice(1) : body}`;
+}

@@ -1,0 +1,57 @@
+/**
+ * Every number of both seeds' Limits sections (and the engine's own bounds), in one table.
+ * Use sites read from here; a literal limit elsewhere is a bug.
+ */
+export const LIMITS = {
+  // HTTP (seed 000 §8)
+  requestBodyBytes: 32 * 1024 * 1024,
+  binaryUploadBytes: 50 * 1024 * 1024,
+  filesPerRoot: 1500,
+  searchQueryMinChars: 2,
+  runsListed: 100,
+  webhookPayloadBytes: 8 * 1024,
+  dbSchemaCacheMs: 60_000,
+  tablePageDefault: 100,
+  vaultSearchDefault: 20,
+  completeDeadlineMs: 15_000,
+  completeMaxTokens: 256,
+  completeMaxLines: 10,
+  defaultEnginePort: 7777,
+  defaultGatewayPort: 7778,
+
+  // Tools (seed 001 §8)
+  toolResultChars: 24_000,
+  mcpTextChars: 20_000,
+  parallelReadOnlyTools: 4,
+  listDirEntries: 500,
+  grepMatches: 200,
+  grepChars: 20_000,
+  grepLineChars: 300,
+  grepMaxOffset: 10_000,
+  grepRootTimeoutMs: 30_000,
+  globPaths: 500,
+  globChars: 20_000,
+  globMaxOffset: 10_000,
+  diagnostics: 100,
+  shellTimeoutMs: 300_000,
+  shellHeadChars: 8_000,
+  shellTailChars: 12_000,
+  shellReadChars: 200_000,
+  webFetchChars: 12_000,
+  webFetchTimeoutMs: 15_000,
+  webSearchResults: 8,
+  delegateDepth: 2,
+  browserWaitMs: 10_000,
+  activityLimitDefault: 50,
+  activityLimitCap: 200,
+  activitySinceHoursDefault: 24,
+  vaultLimitDefault: 20,
+  builtInToolCount: 52,
+
+  // The engine's own bounds
+  socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
+  runLogFlushMs: 25, // batching window for run-log appends
+  searchResultsCap: 500, // matches across all roots for GET /api/search
+} as const;
+
+export type Limits = typeof LIMITS;

@@ -1,0 +1,245 @@
+/**
+ * The run ledger. Every long operation (workflow, chat turn, build, gateway completion ...) is a run:
+ * id `run-<epoch_ms>-<n>`, a source, a status, times and token usage. A run's events go to its own
+ * append-only JSONL log; the records go to runs/index.jsonl (a start line and an end line per run).
+ */
+import path from 'node:path';
+import type { Bus, EmitPayload, EngineEvent } from './bus.js';
+import { UNLOGGED_KINDS } from './bus.js';
+import { notFound } from './errors.js';
+import { HOME_LAYOUT, type Home, writeFileAtomic } from './home.js';
+import { JsonlAppender, readJsonl } from './jsonl.js';
+import { LIMITS } from './limits.js';
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'stopped' | 'interrupted';
+
+export interface Usage {
+  input: number;
+  output: number;
+  cached: number;
+  reasoning: number;
+}
+
+export interface RunRecord {
+  runId: string;
+  source: string;
+  status: RunStatus;
+  startedAt: number;
+  endedAt?: number;
+  usage: Usage;
+  workflowId?: string;
+  agent?: string;
+  model?: string;
+  provider?: string;
+  sessionId?: string;
+  workItem?: string;
+  parentRunId?: string;
+  title?: string;
+  error?: string;
+}
+
+export interface StartRun {
+  source: string;
+  workflowId?: string;
+  agent?: string;
+  model?: string;
+  provider?: string;
+  sessionId?: string;
+  workItem?: string;
+  parentRunId?: string;
+  title?: string;
+  /** A parent's signal: aborting it aborts this run too. */
+  signal?: AbortSignal;
+}
+
+export const emptyUsage = (): Usage => ({ input: 0, output: 0, cached: 0, reasoning: 0 });
+
+const RUN_ID = /^run-\d+-\d+$/;
+export const isRunId = (id: string) => RUN_ID.test(id);
+
+/** A run in flight: its record, its abort signal and a run-scoped emit. */
+export class LiveRun {
+  readonly controller = new AbortController();
+  readonly log: JsonlAppender;
+  private ended = false;
+
+  constructor(
+    readonly record: RunRecord,
+    private readonly ledger: RunLedger,
+    logFile: string,
+  ) {
+    this.log = new JsonlAppender(logFile, LIMITS.runLogFlushMs);
+  }
+
+  get id(): string {
+    return this.record.runId;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get done(): boolean {
+    return this.ended;
+  }
+
+  /** Emits an event scoped to this run (it lands on the socket and in this run's log). */
+  emit = (kind: string, payload: EmitPayload = {}): void => {
+    this.ledger.bus.emit(kind, { ...payload, runId: this.id });
+  };
+
+  addUsage(usage: Partial<Usage>): void {
+    const u = this.record.usage;
+    u.input += usage.input ?? 0;
+    u.output += usage.output ?? 0;
+    u.cached += usage.cached ?? 0;
+    u.reasoning += usage.reasoning ?? 0;
+  }
+
+  /** Asks the run to stop; its owner observes the signal and calls finish('stopped'). */
+  stop(): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new Error('stopped'));
+  }
+
+  /** Ends the run with `run.completed`, `run.failed` or `run.stopped`, and closes its log. */
+  async finish(status: Exclude<RunStatus, 'running' | 'interrupted'>, extra: { error?: string } & Record<string, unknown> = {}): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.record.status = status;
+    this.record.endedAt = Date.now();
+    if (extra.error) this.record.error = extra.error;
+    this.emit(`run.${status}`, { source: this.record.source, usage: this.record.usage, ...extra });
+    await this.ledger.retire(this);
+  }
+}
+
+export class RunLedger {
+  private counter = 0;
+  private readonly records = new Map<string, RunRecord>();
+  private readonly liveRuns = new Map<string, LiveRun>();
+  private index!: JsonlAppender;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly home: Home,
+    readonly bus: Bus,
+  ) {}
+
+  private get dir(): string {
+    return this.home.path(HOME_LAYOUT.runs);
+  }
+
+  private get indexFile(): string {
+    return path.join(this.dir, 'index.jsonl');
+  }
+
+  logFile(runId: string): string {
+    return path.join(this.dir, `${runId}.jsonl`);
+  }
+
+  /** Loads the index and marks runs that were live when a previous engine died as interrupted. */
+  async init(): Promise<void> {
+    const lines = await readJsonl<RunRecord>(this.indexFile);
+    for (const record of lines) if (record?.runId) this.records.set(record.runId, record);
+    const orphans = [...this.records.values()].filter((r) => r.status === 'running');
+    if (lines.length > this.records.size * 2 + 100) await this.compact();
+    this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
+    for (const record of orphans) {
+      record.status = 'interrupted';
+      this.index.append(record);
+      const log = new JsonlAppender(this.logFile(record.runId), 0);
+      const event = { kind: 'run.interrupted', ts: Date.now(), seq: 0, runId: record.runId, reason: 'the engine stopped while this run was in flight' };
+      log.append(event);
+      await log.close();
+    }
+    this.unsubscribe = this.bus.subscribe((event) => this.onEvent(event));
+  }
+
+  private async compact(): Promise<void> {
+    const text = [...this.records.values()].map((r) => JSON.stringify(r) + '\n').join('');
+    await writeFileAtomic(this.indexFile, text);
+  }
+
+  private onEvent(event: EngineEvent): void {
+    if (!event.runId) return;
+    const live = this.liveRuns.get(event.runId);
+    if (!live) return;
+    if (event.kind === 'token.usage') live.addUsage(event as Partial<Usage>);
+    if (!UNLOGGED_KINDS.has(event.kind)) live.log.append(event);
+  }
+
+  nextId(): string {
+    return `run-${Date.now()}-${++this.counter}`;
+  }
+
+  /** Starts a run: a record, an open log and `run.started`. */
+  start(opts: StartRun): LiveRun {
+    const { signal, ...fields } = opts;
+    const record: RunRecord = { runId: this.nextId(), status: 'running', startedAt: Date.now(), usage: emptyUsage(), ...fields };
+    const run = new LiveRun(record, this, this.logFile(record.runId));
+    if (signal) {
+      if (signal.aborted) run.stop();
+      else signal.addEventListener('abort', () => run.stop(), { once: true });
+    }
+    this.records.set(record.runId, record);
+    this.liveRuns.set(record.runId, run);
+    this.index.append(record);
+    run.emit('run.started', { source: record.source, ...fieldsForEvent(record) });
+    return run;
+  }
+
+  /** Called by LiveRun.finish: writes the end record and closes the log. */
+  async retire(run: LiveRun): Promise<void> {
+    this.liveRuns.delete(run.id);
+    this.index.append({ ...run.record });
+    await Promise.all([run.log.close(), this.index.flush()]);
+  }
+
+  get(runId: string): LiveRun | undefined {
+    return this.liveRuns.get(runId);
+  }
+
+  live(): LiveRun[] {
+    return [...this.liveRuns.values()];
+  }
+
+  /** Every known record, oldest first (live ones carry their current usage). */
+  all(): RunRecord[] {
+    return [...this.records.values()];
+  }
+
+  /** The last `limit` runs, newest first, live runs overlaid. */
+  list(limit: number = LIMITS.runsListed): RunRecord[] {
+    const all = [...this.records.values()];
+    return all.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage } }));
+  }
+
+  record(runId: string): RunRecord | undefined {
+    return this.records.get(runId);
+  }
+
+  /** The full event log of a run. */
+  async events(runId: string): Promise<EngineEvent[]> {
+    if (!isRunId(runId) || !this.records.has(runId)) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
+    await this.liveRuns.get(runId)?.log.flush();
+    return readJsonl<EngineEvent>(this.logFile(runId));
+  }
+
+  /** Stops every live run and flushes every log (engine shutdown). */
+  async close(): Promise<void> {
+    this.unsubscribe?.();
+    await Promise.all([...this.liveRuns.values()].map((r) => r.log.close()));
+    await this.index?.close();
+  }
+
+  /** Last-chance synchronous flush on process exit. */
+  flushSync(): void {
+    for (const run of this.liveRuns.values()) run.log.flushSync();
+    this.index?.flushSync();
+  }
+}
+
+function fieldsForEvent(record: RunRecord): Record<string, unknown> {
+  const { workflowId, agent, model, provider, sessionId, workItem, parentRunId, title } = record;
+  return { workflowId, agent, model, provider, sessionId, workItem, parentRunId, title };
+}

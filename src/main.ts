@@ -1,0 +1,124 @@
+/**
+ * CLI entry. `engine serve` runs a supervisor that forks the engine process and restarts it:
+ * at once after POST /api/home (restart code, new home), with backoff after a crash.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { defaultHome, startEngine } from './engine.js';
+import { describeError } from './kernel/errors.js';
+import { LIMITS } from './kernel/limits.js';
+
+/** Exit codes between the engine process and its supervisor. */
+export const EXIT = { restart: 75, config: 78 } as const;
+
+const BACKOFF_START_MS = 250;
+const BACKOFF_MAX_MS = 30_000;
+const STABLE_AFTER_MS = 30_000;
+const STOP_GRACE_MS = 10_000;
+
+const say = (line: string) => process.stdout.write(line + '\n');
+
+function settingsFromEnv() {
+  const port = process.env.ENGINE_PORT ? Number(process.env.ENGINE_PORT) : LIMITS.defaultEnginePort;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`engine: ENGINE_PORT=${process.env.ENGINE_PORT} is not a port number; use 0-65535\n`);
+    process.exit(EXIT.config);
+  }
+  return { port, bind: process.env.ENGINE_BIND || '127.0.0.1', home: process.env.ENGINE_HOME || defaultHome() };
+}
+
+/** The engine process itself (forked by the supervisor). */
+async function runEngine(): Promise<void> {
+  const { port, bind, home } = settingsFromEnv();
+  let engine;
+  try {
+    engine = await startEngine({
+      home,
+      port,
+      bind,
+      onRestart: (next) => {
+        process.send?.({ type: 'home', home: next });
+        void stop(EXIT.restart);
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`engine: ${describeError(err)}\n`);
+    process.exit(EXIT.config);
+  }
+  const stop = async (code: number) => {
+    await engine.close().catch(() => undefined);
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => void stop(0));
+  process.on('SIGINT', () => void stop(0));
+  process.on('exit', () => engine.runs.flushSync());
+  say(`engine: serving ${engine.url}/api (home ${engine.home.root})`);
+  say(`engine: events at ${engine.url.replace('http', 'ws')}/events`);
+  say(`engine: phone pairing URL ${pairingUrl(engine.bind, engine.port, engine.mobileToken)}`);
+}
+
+function pairingUrl(bind: string, port: number, token: string): string {
+  const lan = Object.values(os.networkInterfaces())
+    .flat()
+    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+  const host = bind === '0.0.0.0' && lan ? lan : bind === '0.0.0.0' ? '127.0.0.1' : bind;
+  const note = bind === '127.0.0.1' || bind === 'localhost' ? ' (loopback only: set ENGINE_BIND=0.0.0.0 to reach it from a phone)' : '';
+  return `http://${host}:${port}/m/?token=${token}${note}`;
+}
+
+/** The supervisor: forks the engine, restarts it, forwards stop signals. */
+function supervise(): void {
+  let home = settingsFromEnv().home;
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  let failures = 0;
+
+  const start = () => {
+    const startedAt = Date.now();
+    child = fork(fileURLToPath(import.meta.url), ['__engine'], { env: { ...process.env, ENGINE_HOME: home }, stdio: 'inherit' });
+    child.on('message', (m: { type?: string; home?: string }) => {
+      if (m?.type === 'home' && typeof m.home === 'string') home = m.home;
+    });
+    child.on('exit', (code, signal) => {
+      child = undefined;
+      if (stopping) return process.exit(0);
+      if (code === EXIT.restart) {
+        say(`engine: restarting against ${home}`);
+        failures = 0;
+        return start();
+      }
+      if (code === EXIT.config) return process.exit(EXIT.config);
+      if (Date.now() - startedAt > STABLE_AFTER_MS) failures = 0;
+      const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** failures++);
+      say(`engine: process exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
+      setTimeout(() => !stopping && start(), delay);
+    });
+  };
+
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    if (!child) process.exit(0);
+    child.kill('SIGTERM');
+    setTimeout(() => child?.kill('SIGKILL'), STOP_GRACE_MS).unref();
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+  start();
+}
+
+const USAGE = `usage: engine serve
+
+Environment:
+  ENGINE_PORT  port of the API (default 7777; 0 picks a free one)
+  ENGINE_BIND  bind address (default 127.0.0.1)
+  ENGINE_HOME  the engine home (default ~/.engine)`;
+
+const command = process.argv[2];
+if (command === '__engine') void runEngine();
+else if (command === 'serve' || command === undefined) supervise();
+else {
+  process.stderr.write(USAGE + '\n');
+  process.exit(command === '--help' || command === 'help' ? 0 : 2);
+}

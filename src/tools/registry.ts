@@ -1,0 +1,207 @@
+/**
+ * The one tool registry, built-in and MCP alike. Every call goes the seed's way:
+ * coerce -> validate -> allowlist -> gate -> run -> clip, with `tool.call` / `tool.result` events.
+ */
+import type { Bus } from '../kernel/bus.js';
+import { conflict, describeError, isEngineError } from '../kernel/errors.js';
+import { LIMITS } from '../kernel/limits.js';
+import { clipResult } from './clip.js';
+import { coerceArgs, validateArgs } from './coerce.js';
+import {
+  allowAllGate,
+  type AnyTool,
+  type CallOutcome,
+  type Gate,
+  type PermissionRequest,
+  type ToolCall,
+  type ToolContext,
+} from './types.js';
+
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  source: string;
+  group: string;
+  available: boolean;
+}
+
+/** Per-call options beyond the tool context. */
+export interface CallOptions {
+  /** Exact tool names this caller may use (an agent's `tools:`); undefined means all. */
+  allowlist?: ReadonlySet<string>;
+  /** Replaces the registry's gate for this call (a chat session's mode-aware gate, a subagent's parent gate). */
+  gate?: Gate;
+}
+
+const DESCRIPTION_CLIP = 300;
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, AnyTool>();
+  private gate: Gate = allowAllGate;
+  private mask: (text: string) => string = (t) => t;
+
+  constructor(private readonly bus: Bus) {}
+
+  register(...tools: AnyTool[]): void {
+    for (const tool of tools) {
+      if (this.tools.has(tool.name)) throw conflict(`a tool named "${tool.name}" is already registered`);
+      this.tools.set(tool.name, tool);
+    }
+  }
+
+  /** Removes tools (an MCP server disconnecting). */
+  unregister(...names: string[]): void {
+    for (const name of names) this.tools.delete(name);
+  }
+
+  /** The default permission gate for calls that bring none. */
+  setGate(gate: Gate): void {
+    this.gate = gate;
+  }
+
+  /** Masks secret-shaped text in tool arguments before they reach an event. */
+  setMask(mask: (text: string) => string): void {
+    this.mask = mask;
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  all(): AnyTool[] {
+    return [...this.tools.values()];
+  }
+
+  isAvailable(tool: AnyTool): boolean {
+    try {
+      return tool.available ? tool.available() : true;
+    } catch {
+      return false;
+    }
+  }
+
+  describe(): ToolDescriptor[] {
+    return this.all().map((t) => ({
+      name: t.name,
+      description: t.description.length > DESCRIPTION_CLIP ? t.description.slice(0, DESCRIPTION_CLIP - 1) + '…' : t.description,
+      source: t.source ?? 'built-in',
+      group: t.group,
+      available: this.isAvailable(t),
+    }));
+  }
+
+  /** The tools a model may be shown: in the allowlist and available now. */
+  visible(allowlist?: ReadonlySet<string>): AnyTool[] {
+    return this.all().filter((t) => (!allowlist || allowlist.has(t.name)) && this.isAvailable(t));
+  }
+
+  /**
+   * Runs one model batch: consecutive read-only calls run together, four at a time; every other
+   * call runs alone, in order. Outcomes come back in call order.
+   */
+  async runBatch(calls: ToolCall[], ctx: Omit<ToolContext, 'callId'>, options: CallOptions = {}): Promise<CallOutcome[]> {
+    const outcomes: CallOutcome[] = new Array(calls.length);
+    let i = 0;
+    while (i < calls.length) {
+      if (!this.isReadOnly(calls[i].name)) {
+        outcomes[i] = await this.call(calls[i], ctx, options);
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j < calls.length && this.isReadOnly(calls[j].name)) j++;
+      await mapLimit(calls.slice(i, j), LIMITS.parallelReadOnlyTools, async (call, k) => {
+        outcomes[i + k] = await this.call(call, ctx, options);
+      });
+      i = j;
+    }
+    return outcomes;
+  }
+
+  private isReadOnly(name: string): boolean {
+    return this.tools.get(name)?.readOnly === true;
+  }
+
+  /** One call, never throwing: every failure comes back as a teaching error text. */
+  async call(call: ToolCall, base: Omit<ToolContext, 'callId'>, options: CallOptions = {}): Promise<CallOutcome> {
+    const ctx: ToolContext = { ...base, callId: call.callId };
+    const started = Date.now();
+    const argsForEvent = typeof call.args === 'string' ? call.args : call.args;
+    ctx.emit('tool.call', { callId: call.callId, tool: call.name, args: this.maskValue(argsForEvent), agent: ctx.agent });
+    const finish = (text: string, isError: boolean): CallOutcome => {
+      ctx.emit('tool.result', {
+        callId: call.callId,
+        tool: call.name,
+        ok: !isError,
+        result: this.mask(text.length > 2000 ? text.slice(0, 2000) + '…' : text),
+        durationMs: Date.now() - started,
+      });
+      return { callId: call.callId, name: call.name, text, isError };
+    };
+    try {
+      const text = await this.execute(call, ctx, options);
+      return finish(text, false);
+    } catch (err) {
+      if (err instanceof ToolRefusal || isEngineError(err)) return finish(describeError(err), true);
+      if (ctx.signal.aborted) return finish(`Tool "${call.name}" was stopped before it finished.`, true);
+      return finish(`Tool "${call.name}" failed: ${describeError(err)}`, true);
+    }
+  }
+
+  private async execute(call: ToolCall, ctx: ToolContext, options: CallOptions): Promise<string> {
+    const tool = this.tools.get(call.name);
+    if (!tool) {
+      const names = this.visible(options.allowlist).map((t) => t.name);
+      throw new ToolRefusal(`Unknown tool "${call.name}". Call one of the tools you were given: ${names.join(', ') || '(none)'}.`);
+    }
+    if (options.allowlist && !options.allowlist.has(tool.name)) {
+      throw new ToolRefusal(`Tool "${tool.name}" is not available to this agent (not in its allowlist)`);
+    }
+    if (!this.isAvailable(tool)) throw new ToolRefusal(`Tool "${tool.name}" is not available right now.`);
+    if (typeof call.args === 'string') {
+      throw new ToolRefusal(
+        `Invalid arguments for tool "${tool.name}": the arguments must be one JSON object (got ${JSON.stringify(call.args.slice(0, 200))}). Call it again with a JSON object.`,
+      );
+    }
+    const args = coerceArgs(call.args, tool.parameters);
+    const invalid = validateArgs(tool.name, args, tool.parameters);
+    if (invalid) throw new ToolRefusal(invalid);
+    const request: PermissionRequest =
+      typeof tool.permission === 'function' ? await tool.permission(args, ctx) : { class: tool.permission, key: tool.name };
+    if (request.hardDeny) throw new ToolRefusal(request.hardDeny);
+    const decision = await (options.gate ?? this.gate).check(tool, request, args, ctx);
+    if (!decision.allow) throw new ToolRefusal(decision.reason);
+    if (ctx.signal.aborted) throw new ToolRefusal(`Tool "${tool.name}" was stopped before it started.`);
+    const result = await tool.run(args, ctx);
+    const out = typeof result === 'string' ? { text: result } : result;
+    if (out.isError) throw new ToolRefusal(out.unclipped ? out.text : clipResult(out.text));
+    return out.unclipped ? out.text : clipResult(out.text);
+  }
+
+  private maskValue(value: unknown): unknown {
+    if (typeof value === 'string') return this.mask(value);
+    try {
+      return JSON.parse(this.mask(JSON.stringify(value))) as unknown;
+    } catch {
+      return value;
+    }
+  }
+}
+
+/** A refusal or failure whose message is already a teaching sentence for the model. */
+export class ToolRefusal extends Error {}
+
+async function mapLimit<T>(items: T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await fn(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

@@ -1,0 +1,53 @@
+/**
+ * Starts a real engine in-process on port 0 with a temp home, and talks to it over real HTTP.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEngine, type Engine, type EngineOptions } from '../../src/engine.js';
+
+export interface TestEngine {
+  engine: Engine;
+  url: string;
+  home: string;
+  /** JSON request helper: returns status and parsed body. */
+  api<T = any>(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+  close(): Promise<void>;
+}
+
+export async function tempDir(prefix = 'engine-test-'): Promise<string> {
+  return mkdtemp(path.join(os.tmpdir(), prefix));
+}
+
+export async function startTestEngine(options: Partial<EngineOptions> & { keepHome?: boolean } = {}): Promise<TestEngine> {
+  const home = options.home ?? (await tempDir());
+  const logs: string[] = [];
+  const engine = await startEngine({ port: 0, log: (l) => logs.push(l), ...options, home });
+  const url = engine.url;
+  const api: TestEngine['api'] = async (method, route, body, headers = {}) => {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body);
+      if (!(typeof body === 'string' || body instanceof Uint8Array)) (init.headers as Record<string, string>)['content-type'] = 'application/json';
+    }
+    const res = await fetch(url + route, init);
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Non-JSON answers (raw files, exports) come back as text.
+    }
+    return { status: res.status, body: parsed as any };
+  };
+  return {
+    engine,
+    url,
+    home,
+    api,
+    async close() {
+      await engine.close();
+      if (!options.keepHome && !options.home) await rm(home, { recursive: true, force: true });
+    },
+  };
+}
