@@ -1,0 +1,50 @@
+/** Shapes of engine.config.json and the config service other capabilities consume (types only). */
+
+export type ProviderType = 'openai-compatible' | 'openai' | 'anthropic';
+export const PROVIDER_TYPES: readonly ProviderType[] = ['openai-compatible', 'openai', 'anthropic'];
+
+export interface ModelPrice {
+  /** USD per million tokens. */
+  input: number;
+  output: number;
+  cachedInput?: number;
+}
+
+export interface ProviderConfig {
+  type: ProviderType;
+  /** The API root as the vendor's own SDK takes it, e.g. http://127.0.0.1:11434/v1 */
+  baseUrl?: string;
+  model: string;
+  /** What defaultProvider and POST /api/chat `provider` refer to; defaults to the type. */
+  name: string;
+  /** The model's context window in tokens, for compaction (default documented in the README). */
+  contextWindow?: number;
+  /** Overrides of the built-in price table, by model id. */
+  prices?: Record<string, ModelPrice>;
+}
+
+export interface EmbeddingsConfig {
+  baseUrl: string;
+  model: string;
+  name?: string;
+}
+
+export interface EngineConfig {
+  providers: ProviderConfig[];
+  defaultProvider: string | null;
+  /** The semantic index endpoint behind search_code; unset means "not configured". */
+  embeddings?: EmbeddingsConfig | null;
+  /** Completions gateway scope (later). */
+  api?: Record<string, unknown>;
+}
+
+/** The secret-store name that holds a provider's key. */
+export const providerSecretName = (providerName: string) => `provider.${providerName}.key`;
+
+export interface ConfigService {
+  get(): EngineConfig;
+  /** Called after every change, from PUT /api/config or from an edit of the file on disk. */
+  onChange(listener: (config: EngineConfig) => void): () => void;
+  /** The provider's key from the secret store, if one is stored. */
+  providerKey(providerName: string): Promise<string | undefined>;
+}

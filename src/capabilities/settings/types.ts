@@ -1,0 +1,25 @@
+/** App settings (seed 000 §2): defaults are documented in the README. Types only. */
+export interface CompletionsSettings {
+  /** Editor ghost-text completion on or off. */
+  enabled: boolean;
+  /** Provider name used for completions; null means the default provider. */
+  provider: string | null;
+}
+
+export interface AppSettings {
+  /** Most model steps a chat turn may take before it stops. */
+  chatMaxTurns: number;
+  /** Fraction (0-1) of the model's context window at which older turns are summarised. */
+  compactFraction: number;
+  completions: CompletionsSettings;
+}
+
+export const DEFAULT_SETTINGS: AppSettings = {
+  chatMaxTurns: 50,
+  compactFraction: 0.8,
+  completions: { enabled: true, provider: null },
+};
+
+export interface SettingsService {
+  get(): AppSettings;
+}
