@@ -52,6 +52,20 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
+
+  // Providers, the agent loop and chat
+  modelRetries: 4, // transient provider failures (429, 5xx, reset) retried this many times
+  modelRetryBaseMs: 500, // first backoff; doubles each attempt
+  modelRetryMaxMs: 8_000, // longest single backoff (also caps a provider's retry-after)
+  testProviderTimeoutMs: 20_000, // POST /api/test-provider gives up after this
+  testProviderMaxTokens: 16,
+  defaultContextWindow: 128_000, // tokens, when a provider entry does not say
+  compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
+  compactSummaryMaxTokens: 2_000,
+  chatQueueMax: 20, // messages waiting behind a busy session
+  chatMessageChars: 200_000, // one chat message
+  chatTitleChars: 200,
+  chatSessionIdChars: 128,
 } as const;
 
 export type Limits = typeof LIMITS;
