@@ -8,7 +8,7 @@
  * through the registry, so a garbled call (unknown name, bad JSON) becomes a teaching error as
  * the tool result, never a crash.
  */
-import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
 import { isEngineError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { emptyUsage, type Usage } from '../kernel/runs.js';
@@ -143,7 +143,20 @@ async function modelStep(
       // Failures arrive as stream parts and are rethrown below; the SDK must not log them itself.
       onError: () => undefined,
     });
-    for await (const part of result.fullStream) {
+    try {
+      for await (const part of result.fullStream) {
+        if (!handlePart(part)) break;
+      }
+    } catch (err) {
+      // An abort can surface as a thrown AbortError; the partial reply is kept.
+      if (!o.ctx.signal.aborted) throw err;
+    }
+    if (o.ctx.signal.aborted) out.aborted = true;
+    return out;
+  });
+
+  /** Folds one stream part into the outcome; false ends the stream. Throws a provider failure. */
+  function handlePart(part: TextStreamPart<ToolSet>): boolean {
       switch (part.type) {
         case 'text-delta':
           out.text += part.text;
@@ -165,18 +178,16 @@ async function modelStep(
           break;
         case 'abort':
           out.aborted = true;
-          break;
+          return false;
         case 'error':
           if (o.ctx.signal.aborted) {
             out.aborted = true;
-            break;
+            return false;
           }
           throw part.error;
       }
-    }
-    if (o.ctx.signal.aborted) out.aborted = true;
-    return out;
-  });
+      return true;
+  }
 }
 
 /** What the registry gets: a JSON object, or the raw text of anything else (it answers with a teaching error). */
