@@ -157,6 +157,32 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
       assert.equal(result.turns, 2);
     });
 
+    it('streams reasoning and passes generation settings through to the provider', async () => {
+      const s = setup(server, type);
+      server.script({ reasoning: 'thinking hard', text: 'answer' });
+      let reasoning = '';
+      const result = await runAgent({
+        model: s.model,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: s.tools,
+        ctx: s.ctx,
+        maxTurns: 2,
+        settings: { temperature: 0.3, topP: 0.9, maxTokens: 321, seed: 7, effort: 'high', extraBody: { custom_flag: true } },
+        onReasoning: (t) => (reasoning += t),
+      });
+      assert.equal(result.status, 'completed', result.error);
+      assert.equal(reasoning, 'thinking hard');
+      const body = server.requests.at(-1)!.body;
+      assert.equal(body.custom_flag, true);
+      assert.equal(body.max_tokens, 321);
+      if (type === 'openai-compatible') {
+        assert.equal(body.temperature, 0.3);
+        assert.equal(body.top_p, 0.9);
+        assert.equal(body.seed, 7);
+        assert.equal(body.reasoning_effort, 'high');
+      }
+    });
+
     it('compacts older turns when the context passes the fraction', async () => {
       const s = setup(server, type);
       const long = 'word '.repeat(400);
