@@ -37,6 +37,8 @@ async function fixture(ws: string, mount: string) {
   await f('bin.dat', Buffer.concat([Buffer.from('needle binary\n'), Buffer.from([0, 1, 2]), Buffer.from('needle\n')]));
   await symlink(path.join(ws, 'a.txt'), path.join(ws, 'link.txt'));
   await symlink(path.join(ws, 'sub'), path.join(ws, 'linkdir'));
+  // more matching lines than grep holds unsorted, so ripgrep re-runs sorted and stops at the page
+  await f('big/many.txt', Array.from({ length: 25_000 }, (_, i) => `haystack ${i + 1}`).join('\n') + '\n');
   await f('.gitignore', 'skip-in-mount.txt\n', mount);
   await f('m.txt', 'needle in mount\n', mount);
   await f('skip-in-mount.txt', 'needle skipped\n', mount);
@@ -74,6 +76,8 @@ const cases: Array<Record<string, unknown>> = [
   { pattern: 'ne+dle\\s\\w+', head_limit: 3 },
   { pattern: 'needle', head_limit: 2, offset: 3 },
   { pattern: '^needle', ignore_case: true },
+  { pattern: 'haystack', offset: 10_000 },
+  { pattern: 'haystack \\d+5$', offset: 2_000, head_limit: 3 },
 ];
 
 test('grep gives the same rows with and without ripgrep on PATH', async () => {
@@ -83,6 +87,8 @@ test('grep gives the same rows with and without ripgrep on PATH', async () => {
     assert.equal(a.isError, false, a.text);
     assert.equal(b.text, a.text, `grep ${JSON.stringify(args)}`);
   }
+  const deep = (await withRg.engine.tools.call({ callId: 'd', name: 'grep', args: { pattern: 'haystack', offset: 10_000, head_limit: 2 } }, ctx(withRg))).text;
+  assert.equal(deep, 'matches 10001-10002; more remain, call again with offset=10002\nbig/many.txt:10001: haystack 10001\nbig/many.txt:10002: haystack 10002');
   // and the fixture really exercises the ignore rules
   const all = (await withRg.engine.tools.call({ callId: 'c', name: 'grep', args: { pattern: 'needle' } }, ctx(withRg))).text;
   for (const hidden of ['ignored.txt', 'drop.log', 'build/', 'node_modules', '.hidden', '.env', 'sub/local.txt', 'link', 'bin.dat', 'skip-in-mount', ':1: needle rooted']) {
