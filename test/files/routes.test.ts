@@ -278,3 +278,17 @@ test('GET /api/tools lists the nine file tools', async () => {
   assert.equal(grep.available, true);
   assert.ok(grep.description.length <= 300);
 });
+
+test('reveal opens the folder with the file manager when one exists', async () => {
+  const t3 = await startTestEngine({ files: { revealCommand: '/bin/true', watch: false } });
+  try {
+    await t3.api('PUT', '/api/files/r/x.txt', { content: 'x' });
+    const r = await t3.api('POST', '/api/files-op', { op: 'reveal', path: 'r/x.txt' });
+    assert.deepEqual(r.body, { ok: true, op: 'reveal', path: 'r/x.txt' });
+    const root = await t3.api('POST', '/api/files-op', { op: 'reveal', path: '' });
+    assert.equal(root.body.ok, true);
+    assert.equal((await t3.api('POST', '/api/files-op', { op: 'reveal', path: 'r/missing' })).status, 404);
+  } finally {
+    await t3.close();
+  }
+});
