@@ -5,7 +5,14 @@
 import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
+import { configRoutes } from './capabilities/config/routes.js';
+import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
+import { secretsRoutes } from './capabilities/secrets/routes.js';
+import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
+import type { SecretStore } from './capabilities/secrets/types.js';
+import { settingsRoutes } from './capabilities/settings/routes.js';
+import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
@@ -27,6 +34,8 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Asked to restart against another home (POST /api/home); the CLI exits with the restart code. */
   onRestart?: (home: string) => void;
+  /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
+  secretsBackend?: SecretsBackendChoice;
 }
 
 export interface Engine {
@@ -34,6 +43,9 @@ export interface Engine {
   bus: Bus;
   runs: RunLedger;
   tools: ToolRegistry;
+  settings: SettingsServiceImpl;
+  secrets: SecretStore;
+  config: ConfigServiceImpl;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -63,13 +75,24 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sockets: SocketHandler[] = [eventsSocket(bus)];
 
   // --- capabilities ---------------------------------------------------------------------------
+  const settings = await createSettingsService({ home, bus, log });
+  settingsRoutes(app, settings);
+  const secrets = await createSecretStore({ home, bus, log, backend: options.secretsBackend });
+  secretsRoutes(app, secrets);
+  const config = await createConfigService({ home, bus, secrets, log });
+  closers.push(() => config.close());
+  configRoutes(app, config);
+
   runsRoutes(app, runs);
   statusRoutes(app, {
     runs,
     tools,
-    provider: () => ({ provider: null, providers: [] }),
+    provider: () => {
+      const c = config.get();
+      return { provider: c.defaultProvider ?? c.providers[0]?.name ?? null, providers: c.providers.map((p) => p.name) };
+    },
     mcp: () => ({ servers: [] }),
-    embeddings: () => false,
+    embeddings: () => !!config.get().embeddings,
   });
 
   // --- listen ---------------------------------------------------------------------------------
@@ -91,5 +114,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, settings, secrets, config, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }
