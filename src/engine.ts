@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
+import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { Guard } from './http/guard.js';
@@ -16,6 +17,9 @@ import { Bus } from './kernel/bus.js';
 import { Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
+import { PermissionGate } from './permissions/gate.js';
+import { Masker } from './permissions/mask.js';
+import { RuleStore } from './permissions/rules.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -34,6 +38,8 @@ export interface Engine {
   bus: Bus;
   runs: RunLedger;
   tools: ToolRegistry;
+  /** The permission gate (registry default), its rule store and the secret masker. */
+  permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
   url: string;
   port: number;
@@ -63,6 +69,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sockets: SocketHandler[] = [eventsSocket(bus)];
 
   // --- capabilities ---------------------------------------------------------------------------
+  // Permissions: every tool call passes this gate; masking by shape (+ secret values once the store lands).
+  const masker = new Masker();
+  const permissionRules = new RuleStore(home);
+  const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
+  tools.setGate(gate);
+  tools.setMask(masker.mask);
+  permissionsRoutes(app, { rules: permissionRules, gate });
+  const permissions = { gate, rules: permissionRules, masker };
+
   runsRoutes(app, runs);
   statusRoutes(app, {
     runs,
@@ -91,5 +106,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, permissions, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

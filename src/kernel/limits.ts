@@ -52,6 +52,12 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
+
+  // Permissions (seed 001 §5)
+  permissionKeyChars: 1_000, // longest rule key accepted
+  permissionRules: 5_000, // rules kept in permissions.json; the oldest fall off
+  shellParseTimeoutMs: 1_000, // a bash parse taking longer fails closed (forces a prompt)
+  shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
 } as const;
 
 export type Limits = typeof LIMITS;
