@@ -20,6 +20,7 @@ import { RunLedger } from './kernel/runs.js';
 import { PermissionGate } from './permissions/gate.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
+import { ensureShellParser } from './permissions/shell-parse.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -77,6 +78,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.setMask(masker.mask);
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
+  void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
 
   runsRoutes(app, runs);
   statusRoutes(app, {
