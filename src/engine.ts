@@ -12,6 +12,7 @@ import { fileTools } from './capabilities/files/tools.js';
 import { createFileWatcher } from './capabilities/files/watcher.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
+import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
@@ -30,6 +31,10 @@ import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
+import { PermissionGate } from './permissions/gate.js';
+import { Masker } from './permissions/mask.js';
+import { RuleStore } from './permissions/rules.js';
+import { ensureShellParser } from './permissions/shell-parse.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -57,6 +62,8 @@ export interface Engine {
   settings: SettingsServiceImpl;
   secrets: SecretStore;
   config: ConfigServiceImpl;
+  /** The permission gate (registry default), its rule store and the secret masker. */
+  permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
   url: string;
   port: number;
@@ -112,6 +119,18 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   filesRoutes(app, files);
   tools.register(...fileTools(files, { embeddingsConfigured: () => !!config.get().embeddings }));
   toolsRoutes(app, tools);
+  // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
+  const masker = new Masker();
+  const refreshMask = async () => masker.setKnown(await secrets.values());
+  await refreshMask();
+  bus.subscribe((e) => void (e.kind === 'secrets.changed' && refreshMask()));
+  const permissionRules = new RuleStore(home);
+  const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
+  tools.setGate(gate);
+  tools.setMask(masker.mask);
+  permissionsRoutes(app, { rules: permissionRules, gate });
+  const permissions = { gate, rules: permissionRules, masker };
+  void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
 
   runsRoutes(app, runs);
   statusRoutes(app, {
@@ -144,5 +163,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, fence, settings, secrets, config, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, fence, settings, secrets, config, permissions, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }
