@@ -5,6 +5,8 @@
 import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
+import { chatRoutes } from './capabilities/chat/routes.js';
+import { createChatService, type ChatService } from './capabilities/chat/service.js';
 import { MountStore } from './capabilities/files/mounts.js';
 import { filesRoutes } from './capabilities/files/routes.js';
 import { createFilesService } from './capabilities/files/service.js';
@@ -13,6 +15,7 @@ import { createFileWatcher } from './capabilities/files/watcher.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
+import { providerRoutes } from './capabilities/providers/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
@@ -35,6 +38,7 @@ import { PermissionGate } from './permissions/gate.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
+import { createProviderService, type ProviderService } from './providers/service.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -53,6 +57,9 @@ export interface EngineOptions {
 }
 
 export interface Engine {
+  /** Model clients for the provider map (hot-swapped on config change). */
+  providers: ProviderService;
+  chat: ChatService;
   home: Home;
   bus: Bus;
   runs: RunLedger;
@@ -131,6 +138,13 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
   void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
+  // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
+  const providers = createProviderService({ config });
+  providerRoutes(app, providers);
+  const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
+  await chat.init();
+  closers.push(() => chat.close());
+  chatRoutes(app, chat);
 
   runsRoutes(app, runs);
   statusRoutes(app, {
@@ -163,5 +177,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, fence, settings, secrets, config, permissions, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, permissions, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }
