@@ -59,6 +59,10 @@ for (const type of WIRE_TYPES) {
       if (type === 'anthropic') assert.equal(req.headers['x-api-key'], 'sk-test-key-123');
       else assert.equal(req.headers.authorization, 'Bearer sk-test-key-123');
       assert.match(JSON.stringify(req.body), /hi there/);
+      // The key itself never reaches an event, the session file or the run log.
+      assert.doesNotMatch(JSON.stringify(h.events.events), /sk-test-key-123/);
+      const files = [path.join(h.t.home, 'chat', 's-text.jsonl'), path.join(h.t.home, 'runs', `${runId}.jsonl`)];
+      for (const f of files) assert.doesNotMatch(await readFile(f, 'utf8'), /sk-test-key-123/);
     });
 
     it('runs parallel read-only calls then the write call, results in call order, usage summed over steps', async () => {
