@@ -166,7 +166,12 @@ async function walkTarget(target: SearchTarget, opts: SearchOptions, out: Search
   }
   const base = target.rel ? path.join(target.root.path, target.rel) : target.root.path;
   let go = true;
+  // Ignore files between the root and a searched subfolder apply too (ripgrep reads parents then).
+  const ancestors: string[] = [];
+  const parts = target.rel ? target.rel.split('/') : [];
+  for (let i = 0; i < parts.length; i++) ancestors.push(path.join(target.root.path, ...parts.slice(0, i)));
   await walkIgnoring(base, {
+    ancestors,
     overrides: new Overrides(opts.include ?? [], opts.exclude ?? []),
     signal: opts.signal,
     file: async (rel, abs) => {
@@ -199,7 +204,9 @@ async function runRipgrep(opts: SearchOptions, cap: number, sorted: boolean): Pr
 function runRipgrepOn(opts: SearchOptions, targets: SearchTarget[], cap: number, sorted: boolean): Promise<SearchOutcome> {
   const single = targets.length === 1;
   const cwd = single ? targets[0].root.path : undefined;
-  const args = ['--json', '--no-require-git', '--no-ignore-parent', '--no-ignore-global', '--no-messages'];
+  const args = ['--json', '--no-require-git', '--no-ignore-global', '--no-messages'];
+  // A whole root ignores what lies above it; a subfolder honours the ignore files above it.
+  if (!single || !targets[0].rel) args.push('--no-ignore-parent');
   if (sorted) args.push('--sort', 'path');
   if (opts.ignoreCase) args.push('-i');
   if (opts.literal) args.push('-F');

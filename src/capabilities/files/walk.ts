@@ -74,6 +74,8 @@ export async function walkSorted(start: string, opts: SkipWalkOptions): Promise<
 
 export interface IgnoreWalkOptions {
   overrides: Overrides;
+  /** Folders from the root down to (not including) the start, whose ignore files also apply. */
+  ancestors?: string[];
   /** Called per file in sorted order; return false to stop. */
   file: (rel: string, abs: string) => boolean | void | Promise<boolean | void>;
   signal?: AbortSignal;
@@ -81,6 +83,11 @@ export interface IgnoreWalkOptions {
 
 /** The ripgrep-compatible walk: ignore files, overrides, hidden entries; symlinks are never followed. */
 export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Promise<void> {
+  const above: IgnoreLevel[] = [];
+  for (const dir of opts.ancestors ?? []) {
+    const families = await Promise.all(IGNORE_FILES.map(async (f) => parseIgnore(await readFile(path.join(dir, f), 'utf8').catch(() => ''))));
+    if (families.some((r) => r.length)) above.push({ base: '', up: path.relative(dir, start).split(path.sep).join('/'), families });
+  }
   const visit = async (dir: string, relDir: string, parents: IgnoreLevel[]): Promise<boolean> => {
     const list = await entries(dir);
     const names = new Set(list.map((e) => e.name));
@@ -102,5 +109,5 @@ export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Prom
     }
     return true;
   };
-  await visit(start, '', []);
+  await visit(start, '', above);
 }
