@@ -112,6 +112,9 @@ test('glob: sorted, paged with the header first, skips heavy and dot folders unl
   assert.match(await ok('glob', { pattern: 'node_modules/**/*.ts', path: 'g' }), /g\/node_modules\/pkg\/i.ts/);
   assert.match(await ok('glob', { pattern: '.hidden/*.ts', path: 'g' }), /g\/.hidden\/h.ts/);
   assert.match(await ok('glob', { pattern: '**/lib.ts' }), /proj\/lib.ts/);
+  assert.equal(await ok('glob', { pattern: 'proj/*.ts' }), 'matches 1-1 of 1\nproj/lib.ts');
+  assert.equal(await ok('glob', { pattern: 'g/src/**/*.ts' }), 'matches 1-2 of 2\ng/src/b.ts\ng/src/deep/a.ts');
+  assert.equal(await ok('glob', { pattern: 'src/*.ts', path: 'g' }), 'matches 1-1 of 1\ng/src/b.ts');
   const page = await ok('glob', { pattern: 'many/*' });
   assert.equal(page.split('\n')[0], 'matches 1-500; more remain, call again with offset=500');
   assert.equal(await ok('glob', { pattern: 'many/*', offset: 500 }), 'matches 501-503 of 503\nmany/f500\nmany/f501\nmany/f502');

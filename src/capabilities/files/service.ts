@@ -372,6 +372,9 @@ export function createFilesService(deps: FilesDeps) {
     const named = args.pattern.split('/');
     const mayEnter = (name: string) =>
       !(SKIPPED_DIRS.has(name) || name.startsWith('.')) || named.some((seg) => seg === name || (seg.includes('.') && picomatch.isMatch(name, seg, { dot: true })));
+    // The pattern's literal leading folders ("src/lib" of "src/lib/**/*.ts") prune the walk.
+    const staticBase = picomatch.scan(args.pattern).base;
+    const compatible = (dir: string) => !staticBase || dir === staticBase || staticBase.startsWith(dir + '/') || dir.startsWith(staticBase + '/');
     const rows: string[] = [];
     let complete = true;
     for (const t of await targets(args.path)) {
@@ -381,7 +384,7 @@ export function createFilesService(deps: FilesDeps) {
       await walkSorted(base, {
         inside,
         signal: args.signal,
-        enter: (_rel, name) => mayEnter(name),
+        enter: (rel, name) => mayEnter(name) && (compatible(rel) || compatible(prefix ? `${prefix}/${rel}` : rel)),
         file: (rel) => {
           const virtual = prefix ? `${prefix}/${rel}` : rel;
           if (!isMatch(rel) && !isMatch(virtual)) return;
