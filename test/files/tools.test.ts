@@ -67,6 +67,13 @@ test('edit_file: exactly one occurrence, literal replacement', async () => {
   assert.ok(seen.some((e) => e.kind === 'file.edited' && e.path === 'e.txt'));
 });
 
+test('concurrent edits of one file all land (one queue per file)', async () => {
+  await ok('write_file', { path: 'race.txt', content: Array.from({ length: 20 }, (_, i) => `tok${i};`).join('\n') });
+  const outs = await Promise.all(Array.from({ length: 20 }, (_, i) => call('edit_file', { path: 'race.txt', old_string: `tok${i};`, new_string: `done${i};` })));
+  assert.ok(outs.every((o) => !o.isError), outs.map((o) => o.text).join('\n'));
+  assert.equal(await readFile(path.join(ws, 'race.txt'), 'utf8'), Array.from({ length: 20 }, (_, i) => `done${i};`).join('\n'));
+});
+
 test('multi_edit is atomic and names the failing edit', async () => {
   await ok('write_file', { path: 'm.txt', content: 'alpha beta gamma\n' });
   const before = await readFile(path.join(ws, 'm.txt'), 'utf8');

@@ -105,13 +105,18 @@ export function createFilesService(deps: FilesDeps) {
   }
 
   /** Atomic write through the symlink (if any) so a fenced link stays a link. */
-  async function writeAt(r: Resolved, data: string | Uint8Array): Promise<boolean> {
-    const st = await stat(r.real).catch(() => undefined);
-    if (st?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
-    const target = st ? await realpath(r.real) : r.real;
+  async function writeAt(r: Resolved, data: string | Uint8Array | ((current: string) => string)): Promise<boolean> {
+    const first = await stat(r.real).catch(() => undefined);
+    if (first?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
+    const target = first ? await realpath(r.real) : r.real;
     markOwn(target, r.real);
-    await home.serialize(target, () => writeFileAtomic(target, data, st ? st.mode & 0o777 : undefined));
-    return !st;
+    // One queue per real file: an edit's read-modify-write cannot interleave with another writer.
+    return home.serialize(target, async () => {
+      const st = await stat(target).catch(() => undefined);
+      const bytes = typeof data === 'function' ? data(await readTextAt(r)) : data;
+      await writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined);
+      return !st;
+    });
   }
 
   async function writeText(virtual: string, content: string, emit: Emit = deps.emit) {
@@ -133,19 +138,22 @@ export function createFilesService(deps: FilesDeps) {
   /** Replaces exactly one occurrence per edit, in order, against the evolving buffer; all or nothing. */
   async function edit(virtual: string, edits: Array<{ old_string: string; new_string: string }>, emit: Emit = deps.emit) {
     const r = await fence.resolve(virtual);
-    let text = await readTextAt(r);
-    edits.forEach((e, i) => {
-      const which = edits.length > 1 ? `edit ${i + 1} of ${edits.length}: ` : '';
-      if (e.old_string === '') throw badRequest(`${which}old_string is empty; give the exact text to replace`);
-      const count = countOccurrences(text, e.old_string);
-      if (count !== 1) {
-        const hint = count === 0 ? 'copy the exact text (whitespace included) from read_file' : 'include more surrounding text so it matches once';
-        throw badRequest(`${which}old_string occurs ${count} times in ${r.virtual}; it must occur exactly once (${hint}). Nothing was written`);
-      }
-      const at = text.indexOf(e.old_string);
-      text = text.slice(0, at) + e.new_string + text.slice(at + e.old_string.length); // literal: no $& / $1 expansion
+    await readTextAt(r); // missing, folder, binary or too large: refused before queueing
+    await writeAt(r, (current) => {
+      let text = current;
+      edits.forEach((e, i) => {
+        const which = edits.length > 1 ? `edit ${i + 1} of ${edits.length}: ` : '';
+        if (e.old_string === '') throw badRequest(`${which}old_string is empty; give the exact text to replace`);
+        const count = countOccurrences(text, e.old_string);
+        if (count !== 1) {
+          const hint = count === 0 ? 'copy the exact text (whitespace included) from read_file' : 'include more surrounding text so it matches once';
+          throw badRequest(`${which}old_string occurs ${count} times in ${r.virtual}; it must occur exactly once (${hint}). Nothing was written`);
+        }
+        const at = text.indexOf(e.old_string);
+        text = text.slice(0, at) + e.new_string + text.slice(at + e.old_string.length); // literal: no $& / $1 expansion
+      });
+      return text;
     });
-    await writeAt(r, text);
     emit('file.edited', { path: r.virtual, edits: edits.length });
     return { path: r.virtual, edits: edits.length };
   }
