@@ -101,13 +101,10 @@ export class Fence {
       }
       throw forbidden(`"${virtualPath}" leads outside the workspace and mounts through a symlink; refused, nothing was touched`);
     }
-    if (rest.length === 0 && root.kind === 'mount') {
-      // The mount folder must still be the folder that was mounted.
-      try {
-        await lstat(root.path);
-      } catch {
-        throw notFound(`the folder of mount "${root.name}" (${root.path}) no longer exists; unmount it or restore the folder`);
-      }
+    if (root.kind === 'mount') {
+      // A vanished mount folder is not silently re-created by a write beneath it.
+      const st = await lstat(root.path).catch(() => undefined);
+      if (!st) throw notFound(`the folder of mount "${root.name}" (${root.path}) no longer exists; unmount it or restore the folder`);
     }
     return { virtual, root, real, relative };
   }

@@ -182,6 +182,9 @@ test('a mount whose folder turns unreadable yields a warning, not a failure', as
   const tree = await t.api('GET', '/api/files');
   assert.equal(tree.status, 200);
   assert.ok(tree.body.warnings.some((w: string) => w.includes('gone')));
+  const write = await t.api('PUT', '/api/files/gone/x.txt', { content: 'x' });
+  assert.equal(write.status, 404);
+  await assert.rejects(stat(gone)); // not silently re-created
   await t.api('DELETE', '/api/mounts/gone');
 });
 
