@@ -103,7 +103,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
-  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots());
+  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots(), { protect: [home.root] });
   const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
   const files = createFilesService({
     home,

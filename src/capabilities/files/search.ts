@@ -35,6 +35,8 @@ export interface SearchOptions {
   /** Path to rg, or null to use the walk. */
   rg: string | null;
   signal?: AbortSignal;
+  /** Real paths never searched through `root` (the engine home inside a mounted folder). */
+  skip?: (real: string, root: Root) => boolean;
 }
 
 export interface LineMatch {
@@ -172,6 +174,7 @@ async function walkTarget(target: SearchTarget, opts: SearchOptions, out: Search
   for (let i = 0; i < parts.length; i++) ancestors.push(path.join(target.root.path, ...parts.slice(0, i)));
   await walkIgnoring(base, {
     ancestors,
+    skip: opts.skip && ((abs: string) => opts.skip!(abs, target.root)),
     overrides: new Overrides(opts.include ?? [], opts.exclude ?? []),
     signal: opts.signal,
     file: async (rel, abs) => {
@@ -183,7 +186,10 @@ async function walkTarget(target: SearchTarget, opts: SearchOptions, out: Search
 }
 
 async function runRipgrep(opts: SearchOptions, cap: number, sorted: boolean): Promise<SearchOutcome> {
-  const combine = !opts.include?.length && !opts.exclude?.length;
+  // One process over every root, unless -g globs (relative to rg's working folder) or nested roots
+  // (a mount holding the workspace: rows must be attributed to the root they were reached through).
+  const nested = opts.targets.some((a) => opts.targets.some((b) => a !== b && isInside(a.root.path, b.root.path)));
+  const combine = !opts.include?.length && !opts.exclude?.length && !nested;
   if (combine) return runRipgrepOn(opts, opts.targets, cap, sorted);
   // -g globs are relative to rg's working folder, so each root gets its own process.
   const parts = await Promise.all(opts.targets.map((t) => runRipgrepOn(opts, [t], cap, sorted)));
@@ -217,10 +223,14 @@ function runRipgrepOn(opts: SearchOptions, targets: SearchTarget[], cap: number,
     if (single) args.push(t.rel ? `./${t.rel}` : './');
     else args.push(t.rel ? path.join(t.root.path, t.rel) : t.root.path);
   }
-  const toVirtual = (p: string): string | undefined => {
-    if (single) return virtualOf(targets[0].root, p.replace(/^\.\/+/, ''));
+  function rootOfReal(p: string): Root {
     let best: Root | undefined;
     for (const t of targets) if (isInside(p, t.root.path) && (!best || t.root.path.length > best.path.length)) best = t.root;
+    return best!;
+  }
+  const toVirtual = (p: string): string | undefined => {
+    if (single) return virtualOf(targets[0].root, p.replace(/^\.\/+/, ''));
+    const best = rootOfReal(p);
     if (!best) return undefined;
     return virtualOf(best, path.relative(best.path, p).split(path.sep).join('/'));
   };
@@ -251,6 +261,7 @@ function runRipgrepOn(opts: SearchOptions, targets: SearchTarget[], cap: number,
       const p = data.path.text ?? Buffer.from(data.path.bytes ?? '', 'base64').toString('utf8');
       const virtual = toVirtual(p);
       if (virtual === undefined) return;
+      if (opts.skip?.(single ? path.join(targets[0].root.path, p) : p, single ? targets[0].root : rootOfReal(p))) return;
       let text = data.lines.text ?? Buffer.from(data.lines.bytes ?? '', 'base64').toString('utf8');
       text = text.replace(/\r?\n$/, '');
       const ascii = !/[^\x00-\x7f]/.test(text);

@@ -69,6 +69,8 @@ export function createFilesService(deps: FilesDeps) {
   };
 
   const inside = (real: string) => fence.roots().some((r) => isInside(real, r.path));
+  /** What a walk of `root` must not enter: engine state, and the whole home when reached through a mount. */
+  const skipThrough = (real: string, root: Root) => (root.kind === 'mount' ? fence.insideProtected(real) : fence.isProtected(real));
 
   const exists = async (p: string) => {
     try {
@@ -282,7 +284,7 @@ export function createFilesService(deps: FilesDeps) {
         for (const e of list) {
           const rel = relDir ? `${relDir}/${e.name}` : e.name;
           if (e.isDirectory()) {
-            if (e.name !== '.git' && e.name !== 'node_modules') next.push(rel);
+            if (e.name !== '.git' && e.name !== 'node_modules' && !skipThrough(path.join(start, rel), root)) next.push(rel);
           } else if (e.isFile() || e.isSymbolicLink()) fileEntries.push(e);
         }
         const sized = await Promise.all(
@@ -317,6 +319,7 @@ export function createFilesService(deps: FilesDeps) {
     const list = (await readdir(r.real, { withFileTypes: true })).sort(byName);
     const entries: DirEntry[] = [];
     for (const e of list) {
+      if (skipThrough(path.join(r.real, e.name), r.root)) continue; // the engine home inside a mount
       if (e.isSymbolicLink()) {
         const link = await linkInside(path.join(r.real, e.name), inside);
         if (!link.ok) continue; // a link leading outside is not shown: it could not be used anyway
@@ -371,6 +374,7 @@ export function createFilesService(deps: FilesDeps) {
       exact: true,
       rg,
       signal: args.signal,
+      skip: skipThrough,
     });
   }
 
@@ -392,7 +396,7 @@ export function createFilesService(deps: FilesDeps) {
       await walkSorted(base, {
         inside,
         signal: args.signal,
-        enter: (rel, name) => mayEnter(name) && (compatible(rel) || compatible(prefix ? `${prefix}/${rel}` : rel)),
+        enter: (rel, name, abs) => mayEnter(name) && (compatible(rel) || compatible(prefix ? `${prefix}/${rel}` : rel)) && !skipThrough(abs, t.root),
         file: (rel) => {
           const virtual = prefix ? `${prefix}/${rel}` : rel;
           if (!isMatch(rel) && !isMatch(virtual)) return;
@@ -421,6 +425,7 @@ export function createFilesService(deps: FilesDeps) {
       maxRows: LIMITS.searchResultsCap + 1,
       exact: false,
       rg,
+      skip: skipThrough,
     });
     return groupResults(out.rows, !out.complete);
   }

@@ -43,8 +43,8 @@ export async function linkInside(abs: string, inside: (real: string) => boolean)
 }
 
 export interface SkipWalkOptions {
-  /** Whether to descend into a folder (rel to the start, and its name). */
-  enter: (rel: string, name: string) => boolean;
+  /** Whether to descend into a folder (rel to the start, its name, its absolute path). */
+  enter: (rel: string, name: string, abs: string) => boolean;
   /** Called per file in sorted order; return false to stop the walk. */
   file: (rel: string, abs: string) => boolean | void | Promise<boolean | void>;
   inside: (real: string) => boolean;
@@ -59,7 +59,7 @@ export async function walkSorted(start: string, opts: SkipWalkOptions): Promise<
       const rel = relDir ? `${relDir}/${e.name}` : e.name;
       const abs = path.join(dir, e.name);
       if (e.isDirectory()) {
-        if (opts.enter(rel, e.name) && !(await visit(abs, rel))) return false;
+        if (opts.enter(rel, e.name, abs) && !(await visit(abs, rel))) return false;
       } else if (e.isFile()) {
         if ((await opts.file(rel, abs)) === false) return false;
       } else if (e.isSymbolicLink()) {
@@ -76,6 +76,8 @@ export interface IgnoreWalkOptions {
   overrides: Overrides;
   /** Folders from the root down to (not including) the start, whose ignore files also apply. */
   ancestors?: string[];
+  /** Real paths never entered or searched. */
+  skip?: (abs: string) => boolean;
   /** Called per file in sorted order; return false to stop. */
   file: (rel: string, abs: string) => boolean | void | Promise<boolean | void>;
   signal?: AbortSignal;
@@ -101,6 +103,7 @@ export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Prom
     for (const e of list) {
       if (opts.signal?.aborted) return false;
       const rel = relDir ? `${relDir}/${e.name}` : e.name;
+      if (opts.skip?.(path.join(dir, e.name))) continue;
       if (e.isDirectory()) {
         if (judge(levels, opts.overrides, rel, e.name, true) && !(await visit(path.join(dir, e.name), rel, levels))) return false;
       } else if (e.isFile()) {
