@@ -73,6 +73,8 @@ const cases: Array<Record<string, unknown>> = [
   { pattern: 'needle', include: 'sub/**' },
   { pattern: 'needle', exclude: '*.txt' },
   { pattern: 'needle', include: '*.txt' },
+  { pattern: 'needle', include: '*.md,*.log' },
+  { pattern: 'needle', include: '*.{md,ts}', exclude: 'sub/**' },
   { pattern: 'needle', path: 'sub' },
   { pattern: 'needle', path: 'sub/deeper' },
   { pattern: 'needle', path: 'ignored.txt' },
@@ -91,6 +93,8 @@ test('grep gives the same rows with and without ripgrep on PATH', async () => {
     assert.equal(a.isError, false, a.text);
     assert.equal(b.text, a.text, `grep ${JSON.stringify(args)}`);
   }
+  const two = (await withRg.engine.tools.call({ callId: 't', name: 'grep', args: { pattern: 'needle', include: '*.md,*.log' } }, ctx(withRg))).text;
+  assert.ok(two.includes('keep.log:1:') && two.includes('uni.md:1:') && !two.includes('a.txt'), two);
   const sub = (await withoutRg.engine.tools.call({ callId: 's', name: 'grep', args: { pattern: 'needle', path: 'sub/deeper' } }, ctx(withoutRg))).text;
   assert.equal(sub, 'matches 1-1 of 1\nsub/deeper/other.txt:1: needle deeper other');
   const deep = (await withRg.engine.tools.call({ callId: 'd', name: 'grep', args: { pattern: 'haystack', offset: 10_000, head_limit: 2 } }, ctx(withRg))).text;

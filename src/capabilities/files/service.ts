@@ -367,8 +367,8 @@ export function createFilesService(deps: FilesDeps) {
       pattern: args.pattern,
       literal: args.literal === true,
       ignoreCase: args.ignoreCase === true,
-      include: args.include ? [args.include] : [],
-      exclude: args.exclude ? [args.exclude] : [],
+      include: splitGlobs(args.include),
+      exclude: splitGlobs(args.exclude),
       targets: await targets(args.path),
       maxRows: args.maxRows,
       exact: true,
@@ -467,6 +467,24 @@ export function createFilesService(deps: FilesDeps) {
 
 function label(root: Root): string {
   return root.kind === 'workspace' ? 'the workspace' : `mount "${root.name}"`;
+}
+
+/** "*.ts,*.md" is two globs; commas inside braces ("*.{ts,md}") belong to the glob. */
+export function splitGlobs(value: string | undefined): string[] {
+  if (!value) return [];
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of value) {
+    if (ch === '{') depth++;
+    if (ch === '}') depth = Math.max(0, depth - 1);
+    if (ch === ',' && depth === 0) {
+      if (current.trim()) out.push(current.trim());
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
 }
 
 function countOccurrences(text: string, needle: string): number {
