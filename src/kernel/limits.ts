@@ -52,6 +52,14 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
+  shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
+  diagnosticsTimeoutMs: 120_000, // one typechecker run
+  termScrollbackChars: 16_000, // replayed to a socket that attaches to a live terminal
+  termMaxCols: 1_000,
+  termMaxRows: 500,
+  termReattachGraceMs: 3_000, // a terminal outlives its last socket this long (a panel reload)
+  webFetchMaxBytes: 5 * 1024 * 1024, // bytes read of one page before it is cut
+  webRedirects: 5,
 } as const;
 
 export type Limits = typeof LIMITS;
