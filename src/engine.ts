@@ -6,14 +6,21 @@ import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
 import { runsRoutes } from './capabilities/runs/routes.js';
+import { shellRoutes } from './capabilities/shell/routes.js';
+import { createShellService } from './capabilities/shell/service.js';
+import { shellTools } from './capabilities/shell/tools.js';
+import { workspaceFence } from './capabilities/shell/workspace-fence.js';
+import { createWebService } from './capabilities/web/service.js';
+import { webTools } from './capabilities/web/tools.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
+import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
-import { Home } from './kernel/home.js';
+import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
 import { ToolRegistry } from './tools/registry.js';
@@ -71,6 +78,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     mcp: () => ({ servers: [] }),
     embeddings: () => false,
   });
+
+  // Shell, diagnostics, terminal and web. The policy (permission, hardDenied) and the mask are
+  // passed in when src/permissions/ lands; the web tools always get the real URL floor.
+  const shellFence = workspaceFence(home.path(HOME_LAYOUT.workspace));
+  const shell = createShellService({ fence: shellFence, home: home.root });
+  tools.register(...shellTools(shell, shellFence));
+  shellRoutes(app, shell);
+  sockets.push(termSocket({ cwd: () => shellFence.root('workspace').path, env: () => shell.env() }));
+  tools.register(...webTools(createWebService()));
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
