@@ -19,12 +19,18 @@ import { createSecretStore, type SecretsBackendChoice } from './capabilities/sec
 import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
+import { shellRoutes } from './capabilities/shell/routes.js';
+import { createShellService } from './capabilities/shell/service.js';
+import { shellTools } from './capabilities/shell/tools.js';
+import { createWebService } from './capabilities/web/service.js';
+import { webTools } from './capabilities/web/tools.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
+import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
@@ -35,6 +41,7 @@ import { PermissionGate } from './permissions/gate.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
+import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -143,6 +150,13 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     mcp: () => ({ servers: [] }),
     embeddings: () => !!config.get().embeddings,
   });
+
+  // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
+  tools.register(...shellTools(shell, fence));
+  shellRoutes(app, shell);
+  sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
+  tools.register(...webTools(createWebService()));
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
