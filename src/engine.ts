@@ -5,7 +5,20 @@
 import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
+import { agentsRoutes } from './capabilities/agents/routes.js';
+import { setPlanTool } from './capabilities/agents/plan-tool.js';
+import { createAgentsService } from './capabilities/agents/service.js';
+import { memoryRoutes } from './capabilities/memory/routes.js';
+import { createMemoryService } from './capabilities/memory/service.js';
+import { memoryPromptBlock, memoryTool } from './capabilities/memory/tool.js';
+import { reportsRoutes } from './capabilities/reports/routes.js';
+import { createReportsService } from './capabilities/reports/service.js';
+import { engineActivityTool } from './capabilities/reports/tool.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
+import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
+import { skillsRoutes } from './capabilities/skills/routes.js';
+import { createSkillsService } from './capabilities/skills/service.js';
+import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
@@ -13,7 +26,7 @@ import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
-import { Home } from './kernel/home.js';
+import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
 import { ToolRegistry } from './tools/registry.js';
@@ -27,6 +40,10 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Asked to restart against another home (POST /api/home); the CLI exits with the restart code. */
   onRestart?: (home: string) => void;
+  /** The folder holding the read-only user tier of skills (`~/<skills_dir>/skills`); tests point it at a temp dir. */
+  skillsUserHome?: string;
+  /** Replaces the URL floor for load_skill URLs (tests only: lets a loopback server serve a skill). */
+  skillUrlFloor?: UrlFloor;
 }
 
 export interface Engine {
@@ -71,6 +88,32 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     mcp: () => ({ servers: [] }),
     embeddings: () => false,
   });
+
+  // agents, skills, memory, meta tools, reports (issue 6)
+  const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))] };
+  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
+  const memory = createMemoryService({ home, agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name) });
+  const agents = createAgentsService({
+    home,
+    tools: toolNames,
+    promptBlocks: async (def, allow) => {
+      const blocks: string[] = [];
+      if (!allow || allow.includes('load_skill')) blocks.push(await skills.promptBlock(def.skills));
+      if (def.memory) blocks.push(await memoryPromptBlock(memory, def.name));
+      return blocks.filter(Boolean);
+    },
+  });
+  const reports = createReportsService({ runs });
+  tools.register(
+    loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? fallbackFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
+    setPlanTool,
+    memoryTool(memory),
+    engineActivityTool(reports),
+  );
+  agentsRoutes(app, agents);
+  skillsRoutes(app, skills);
+  memoryRoutes(app, memory);
+  reportsRoutes(app, reports);
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();

@@ -52,6 +52,16 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
+
+  // Agents, skills, memory, reports (engine's own bounds)
+  agentNameChars: 64,
+  skillNameChars: 64,
+  skillUrlBytes: 1024 * 1024, // a skill fetched by URL; larger is refused, never cut
+  skillUrlRedirects: 5,
+  memoryFileBytes: 1024 * 1024, // one memory note
+  memorySnapshotsKept: 20, // consolidation snapshots per scope
+  reportRunsLimitDefault: 100,
+  reportRunsLimitCap: 1000,
 } as const;
 
 export type Limits = typeof LIMITS;
