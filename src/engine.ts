@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { agentsRoutes } from './capabilities/agents/routes.js';
 import { setPlanTool } from './capabilities/agents/plan-tool.js';
-import { createAgentsService } from './capabilities/agents/service.js';
+import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
 import { memoryRoutes } from './capabilities/memory/routes.js';
 import { createMemoryService } from './capabilities/memory/service.js';
 import { memoryPromptBlock, memoryTool } from './capabilities/memory/tool.js';
@@ -51,6 +51,7 @@ export interface Engine {
   bus: Bus;
   runs: RunLedger;
   tools: ToolRegistry;
+  agents: AgentsService;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -90,7 +91,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
 
   // agents, skills, memory, meta tools, reports (issue 6)
-  const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))] };
+  const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
   const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
   const memory = createMemoryService({ home, agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name) });
   const agents = createAgentsService({
@@ -134,5 +135,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

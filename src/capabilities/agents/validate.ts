@@ -22,6 +22,8 @@ export interface ToolNames {
   names(): string[];
   /** Group (family) names of registered tools, MCP servers included. */
   groups(): string[];
+  /** Registered tools of one group. */
+  members(group: string): string[];
 }
 
 export function checkAgentName(name: string): string {
@@ -42,7 +44,7 @@ export function toolNameProblem(entry: string, tools: ToolNames): string | undef
     const matches = prefix ? tools.names().filter((n) => n.startsWith(prefix)) : [];
     return `tools: "${entry}" is a pattern, and an allowlist holds exact tool names only (no globs, wildcards or prefixes, so "${entry}" would match nothing)${matches.length ? `; list the tools you mean one by one, e.g. ${matches.slice(0, 6).join(', ')}` : ''}`;
   }
-  const familyMembers = (family: string) => tools.names().filter((n) => n.startsWith(family + '_'));
+  const familyMembers = (family: string) => [...new Set([...tools.members(family), ...tools.names().filter((n) => n.startsWith(family + '_'))])];
   if (TOOL_FAMILIES.includes(entry) || tools.groups().includes(entry)) {
     const members = familyMembers(entry);
     return `tools: "${entry}" is a tool family, not a tool; an allowlist holds exact tool names only, so list each tool you want${members.length ? `, e.g. ${members.slice(0, 6).join(', ')}` : ''} (GET /api/tools lists every name and its group)`;
