@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
 import { agentsRoutes } from './capabilities/agents/routes.js';
+import { delegateTool, type RunSubagent } from './capabilities/agents/delegate.js';
 import { setPlanTool } from './capabilities/agents/plan-tool.js';
 import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
 import { memoryRoutes } from './capabilities/memory/routes.js';
@@ -105,7 +106,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     },
   });
   const reports = createReportsService({ runs });
+  let runSubagent: RunSubagent | undefined;
   tools.register(
+    delegateTool({ agents, runSubagent: () => runSubagent }),
     loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? fallbackFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
     setPlanTool,
     memoryTool(memory),
