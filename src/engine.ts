@@ -15,18 +15,25 @@ import { memoryPromptBlock, memoryTool } from './capabilities/memory/tool.js';
 import { reportsRoutes } from './capabilities/reports/routes.js';
 import { createReportsService } from './capabilities/reports/service.js';
 import { engineActivityTool } from './capabilities/reports/tool.js';
+import { MountStore } from './capabilities/files/mounts.js';
+import { filesRoutes } from './capabilities/files/routes.js';
+import { createFilesService } from './capabilities/files/service.js';
+import { fileTools } from './capabilities/files/tools.js';
+import { createFileWatcher } from './capabilities/files/watcher.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
 import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
 import { statusRoutes } from './capabilities/system/status.js';
+import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
+import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
@@ -45,6 +52,8 @@ export interface EngineOptions {
   skillsUserHome?: string;
   /** Replaces the URL floor for load_skill URLs (tests only: lets a loopback server serve a skill). */
   skillUrlFloor?: UrlFloor;
+  /** Files capability knobs for tests: rg path (null = the walk fallback), reveal command (null = none). */
+  files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
 }
 
 export interface Engine {
@@ -52,6 +61,8 @@ export interface Engine {
   bus: Bus;
   runs: RunLedger;
   tools: ToolRegistry;
+  /** The multi-root fence: every virtual path (files, shell cwd, git) resolves through it. */
+  fence: Fence;
   agents: AgentsService;
   app: FastifyInstance;
   url: string;
@@ -82,6 +93,24 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sockets: SocketHandler[] = [eventsSocket(bus)];
 
   // --- capabilities ---------------------------------------------------------------------------
+  const mounts = new MountStore(home, (): string => fence.roots()[0].path);
+  await mounts.load();
+  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots());
+  const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
+  const files = createFilesService({
+    home,
+    fence,
+    mounts,
+    emit: (k, p) => bus.emit(k, p),
+    rg: options.files?.rg,
+    revealCommand: options.files?.revealCommand,
+    onMountsChanged: () => (options.files?.watch === false ? undefined : watcher.rearm()),
+  });
+  if (options.files?.watch !== false) await watcher.rearm();
+  closers.push(() => watcher.close());
+  filesRoutes(app, files);
+  tools.register(...fileTools(files, { embeddingsConfigured: () => false }));
+  toolsRoutes(app, tools);
   runsRoutes(app, runs);
   statusRoutes(app, {
     runs,
@@ -138,5 +167,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, fence, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }
