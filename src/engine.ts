@@ -20,11 +20,18 @@ import { filesRoutes } from './capabilities/files/routes.js';
 import { createFilesService } from './capabilities/files/service.js';
 import { fileTools } from './capabilities/files/tools.js';
 import { createFileWatcher } from './capabilities/files/watcher.js';
+import { configRoutes } from './capabilities/config/routes.js';
+import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
 import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
+import { secretsRoutes } from './capabilities/secrets/routes.js';
+import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
+import type { SecretStore } from './capabilities/secrets/types.js';
+import { settingsRoutes } from './capabilities/settings/routes.js';
+import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
@@ -54,6 +61,8 @@ export interface EngineOptions {
   skillUrlFloor?: UrlFloor;
   /** Files capability knobs for tests: rg path (null = the walk fallback), reveal command (null = none). */
   files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
+  /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
+  secretsBackend?: SecretsBackendChoice;
 }
 
 export interface Engine {
@@ -64,6 +73,9 @@ export interface Engine {
   /** The multi-root fence: every virtual path (files, shell cwd, git) resolves through it. */
   fence: Fence;
   agents: AgentsService;
+  settings: SettingsServiceImpl;
+  secrets: SecretStore;
+  config: ConfigServiceImpl;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -93,6 +105,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sockets: SocketHandler[] = [eventsSocket(bus)];
 
   // --- capabilities ---------------------------------------------------------------------------
+  const settings = await createSettingsService({ home, bus, log });
+  settingsRoutes(app, settings);
+  const secrets = await createSecretStore({ home, bus, log, backend: options.secretsBackend });
+  secretsRoutes(app, secrets);
+  const config = await createConfigService({ home, bus, secrets, log });
+  closers.push(() => config.close());
+  configRoutes(app, config);
+
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
   const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots());
@@ -109,15 +129,19 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   if (options.files?.watch !== false) await watcher.rearm();
   closers.push(() => watcher.close());
   filesRoutes(app, files);
-  tools.register(...fileTools(files, { embeddingsConfigured: () => false }));
+  tools.register(...fileTools(files, { embeddingsConfigured: () => !!config.get().embeddings }));
   toolsRoutes(app, tools);
+
   runsRoutes(app, runs);
   statusRoutes(app, {
     runs,
     tools,
-    provider: () => ({ provider: null, providers: [] }),
+    provider: () => {
+      const c = config.get();
+      return { provider: c.defaultProvider ?? c.providers[0]?.name ?? null, providers: c.providers.map((p) => p.name) };
+    },
     mcp: () => ({ servers: [] }),
-    embeddings: () => false,
+    embeddings: () => !!config.get().embeddings,
   });
 
   // agents, skills, memory, meta tools, reports (issue 6)
@@ -127,6 +151,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const agents = createAgentsService({
     home,
     tools: toolNames,
+    providerNames: () => config.get().providers.map((p) => p.name),
     promptBlocks: async (def, allow) => {
       const blocks: string[] = [];
       if (!allow || allow.includes('load_skill')) blocks.push(await skills.promptBlock(def.skills));
@@ -134,7 +159,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       return blocks.filter(Boolean);
     },
   });
-  const reports = createReportsService({ runs });
+  const reports = createReportsService({ runs, providers: () => config.get().providers });
   let runSubagent: RunSubagent | undefined;
   tools.register(
     delegateTool({ agents, runSubagent: () => runSubagent }),
@@ -167,5 +192,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, fence, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, fence, settings, secrets, config, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -69,6 +69,21 @@ export const LIMITS = {
   memorySnapshotsKept: 20, // consolidation snapshots per scope
   reportRunsLimitDefault: 100,
   reportRunsLimitCap: 1000,
+
+  // Foundation capabilities (settings, secrets, config, notifications, history)
+  chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
+  compactFractionMin: 0.1, // PUT /api/settings: compactFraction is within [min, max]
+  compactFractionMax: 0.95,
+  secretNameChars: 128,
+  secretValueBytes: 64 * 1024,
+  keychainProbeMs: 3_000, // a keychain that does not answer a probe round trip in this time is not used
+  configWatchDebounceMs: 75, // editors write a file in several steps; reload once they settle
+  notificationsKept: 500, // the oldest are dropped beyond this
+  notificationTitleChars: 300,
+  notificationBodyChars: 8_000,
+  historyVersionsKept: 200, // per item; the oldest versions are pruned beyond this
+  historyContentBytes: 8 * 1024 * 1024,
+  historyNameChars: 128,
 } as const;
 
 export type Limits = typeof LIMITS;

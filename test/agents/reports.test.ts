@@ -99,16 +99,17 @@ test('report queries are validated, each parameter by name', async () => {
   }
 });
 
-test('a provider entry\'s prices override the table', async () => {
-  // The reports service reads providers through the config service; without one configured, the override
-  // is exercised directly on the service the engine built.
-  const { createReportsService } = await import('../../src/capabilities/reports/service.js');
-  const svc = createReportsService({
-    runs: t.engine.runs,
-    providers: () => [{ type: 'openai-compatible', name: 'local', model: 'my-local-llama', prices: { 'my-local-llama': { input: 0, output: 0 } } }],
+test('a provider entry\'s prices (PUT /api/config) override the table', async () => {
+  const put = await t.api('PUT', '/api/config', {
+    providers: [{ type: 'openai-compatible', name: 'local', baseUrl: 'http://127.0.0.1:9/v1', model: 'my-local-llama', prices: { 'my-local-llama': { input: 0, output: 0 }, 'gpt-4o-mini': { input: 1, output: 1 } } }],
+    defaultProvider: 'local',
   });
-  const s = svc.summary({});
-  const local = s.byModel.find((b) => b.key === 'my-local-llama')!;
-  assert.equal(local.cost, 0);
-  assert.equal(local.unpriced.runs, 0);
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  const report = await t.api('GET', '/api/report');
+  const byModel = Object.fromEntries(report.body.byModel.map((b: { key: string }) => [b.key, b]));
+  assert.equal(byModel['my-local-llama'].cost, 0);
+  assert.equal(byModel['my-local-llama'].unpriced.runs, 0);
+  // 1_000_300 input + 100_050 output at $1 per million each.
+  assert.ok(Math.abs(byModel['gpt-4o-mini'].cost - 1.10035) < 1e-6, String(byModel['gpt-4o-mini'].cost));
+  assert.equal(report.body.totals.unpriced.runs, 0);
 });
