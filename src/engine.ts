@@ -22,6 +22,7 @@ import { fileTools } from './capabilities/files/tools.js';
 import { createFileWatcher } from './capabilities/files/watcher.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
+import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
@@ -44,6 +45,10 @@ import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
+import { PermissionGate } from './permissions/gate.js';
+import { Masker } from './permissions/mask.js';
+import { RuleStore } from './permissions/rules.js';
+import { ensureShellParser } from './permissions/shell-parse.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -76,6 +81,8 @@ export interface Engine {
   settings: SettingsServiceImpl;
   secrets: SecretStore;
   config: ConfigServiceImpl;
+  /** The permission gate (registry default), its rule store and the secret masker. */
+  permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
   url: string;
   port: number;
@@ -131,6 +138,18 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   filesRoutes(app, files);
   tools.register(...fileTools(files, { embeddingsConfigured: () => !!config.get().embeddings }));
   toolsRoutes(app, tools);
+  // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
+  const masker = new Masker();
+  const refreshMask = async () => masker.setKnown(await secrets.values());
+  await refreshMask();
+  bus.subscribe((e) => void (e.kind === 'secrets.changed' && refreshMask()));
+  const permissionRules = new RuleStore(home);
+  const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
+  tools.setGate(gate);
+  tools.setMask(masker.mask);
+  permissionsRoutes(app, { rules: permissionRules, gate });
+  const permissions = { gate, rules: permissionRules, masker };
+  void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
 
   runsRoutes(app, runs);
   statusRoutes(app, {
@@ -192,5 +211,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, fence, settings, secrets, config, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, fence, settings, secrets, config, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -84,6 +84,12 @@ export const LIMITS = {
   historyVersionsKept: 200, // per item; the oldest versions are pruned beyond this
   historyContentBytes: 8 * 1024 * 1024,
   historyNameChars: 128,
+
+  // Permissions (seed 001 §5)
+  permissionKeyChars: 1_000, // longest rule key accepted
+  permissionRules: 5_000, // rules kept in permissions.json; the oldest fall off
+  shellParseTimeoutMs: 1_000, // a bash parse taking longer fails closed (forces a prompt)
+  shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
 } as const;
 
 export type Limits = typeof LIMITS;
