@@ -114,3 +114,36 @@ test('without the override, the URL floor refuses loopback and private hosts', a
     await strict.close();
   }
 });
+
+test('through the real gate: an attended URL load prompts per host, and "always" covers that host only', async () => {
+  const { collectEvents } = await import('../support/events.js');
+  const events = await collectEvents(t.url);
+  const run = t.engine.runs.start({ source: 'test' });
+  const port = new URL(base).port;
+  const load = (callId: string, url: string) =>
+    t.engine.tools.call({ callId, name: 'load_skill', args: { url } }, { signal: run.signal, emit: run.emit, runId: run.id, attended: true });
+  try {
+    const pending = load('u1', `${base}/skill.md`);
+    const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.callId === 'u1');
+    assert.equal(asked.key, `load_skill(127.0.0.1:${port})`);
+    const res = await t.api('POST', '/api/permissions/resolve', { runId: run.id, callId: 'u1', decision: 'allow', scope: 'always' });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.match((await pending).text, /Do the remote thing/);
+
+    // Same host: the rule answers, no prompt.
+    const again = await load('u2', `${base}/skill.md`);
+    assert.match(again.text, /Do the remote thing/);
+    assert.ok(!events.events.some((e) => e.kind === 'permission.requested' && e.callId === 'u2'));
+
+    // Another host (same server, named differently) asks again.
+    const other = load('u3', `http://localhost:${port}/skill.md`);
+    const asked3 = await events.waitFor((e) => e.kind === 'permission.requested' && e.callId === 'u3');
+    assert.equal(asked3.key, `load_skill(localhost:${port})`);
+    await t.api('POST', '/api/permissions/resolve', { runId: run.id, callId: 'u3', decision: 'deny' });
+    const denied = await other;
+    assert.equal(denied.isError, true);
+  } finally {
+    await run.finish('completed');
+    events.close();
+  }
+});
