@@ -75,6 +75,16 @@ export const LIMITS = {
   ownWriteEchoMs: 3_000, // the engine's own writes are not echoed as fs.changed for this long
   mountNameChars: 64,
 
+  // Agents, skills, memory, reports (engine's own bounds)
+  agentNameChars: 64,
+  skillNameChars: 64,
+  skillUrlBytes: 1024 * 1024, // a skill fetched by URL; larger is refused, never cut
+  skillUrlRedirects: 5,
+  memoryFileBytes: 1024 * 1024, // one memory note
+  memorySnapshotsKept: 20, // consolidation snapshots per scope
+  reportRunsLimitDefault: 100,
+  reportRunsLimitCap: 1000,
+
   // Foundation capabilities (settings, secrets, config, notifications, history)
   chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
   compactFractionMin: 0.1, // PUT /api/settings: compactFraction is within [min, max]
