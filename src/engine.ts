@@ -6,15 +6,22 @@ import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
+import { MountStore } from './capabilities/files/mounts.js';
+import { filesRoutes } from './capabilities/files/routes.js';
+import { createFilesService } from './capabilities/files/service.js';
+import { fileTools } from './capabilities/files/tools.js';
+import { createFileWatcher } from './capabilities/files/watcher.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { statusRoutes } from './capabilities/system/status.js';
+import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
-import { Home } from './kernel/home.js';
+import { Fence } from './kernel/fence.js';
+import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
 import { PermissionGate } from './permissions/gate.js';
@@ -32,6 +39,8 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Asked to restart against another home (POST /api/home); the CLI exits with the restart code. */
   onRestart?: (home: string) => void;
+  /** Files capability knobs for tests: rg path (null = the walk fallback), reveal command (null = none). */
+  files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
 }
 
 export interface Engine {
@@ -41,6 +50,8 @@ export interface Engine {
   tools: ToolRegistry;
   /** The permission gate (registry default), its rule store and the secret masker. */
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
+  /** The multi-root fence: every virtual path (files, shell cwd, git) resolves through it. */
+  fence: Fence;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -80,6 +91,24 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const permissions = { gate, rules: permissionRules, masker };
   void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
 
+  const mounts = new MountStore(home, (): string => fence.roots()[0].path);
+  await mounts.load();
+  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots());
+  const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
+  const files = createFilesService({
+    home,
+    fence,
+    mounts,
+    emit: (k, p) => bus.emit(k, p),
+    rg: options.files?.rg,
+    revealCommand: options.files?.revealCommand,
+    onMountsChanged: () => (options.files?.watch === false ? undefined : watcher.rearm()),
+  });
+  if (options.files?.watch !== false) await watcher.rearm();
+  closers.push(() => watcher.close());
+  filesRoutes(app, files);
+  tools.register(...fileTools(files, { embeddingsConfigured: () => false }));
+  toolsRoutes(app, tools);
   runsRoutes(app, runs);
   statusRoutes(app, {
     runs,
@@ -108,5 +137,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, permissions, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, permissions, fence, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -52,6 +52,13 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
+  searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
+  fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
+  grepPageDefault: 200, // rows per grep page when head_limit is not given
+  grepSortedCap: 20_000, // above this many raw matches grep re-runs sorted and stops early
+  watcherBatchMs: 100, // fs.changed events are batched over this window
+  ownWriteEchoMs: 3_000, // the engine's own writes are not echoed as fs.changed for this long
+  mountNameChars: 64,
 
   // Permissions (seed 001 §5)
   permissionKeyChars: 1_000, // longest rule key accepted
