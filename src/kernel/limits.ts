@@ -60,11 +60,34 @@ export const LIMITS = {
   ownWriteEchoMs: 3_000, // the engine's own writes are not echoed as fs.changed for this long
   mountNameChars: 64,
 
+  // Foundation capabilities (settings, secrets, config, notifications, history)
+  chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
+  compactFractionMin: 0.1, // PUT /api/settings: compactFraction is within [min, max]
+  compactFractionMax: 0.95,
+  secretNameChars: 128,
+  secretValueBytes: 64 * 1024,
+  keychainProbeMs: 3_000, // a keychain that does not answer a probe round trip in this time is not used
+  configWatchDebounceMs: 75, // editors write a file in several steps; reload once they settle
+  notificationsKept: 500, // the oldest are dropped beyond this
+  notificationTitleChars: 300,
+  notificationBodyChars: 8_000,
+  historyVersionsKept: 200, // per item; the oldest versions are pruned beyond this
+  historyContentBytes: 8 * 1024 * 1024,
+  historyNameChars: 128,
+
   // Permissions (seed 001 §5)
   permissionKeyChars: 1_000, // longest rule key accepted
   permissionRules: 5_000, // rules kept in permissions.json; the oldest fall off
   shellParseTimeoutMs: 5_000, // a bash parse taking longer fails closed (forces a prompt); ~1 s per 100 KB on 2 cores
   shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
+  shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
+  diagnosticsTimeoutMs: 120_000, // one typechecker run
+  termScrollbackChars: 16_000, // replayed to a socket that attaches to a live terminal
+  termMaxCols: 1_000,
+  termMaxRows: 500,
+  termReattachGraceMs: 3_000, // a terminal outlives its last socket this long (a panel reload)
+  webFetchMaxBytes: 5 * 1024 * 1024, // bytes read of one page before it is cut
+  webRedirects: 5,
 } as const;
 
 export type Limits = typeof LIMITS;
