@@ -161,6 +161,11 @@ export function describeSegment(segment: ShellSegment): CommandInfo {
       break;
     }
     const name = basename(w.text);
+    // The grammar reads `time { ls; }` as words; braces and `!` are syntax, the command follows them.
+    if ((name === '{' || name === '}' || name === '!') && !w.quoted) {
+      i++;
+      continue;
+    }
     if (name === 'env' && segment.kind === 'command') {
       info.wrappers.push('env');
       i++;

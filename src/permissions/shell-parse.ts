@@ -235,7 +235,7 @@ class TreeWalker {
         return this.declaration(node, ctx);
       case 'test_command':
         this.segments.push({ text: node.text, assignments: [], words: [word('test')], redirects: ctx.redirects ?? [], kind: 'test', ...pipe(ctx) });
-        this.scanWords(node, ctx);
+        for (const c of named(node)) this.scanWords(c, ctx);
         return;
       case 'variable_assignment':
       case 'variable_assignments': {
