@@ -303,6 +303,8 @@ class TreeWalker {
       pipeIndex = 0;
     }
     if (body) this.statement(body, { ...ctx, pipeline, pipeIndex, redirects: [...(ctx.redirects ?? []), ...redirects], heredoc: ctx.heredoc || heredoc });
+    // A bare redirect (`> file`) still writes: it is a segment with no words.
+    else this.segments.push({ text: node.text, assignments: [], words: [], redirects: [...(ctx.redirects ?? []), ...redirects], kind: 'command', ...pipe(ctx) });
     for (const c of continuations) {
       if (c.type === 'pipeline') this.statement(c, { ...ctx, pipeline, pipeIndex: (pipeIndex ?? 0) + 1, redirects: undefined });
       else this.statement(c, { ...ctx, redirects: undefined });
@@ -543,7 +545,7 @@ export function lexShell(command: string): ShellParse {
     const endSegment = (end: number, op?: string) => {
       endWord();
       const text = src.slice(start, end).trim();
-      if ((words.length || assignments.length) && !skipSegment) {
+      if ((words.length || assignments.length || redirects.length) && !skipSegment) {
         const seg: ShellSegment = { text, assignments, words, redirects, kind: words.length ? 'command' : 'assignment' };
         if (nested) seg.nested = true;
         if (heredoc) seg.heredoc = true;
