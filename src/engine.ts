@@ -5,14 +5,27 @@
 import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
+import { MountStore } from './capabilities/files/mounts.js';
+import { filesRoutes } from './capabilities/files/routes.js';
+import { createFilesService } from './capabilities/files/service.js';
+import { fileTools } from './capabilities/files/tools.js';
+import { createFileWatcher } from './capabilities/files/watcher.js';
+import { configRoutes } from './capabilities/config/routes.js';
+import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
+import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
 import { createShellService } from './capabilities/shell/service.js';
 import { shellTools } from './capabilities/shell/tools.js';
-import { workspaceFence } from './capabilities/shell/workspace-fence.js';
 import { createWebService } from './capabilities/web/service.js';
 import { webTools } from './capabilities/web/tools.js';
+import { secretsRoutes } from './capabilities/secrets/routes.js';
+import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
+import type { SecretStore } from './capabilities/secrets/types.js';
+import { settingsRoutes } from './capabilities/settings/routes.js';
+import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { statusRoutes } from './capabilities/system/status.js';
+import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
@@ -20,9 +33,15 @@ import { eventsSocket } from './http/sockets/events.js';
 import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
+import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
+import { PermissionGate } from './permissions/gate.js';
+import { Masker } from './permissions/mask.js';
+import { RuleStore } from './permissions/rules.js';
+import { ensureShellParser } from './permissions/shell-parse.js';
+import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -34,6 +53,10 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Asked to restart against another home (POST /api/home); the CLI exits with the restart code. */
   onRestart?: (home: string) => void;
+  /** Files capability knobs for tests: rg path (null = the walk fallback), reveal command (null = none). */
+  files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
+  /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
+  secretsBackend?: SecretsBackendChoice;
 }
 
 export interface Engine {
@@ -41,6 +64,13 @@ export interface Engine {
   bus: Bus;
   runs: RunLedger;
   tools: ToolRegistry;
+  /** The multi-root fence: every virtual path (files, shell cwd, git) resolves through it. */
+  fence: Fence;
+  settings: SettingsServiceImpl;
+  secrets: SecretStore;
+  config: ConfigServiceImpl;
+  /** The permission gate (registry default), its rule store and the secret masker. */
+  permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
   url: string;
   port: number;
@@ -70,22 +100,63 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sockets: SocketHandler[] = [eventsSocket(bus)];
 
   // --- capabilities ---------------------------------------------------------------------------
+  const settings = await createSettingsService({ home, bus, log });
+  settingsRoutes(app, settings);
+  const secrets = await createSecretStore({ home, bus, log, backend: options.secretsBackend });
+  secretsRoutes(app, secrets);
+  const config = await createConfigService({ home, bus, secrets, log });
+  closers.push(() => config.close());
+  configRoutes(app, config);
+
+  const mounts = new MountStore(home, (): string => fence.roots()[0].path);
+  await mounts.load();
+  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots());
+  const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
+  const files = createFilesService({
+    home,
+    fence,
+    mounts,
+    emit: (k, p) => bus.emit(k, p),
+    rg: options.files?.rg,
+    revealCommand: options.files?.revealCommand,
+    onMountsChanged: () => (options.files?.watch === false ? undefined : watcher.rearm()),
+  });
+  if (options.files?.watch !== false) await watcher.rearm();
+  closers.push(() => watcher.close());
+  filesRoutes(app, files);
+  tools.register(...fileTools(files, { embeddingsConfigured: () => !!config.get().embeddings }));
+  toolsRoutes(app, tools);
+  // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
+  const masker = new Masker();
+  const refreshMask = async () => masker.setKnown(await secrets.values());
+  await refreshMask();
+  bus.subscribe((e) => void (e.kind === 'secrets.changed' && refreshMask()));
+  const permissionRules = new RuleStore(home);
+  const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
+  tools.setGate(gate);
+  tools.setMask(masker.mask);
+  permissionsRoutes(app, { rules: permissionRules, gate });
+  const permissions = { gate, rules: permissionRules, masker };
+  void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
+
   runsRoutes(app, runs);
   statusRoutes(app, {
     runs,
     tools,
-    provider: () => ({ provider: null, providers: [] }),
+    provider: () => {
+      const c = config.get();
+      return { provider: c.defaultProvider ?? c.providers[0]?.name ?? null, providers: c.providers.map((p) => p.name) };
+    },
     mcp: () => ({ servers: [] }),
-    embeddings: () => false,
+    embeddings: () => !!config.get().embeddings,
   });
 
-  // Shell, diagnostics, terminal and web. The policy (permission, hardDenied) and the mask are
-  // passed in when src/permissions/ lands; the web tools always get the real URL floor.
-  const shellFence = workspaceFence(home.path(HOME_LAYOUT.workspace));
-  const shell = createShellService({ fence: shellFence, home: home.root });
-  tools.register(...shellTools(shell, shellFence));
+  // Shell, diagnostics, terminal and web: the shell policy decides permission, the hard denylist is
+  // also enforced in the spawn path; the web tools always get the real URL floor.
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
+  tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
-  sockets.push(termSocket({ cwd: () => shellFence.root('workspace').path, env: () => shell.env() }));
+  sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
   tools.register(...webTools(createWebService()));
 
   // --- listen ---------------------------------------------------------------------------------
@@ -107,5 +178,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, fence, settings, secrets, config, permissions, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

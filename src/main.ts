@@ -25,18 +25,24 @@ function settingsFromEnv() {
     process.stderr.write(`engine: ENGINE_PORT=${process.env.ENGINE_PORT} is not a port number; use 0-65535\n`);
     process.exit(EXIT.config);
   }
-  return { port, bind: process.env.ENGINE_BIND || '127.0.0.1', home: process.env.ENGINE_HOME || defaultHome() };
+  const secrets = process.env.ENGINE_SECRETS || 'auto';
+  if (secrets !== 'auto' && secrets !== 'file' && secrets !== 'keychain') {
+    process.stderr.write(`engine: ENGINE_SECRETS=${secrets} is not a secrets backend; use auto, keychain or file\n`);
+    process.exit(EXIT.config);
+  }
+  return { port, bind: process.env.ENGINE_BIND || '127.0.0.1', home: process.env.ENGINE_HOME || defaultHome(), secretsBackend: secrets as 'auto' | 'file' | 'keychain' };
 }
 
 /** The engine process itself (forked by the supervisor). */
 async function runEngine(): Promise<void> {
-  const { port, bind, home } = settingsFromEnv();
+  const { port, bind, home, secretsBackend } = settingsFromEnv();
   let engine;
   try {
     engine = await startEngine({
       home,
       port,
       bind,
+      secretsBackend,
       onRestart: (next) => {
         process.send?.({ type: 'home', home: next });
         void stop(EXIT.restart);
@@ -113,7 +119,8 @@ const USAGE = `usage: engine serve
 Environment:
   ENGINE_PORT  port of the API (default 7777; 0 picks a free one)
   ENGINE_BIND  bind address (default 127.0.0.1)
-  ENGINE_HOME  the engine home (default ~/.engine)`;
+  ENGINE_HOME  the engine home (default ~/.engine)
+  ENGINE_SECRETS  secret store: auto (OS keychain when it answers, else file), keychain or file`;
 
 const command = process.argv[2];
 if (command === '__engine') void runEngine();

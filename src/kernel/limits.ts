@@ -52,6 +52,36 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
+  searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
+  fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
+  grepPageDefault: 200, // rows per grep page when head_limit is not given
+  grepSortedCap: 20_000, // above this many raw matches grep re-runs sorted and stops early
+  watcherBatchMs: 100, // fs.changed events are batched over this window
+  ownWriteEchoMs: 3_000, // the engine's own writes are not echoed as fs.changed for this long
+  mountNameChars: 64,
+
+  // Foundation capabilities (settings, secrets, config, notifications, history)
+  chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
+  compactFractionMin: 0.1, // PUT /api/settings: compactFraction is within [min, max]
+  compactFractionMax: 0.95,
+  secretNameChars: 128,
+  secretValueBytes: 64 * 1024,
+  keychainProbeMs: 3_000, // a keychain that does not answer a probe round trip in this time is not used
+  configWatchDebounceMs: 75, // editors write a file in several steps; reload once they settle
+  notificationsKept: 500, // the oldest are dropped beyond this
+  notificationTitleChars: 300,
+  notificationBodyChars: 8_000,
+  historyVersionsKept: 200, // per item; the oldest versions are pruned beyond this
+  historyContentBytes: 8 * 1024 * 1024,
+  historyNameChars: 128,
+
+  // Permissions (seed 001 §5)
+  permissionKeyChars: 1_000, // longest rule key accepted
+  permissionRules: 5_000, // rules kept in permissions.json; the oldest fall off
+  shellParseTimeoutMs: 1_000, // a bash parse taking longer fails closed (forces a prompt)
+  shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
+
+  // Shell, terminal and web (issue 4)
   shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
   diagnosticsTimeoutMs: 120_000, // one typechecker run
   termScrollbackChars: 16_000, // replayed to a socket that attaches to a live terminal

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { termSocket } from '../../src/http/sockets/term.js';
+import { allowAllGate } from '../../src/tools/types.js';
 import { collectEvents } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 
@@ -13,6 +14,9 @@ before(async () => {
 });
 after(() => t.close());
 
+// These tests are about the tools, not the gate: calls go through a headless allow-all gate
+// (seed 001 §5 rule 7), except where the hard denylist beneath the gate is the point.
+const open = { gate: allowAllGate };
 const ctx = () => ({ signal: new AbortController().signal, emit: (k: string, p?: Record<string, unknown>) => void t.engine.bus.emit(k, p), attended: false });
 
 test('the shell, diagnostics and web tools are registered', () => {
@@ -22,7 +26,7 @@ test('the shell, diagnostics and web tools are registered', () => {
 
 test('run_shell through the registry: exit first, output, shell.exec on the bus', async () => {
   const events = await collectEvents(t.url);
-  const out = await t.engine.tools.call({ callId: 'c1', name: 'run_shell', args: { command: 'echo hello; pwd; exit 4', cwd: '.' } }, ctx());
+  const out = await t.engine.tools.call({ callId: 'c1', name: 'run_shell', args: { command: 'echo hello; pwd; exit 4', cwd: '.' } }, ctx(), open);
   assert.equal(out.isError, false);
   assert.match(out.text, /^exit 4\nhello\n/);
   assert.ok(out.text.includes(path.join(t.home, 'workspace')));
@@ -34,9 +38,18 @@ test('run_shell through the registry: exit first, output, shell.exec on the bus'
 });
 
 test('run_shell refuses a cwd outside the fence with a sentence', async () => {
-  const out = await t.engine.tools.call({ callId: 'c2', name: 'run_shell', args: { command: 'ls', cwd: '../..' } }, ctx());
+  const out = await t.engine.tools.call({ callId: 'c2', name: 'run_shell', args: { command: 'ls', cwd: '../..' } }, ctx(), open);
   assert.equal(out.isError, true);
   assert.match(out.text, /\.\./);
+});
+
+test('the hard denylist refuses beneath any gate, and the unattended default applies to shell calls', async () => {
+  const denied = await t.engine.tools.call({ callId: 'd1', name: 'run_shell', args: { command: 'rm -rf ./data' } }, ctx(), open);
+  assert.equal(denied.isError, true);
+  assert.match(denied.text, /recursive delete/);
+  const unattended = await t.engine.tools.call({ callId: 'd2', name: 'run_shell', args: { command: 'ls' } }, ctx());
+  assert.equal(unattended.isError, true);
+  assert.match(unattended.text, /run_shell\(ls:\*\)/);
 });
 
 test('POST /api/diagnostics: a TypeScript workspace with an error, then one with no checker', async () => {
@@ -59,7 +72,7 @@ test('POST /api/diagnostics: a TypeScript workspace with an error, then one with
   );
   assert.match(res.body.summary, /1 error in root "workspace"/);
 
-  const tool = await t.engine.tools.call({ callId: 'c3', name: 'check_diagnostics', args: {} }, ctx());
+  const tool = await t.engine.tools.call({ callId: 'c3', name: 'check_diagnostics', args: {} }, ctx(), open);
   assert.match(tool.text, /^error src\/main\.ts:1:7 - Type 'string' is not assignable to type 'number'\. \(TS2322\)$/m);
 
   assert.equal((await t.api('POST', '/api/diagnostics', { root: 'nope' })).status, 404);

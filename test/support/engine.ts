@@ -22,7 +22,8 @@ export async function tempDir(prefix = 'engine-test-'): Promise<string> {
 export async function startTestEngine(options: Partial<EngineOptions> & { keepHome?: boolean } = {}): Promise<TestEngine> {
   const home = options.home ?? (await tempDir());
   const logs: string[] = [];
-  const engine = await startEngine({ port: 0, log: (l) => logs.push(l), ...options, home });
+  // The file backend keeps test secrets out of the developer's real keychain.
+  const engine = await startEngine({ port: 0, log: (l) => logs.push(l), secretsBackend: 'file', ...options, home });
   const url = engine.url;
   const api: TestEngine['api'] = async (method, route, body, headers = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };

@@ -1,0 +1,205 @@
+/**
+ * The provider map in <home>/engine.config.json. PUT /api/config replaces `providers` and
+ * `defaultProvider` (and `embeddings` when sent), moves every `newKey` into the secret store and
+ * keeps the other top-level keys (`api`, anything a later capability adds) intact. A change made to
+ * the file by someone else is picked up by a watch on the home folder and announced as
+ * `config.reloaded`; the engine's own writes are recognised by their content and ignored.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import type { Bus } from '../../kernel/bus.js';
+import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
+import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { SecretStore } from '../secrets/types.js';
+import { providerSecretName, type ConfigService, type EngineConfig, type ProviderConfig } from './types.js';
+import { stripKeys, validateDefaultProvider, validateEmbeddings, validateProviders, type ProviderInput } from './validate.js';
+
+/** What GET /api/config answers: the map with `hasKey` per provider and never key material. */
+export interface PublicConfig {
+  providers: Array<ProviderConfig & { hasKey: boolean }>;
+  defaultProvider: string | null;
+  embeddings: EngineConfig['embeddings'] | null;
+}
+
+export interface ConfigServiceImpl extends ConfigService {
+  view(): Promise<PublicConfig>;
+  /** Validates and saves `{providers[], defaultProvider, embeddings?}`; returns the public view. */
+  update(body: unknown): Promise<PublicConfig>;
+  /** Reads the file again (the watcher calls this; tests may too). */
+  reload(): Promise<void>;
+  close(): void;
+}
+
+export async function createConfigService(deps: { home: Home; bus: Bus; secrets: SecretStore; log: (line: string) => void }): Promise<ConfigServiceImpl> {
+  const { home, bus, secrets, log } = deps;
+  const file = home.path(HOME_LAYOUT.config);
+  const listeners = new Set<(c: EngineConfig) => void>();
+  let config: EngineConfig = { providers: [], defaultProvider: null };
+  /** The whole file as last parsed, so keys this service does not own survive a save. */
+  let raw: Record<string, unknown> = {};
+  /** The exact text the file holds as far as the engine knows (its own last write or last read). */
+  let knownText: string | undefined;
+
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const notify = () => {
+    for (const l of listeners) {
+      try {
+        l(structuredClone(config));
+      } catch (err) {
+        log(`config: a change listener failed: ${describeError(err)}`);
+      }
+    }
+  };
+
+  const write = async (next: Record<string, unknown>) => {
+    const text = JSON.stringify(next, null, 2) + '\n';
+    knownText = text;
+    await home.writeAtomic(file, text);
+  };
+
+  /** Stores keys and returns the entries as they are kept. */
+  const storeKeys = async (inputs: ProviderInput[]): Promise<ProviderConfig[]> => {
+    for (const p of inputs) {
+      if (p.newKey) await secrets.set(providerSecretName(p.name), p.newKey);
+      else if (p.clearKey) await secrets.delete(providerSecretName(p.name));
+    }
+    return inputs.map(stripKeys);
+  };
+
+  /** Parses file text into a config; a file carrying key fields is rewritten without them. */
+  const adopt = async (text: string): Promise<void> => {
+    let parsed: unknown;
+    try {
+      parsed = text.trim() ? JSON.parse(text) : {};
+    } catch (err) {
+      throw badRequest(`${HOME_LAYOUT.config} is not valid JSON (${describeError(err)}); fix it by hand`);
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(`${HOME_LAYOUT.config} must hold a JSON object`);
+    const obj = parsed as Record<string, unknown>;
+    const inputs = validateProviders(obj.providers ?? [], true);
+    const providers = inputs.map(stripKeys);
+    const defaultProvider = validateDefaultProvider(obj.defaultProvider, providers);
+    const embeddings = validateEmbeddings(obj.embeddings);
+    const hadKeys = inputs.some((p) => p.newKey || p.clearKey);
+    // Keys typed into the file by hand go to the secret store, and the file is rewritten without them.
+    await storeKeys(inputs);
+    raw = { ...obj, providers, defaultProvider };
+    if (obj.embeddings !== undefined) raw.embeddings = embeddings;
+    config = { ...(raw as object), providers, defaultProvider, embeddings } as EngineConfig;
+    if (hadKeys) await write(raw);
+    else knownText = text;
+  };
+
+  const readText = async (): Promise<string | undefined> => {
+    try {
+      return await fs.readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  };
+
+  // Start: a bad file must not stop the engine; it runs with no providers and says why.
+  try {
+    const text = await readText();
+    if (text !== undefined) await adopt(text);
+  } catch (err) {
+    log(`config: ${describeError(err)}; starting with no providers`);
+  }
+
+  const reload = () =>
+    serial(async () => {
+      const text = await readText();
+      if (text === undefined || text === knownText) return; // gone (mid-rename) or our own write
+      try {
+        await adopt(text);
+      } catch (err) {
+        knownText = text; // do not report the same bad text again on the next event
+        const error = isEngineError(err) ? err.message : describeError(err);
+        log(`config: ignored an edit of ${HOME_LAYOUT.config}: ${error}`);
+        bus.emit('config.reloaded', { ok: false, error, ...summary(config) });
+        return;
+      }
+      bus.emit('config.reloaded', { ok: true, ...summary(config) });
+      notify();
+    });
+
+  // Watch the folder, not the file: an atomic save replaces the file's inode and a file watch would go deaf.
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    watcher = watch(home.root, { persistent: false }, (_event, name) => {
+      if (name && name.toString() !== HOME_LAYOUT.config) return;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(() => void reload().catch((err) => log(`config: reload failed: ${describeError(err)}`)), LIMITS.configWatchDebounceMs);
+    });
+    watcher.on('error', (err) => log(`config: watching ${home.root} stopped: ${describeError(err)}`));
+  } catch (err) {
+    log(`config: cannot watch ${home.root} (${describeError(err)}); edits on disk need a restart`);
+  }
+
+  const view = async (): Promise<PublicConfig> => {
+    const names = new Set(await secrets.names());
+    return {
+      providers: config.providers.map((p) => ({ ...p, hasKey: names.has(providerSecretName(p.name)) })),
+      defaultProvider: config.defaultProvider,
+      embeddings: config.embeddings ?? null,
+    };
+  };
+
+  return {
+    get: () => structuredClone(config),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async providerKey(name) {
+      return secrets.get(providerSecretName(name));
+    },
+    view,
+    reload,
+    update(body) {
+      return serial(async () => {
+        if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('send {"providers": [...], "defaultProvider": "name" or null}');
+        const b = body as Record<string, unknown>;
+        for (const k of Object.keys(b)) {
+          if (!['providers', 'defaultProvider', 'embeddings'].includes(k)) throw badRequest(`unknown field "${k}"; send providers, defaultProvider and optionally embeddings`);
+        }
+        if (b.providers === undefined) throw badRequest('providers is required (an array; send [] for none)');
+        const inputs = validateProviders(b.providers);
+        const plain = inputs.map(stripKeys);
+        const defaultProvider = validateDefaultProvider(b.defaultProvider, plain);
+        const embeddings = b.embeddings === undefined ? config.embeddings ?? null : validateEmbeddings(b.embeddings);
+        const providers = await storeKeys(inputs);
+        const next: Record<string, unknown> = { ...raw, providers, defaultProvider };
+        if (b.embeddings !== undefined || raw.embeddings !== undefined) next.embeddings = embeddings;
+        await write(next);
+        raw = next;
+        config = { ...(next as object), providers, defaultProvider, embeddings } as EngineConfig;
+        bus.emit('config.updated', summary(config));
+        notify();
+        return view();
+      });
+    },
+    close() {
+      if (timer) clearTimeout(timer);
+      watcher?.close();
+    },
+  };
+}
+
+/** What an event may say about the config: names and types, never keys or URLs with credentials. */
+function summary(config: EngineConfig) {
+  return {
+    providers: config.providers.map((p) => ({ name: p.name, type: p.type, model: p.model })),
+    defaultProvider: config.defaultProvider,
+    embeddings: !!config.embeddings,
+  };
+}
