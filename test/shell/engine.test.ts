@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { termSocket } from '../../src/http/sockets/term.js';
 import { allowAllGate } from '../../src/tools/types.js';
 import { collectEvents } from '../support/events.js';
-import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
 before(async () => {
@@ -41,6 +41,27 @@ test('run_shell refuses a cwd outside the fence with a sentence', async () => {
   const out = await t.engine.tools.call({ callId: 'c2', name: 'run_shell', args: { command: 'ls', cwd: '../..' } }, ctx(), open);
   assert.equal(out.isError, true);
   assert.match(out.text, /\.\./);
+});
+
+test('a mounted folder: ENGINE_MOUNTS names it and it can be the cwd', async () => {
+  const folder = await tempDir('shell-mount-');
+  try {
+    const added = await t.api('POST', '/api/mounts', { path: folder, name: 'notes' });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const out = await t.engine.tools.call(
+      { callId: 'm1', name: 'run_shell', args: { command: 'echo "mounts=$ENGINE_MOUNTS"; echo "ceil=$GIT_CEILING_DIRECTORIES"; pwd', cwd: 'notes' } },
+      ctx(),
+      open,
+    );
+    assert.match(out.text, /^mounts=notes$/m);
+    assert.match(out.text, new RegExp(`^ceil=${t.home}$`, 'm'));
+    assert.match(out.text, new RegExp(`^${await realpath(folder)}$`, 'm'));
+    const diag = await t.api('POST', '/api/diagnostics', { root: 'notes' });
+    assert.equal(diag.body.checker, null);
+  } finally {
+    await t.api('DELETE', '/api/mounts/notes');
+    await rm(folder, { recursive: true, force: true });
+  }
 });
 
 test('the hard denylist refuses beneath any gate, and the unattended default applies to shell calls', async () => {
