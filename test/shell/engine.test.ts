@@ -37,6 +37,16 @@ test('run_shell through the registry: exit first, output, shell.exec on the bus'
   events.close();
 });
 
+test('shell.exec on the bus carries the command with secret-shaped text masked', async () => {
+  const events = await collectEvents(t.url);
+  const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ';
+  await t.engine.tools.call({ callId: 'k1', name: 'run_shell', args: { command: `echo ${secret} >/dev/null` } }, ctx(), open);
+  const ev = await events.waitFor((e) => e.kind === 'shell.exec' && String(e.command).startsWith('echo ghp_'));
+  assert.ok(!String(ev.command).includes(secret), String(ev.command));
+  assert.match(String(ev.command), /ghp_\*\*\*/);
+  events.close();
+});
+
 test('run_shell refuses a cwd outside the fence with a sentence', async () => {
   const out = await t.engine.tools.call({ callId: 'c2', name: 'run_shell', args: { command: 'ls', cwd: '../..' } }, ctx(), open);
   assert.equal(out.isError, true);
