@@ -108,6 +108,9 @@ test('web_fetch passes text through, follows redirects, decompresses, names the 
   assert.match(await web.fetchText({ url: `${base}/gz` }), /zipped & fine/);
   assert.match(await web.fetchText({ url: `${base}/missing` }), /— HTTP 404; characters .*\nNot here/);
   assert.match(await web.fetchText({ url: `${base}/image` }), /refused .*image\/png, not text or HTML/);
+  const events: any[] = [];
+  const withUser = await web.fetchText({ url: base.replace('//', '//user:hunter2@') + '/plain', emit: (_k, p) => events.push(p) });
+  assert.doesNotMatch(withUser + JSON.stringify(events), /hunter2/);
 });
 
 test('web_fetch gives up at its timeout', async () => {

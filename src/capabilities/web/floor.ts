@@ -47,7 +47,7 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
     } catch {
       throw new FloorRefusal(`"${String(input).slice(0, 200)}" is not a valid URL; pass an absolute http(s) URL`);
     }
-    const shown = url.href.slice(0, 200);
+    const shown = withoutCredentials(url.href).slice(0, 200);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`refused ${shown}: only http and https URLs can be fetched`);
     const host = bareHost(url.hostname);
     const hostReason = hostRefusal(host);
@@ -186,4 +186,17 @@ function v6Bytes(input: string): number[] | undefined {
   const bytes = groups.flatMap((g) => [g >> 8, g & 0xff]);
   if (dotted) bytes.splice(12, 4, ...tail);
   return bytes;
+}
+
+/** The URL as shown in results, events and errors: never with user:password. */
+export function withoutCredentials(href: string): string {
+  try {
+    const url = new URL(href);
+    if (!url.username && !url.password) return href;
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return href;
+  }
 }

@@ -8,7 +8,7 @@ import { badRequest, describeError, isEngineError } from '../../kernel/errors.js
 import type { Emit } from '../../kernel/bus.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { urlFloor, type UrlFloor } from './floor.js';
-import { floorGet } from './http-get.js';
+import { floorGet, withoutCredentials } from './http-get.js';
 import { parseDuckDuckGo, type SearchResult } from './search-parse.js';
 
 export const DEFAULT_SEARCH_URL = 'https://html.duckduckgo.com/html/';
@@ -32,7 +32,9 @@ export function createWebService(deps: WebDeps = {}) {
     const offset = options.offset ?? 0;
     if (!Number.isInteger(offset) || offset < 0) throw badRequest('offset must be a whole number of characters, 0 or more');
     const started = Date.now();
-    const res = await floorGet(options.url, { floor, signal: options.signal, timeoutMs });
+    const fetched = await floorGet(options.url, { floor, signal: options.signal, timeoutMs });
+    // Credentials in a URL (user:pass@) never reach an event or a result.
+    const res = { ...fetched, url: withoutCredentials(fetched.url) };
     const kind = classify(res.contentType, res.body);
     if (kind === 'binary') {
       options.emit?.('web.fetch', { url: res.url, status: res.status, contentType: res.contentType, chars: 0, durationMs: Date.now() - started });
