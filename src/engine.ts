@@ -5,6 +5,16 @@
 import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
+import { agentsRoutes } from './capabilities/agents/routes.js';
+import { delegateTool, type RunSubagent } from './capabilities/agents/delegate.js';
+import { setPlanTool } from './capabilities/agents/plan-tool.js';
+import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
+import { memoryRoutes } from './capabilities/memory/routes.js';
+import { createMemoryService } from './capabilities/memory/service.js';
+import { memoryPromptBlock, memoryTool } from './capabilities/memory/tool.js';
+import { reportsRoutes } from './capabilities/reports/routes.js';
+import { createReportsService } from './capabilities/reports/service.js';
+import { engineActivityTool } from './capabilities/reports/tool.js';
 import { MountStore } from './capabilities/files/mounts.js';
 import { filesRoutes } from './capabilities/files/routes.js';
 import { createFilesService } from './capabilities/files/service.js';
@@ -14,16 +24,20 @@ import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
-import { shellRoutes } from './capabilities/shell/routes.js';
-import { createShellService } from './capabilities/shell/service.js';
-import { shellTools } from './capabilities/shell/tools.js';
-import { createWebService } from './capabilities/web/service.js';
-import { webTools } from './capabilities/web/tools.js';
+import { skillsRoutes } from './capabilities/skills/routes.js';
+import { createSkillsService } from './capabilities/skills/service.js';
+import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
 import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
+import { shellRoutes } from './capabilities/shell/routes.js';
+import { createShellService } from './capabilities/shell/service.js';
+import { shellTools } from './capabilities/shell/tools.js';
+import { createWebService } from './capabilities/web/service.js';
+import { webTools } from './capabilities/web/tools.js';
+import { urlFloor } from './capabilities/web/floor.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
@@ -53,6 +67,10 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Asked to restart against another home (POST /api/home); the CLI exits with the restart code. */
   onRestart?: (home: string) => void;
+  /** The folder holding the read-only user tier of skills (`~/<skills_dir>/skills`); tests point it at a temp dir. */
+  skillsUserHome?: string;
+  /** Replaces the URL floor for load_skill URLs (tests only: lets a loopback server serve a skill). */
+  skillUrlFloor?: UrlFloor;
   /** Files capability knobs for tests: rg path (null = the walk fallback), reveal command (null = none). */
   files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
@@ -66,6 +84,7 @@ export interface Engine {
   tools: ToolRegistry;
   /** The multi-root fence: every virtual path (files, shell cwd, git) resolves through it. */
   fence: Fence;
+  agents: AgentsService;
   settings: SettingsServiceImpl;
   secrets: SecretStore;
   config: ConfigServiceImpl;
@@ -110,7 +129,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
-  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots());
+  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots(), { protect: [home.root] });
   const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
   const files = createFilesService({
     home,
@@ -151,13 +170,42 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     embeddings: () => !!config.get().embeddings,
   });
 
-  // Shell, diagnostics, terminal and web: the shell policy decides permission, the hard denylist is
-  // also enforced in the spawn path; the web tools always get the real URL floor.
+  // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
   tools.register(...webTools(createWebService()));
+  // load_skill fetches behind the same floor as the web tools.
+  const skillFloor: UrlFloor = async (url) => void (await urlFloor.check(url));
+  // agents, skills, memory, meta tools, reports (issue 6)
+  const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
+  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
+  const memory = createMemoryService({ home, agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name) });
+  const agents = createAgentsService({
+    home,
+    tools: toolNames,
+    providerNames: () => config.get().providers.map((p) => p.name),
+    promptBlocks: async (def, allow) => {
+      const blocks: string[] = [];
+      if (!allow || allow.includes('load_skill')) blocks.push(await skills.promptBlock(def.skills));
+      if (def.memory) blocks.push(await memoryPromptBlock(memory, def.name));
+      return blocks.filter(Boolean);
+    },
+  });
+  const reports = createReportsService({ runs, providers: () => config.get().providers });
+  let runSubagent: RunSubagent | undefined;
+  tools.register(
+    delegateTool({ agents, runSubagent: () => runSubagent }),
+    loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? skillFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
+    setPlanTool,
+    memoryTool(memory),
+    engineActivityTool(reports),
+  );
+  agentsRoutes(app, agents);
+  skillsRoutes(app, skills);
+  memoryRoutes(app, memory);
+  reportsRoutes(app, reports);
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
@@ -178,5 +226,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, fence, settings, secrets, config, permissions, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, fence, settings, secrets, config, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

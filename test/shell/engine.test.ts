@@ -11,6 +11,8 @@ import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js'
 let t: TestEngine;
 before(async () => {
   t = await startTestEngine();
+  // These calls run unattended; let the gate allow arbitrary code so the tools themselves are tested.
+  await t.api('PUT', '/api/permissions/defaults', { unattended: 'allow' });
 });
 after(() => t.close());
 
@@ -78,9 +80,14 @@ test('the hard denylist refuses beneath any gate, and the unattended default app
   const denied = await t.engine.tools.call({ callId: 'd1', name: 'run_shell', args: { command: 'rm -rf ./data' } }, ctx(), open);
   assert.equal(denied.isError, true);
   assert.match(denied.text, /recursive delete/);
-  const unattended = await t.engine.tools.call({ callId: 'd2', name: 'run_shell', args: { command: 'ls' } }, ctx());
-  assert.equal(unattended.isError, true);
-  assert.match(unattended.text, /run_shell\(ls:\*\)/);
+  assert.equal((await t.api('PUT', '/api/permissions/defaults', { unattended: 'deny' })).status, 200);
+  try {
+    const unattended = await t.engine.tools.call({ callId: 'd2', name: 'run_shell', args: { command: 'ls' } }, ctx());
+    assert.equal(unattended.isError, true);
+    assert.match(unattended.text, /run_shell\(ls:\*\)/);
+  } finally {
+    await t.api('PUT', '/api/permissions/defaults', { unattended: 'allow' });
+  }
 });
 
 test('POST /api/diagnostics: a TypeScript workspace with an error, then one with no checker', async () => {
