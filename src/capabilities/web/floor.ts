@@ -57,9 +57,10 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
     try {
       addresses = await resolve(host);
     } catch (err) {
-      throw new FloorRefusal(`could not resolve ${host} (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}); check the URL`);
+      // Not a refusal: the name does not resolve (or DNS is unreachable).
+      throw new EngineError(502, `could not resolve ${host} (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}); check the URL`);
     }
-    if (addresses.length === 0) throw new FloorRefusal(`could not resolve ${host}; check the URL`);
+    if (addresses.length === 0) throw new EngineError(502, `could not resolve ${host}; check the URL`);
     for (const a of addresses) {
       const reason = addressRefusal(a.address);
       if (reason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${host} resolves to ${a.address}, ${reason}`);
