@@ -16,7 +16,7 @@ let port: number;
 let term: ReturnType<typeof termSocket>;
 before(async () => {
   const cwd = await realpath(os.tmpdir());
-  term = termSocket({ cwd: () => cwd, env: () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? cwd }), graceMs: 60_000 });
+  term = termSocket({ cwd: () => cwd, env: () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? cwd }), graceMs: 60_000, maxSessions: 1 });
   server = http.createServer((_req, res) => res.writeHead(404).end());
   attachSockets(server, new Guard(() => port, () => 'token'), [term]);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -67,6 +67,9 @@ test('a socket that closes and comes back within the grace finds the same shell,
   await b.read(/first=\d+/); // the replay
   b.ws.send('echo second=$$\r');
   assert.equal(Number((await b.read(/second=(\d+)/))[1]), pid);
+  // The cap (1 here) refuses a new id while the live one stays reachable.
+  await assert.rejects(open('another'), /409/);
+  assert.deepEqual(term.sessions(), ['grace']);
   b.ws.close();
   // Closing the handler (engine shutdown) kills terminals still in their grace.
   await new Promise((r) => b.ws.once('close', r));
