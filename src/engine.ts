@@ -27,7 +27,6 @@ import { createConfigService, type ConfigServiceImpl } from './capabilities/conf
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { providerRoutes } from './capabilities/providers/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
-import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
 import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
@@ -41,6 +40,7 @@ import { createShellService } from './capabilities/shell/service.js';
 import { shellTools } from './capabilities/shell/tools.js';
 import { createWebService } from './capabilities/web/service.js';
 import { webTools } from './capabilities/web/tools.js';
+import { urlFloor } from './capabilities/web/floor.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
@@ -190,6 +190,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
   tools.register(...webTools(createWebService()));
+  // load_skill fetches behind the same floor as the web tools.
+  const skillFloor: UrlFloor = async (url) => void (await urlFloor.check(url));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
   const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
@@ -209,7 +211,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let runSubagent: RunSubagent | undefined;
   tools.register(
     delegateTool({ agents, runSubagent: () => runSubagent }),
-    loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? fallbackFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
+    loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? skillFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
     setPlanTool,
     memoryTool(memory),
     engineActivityTool(reports),
