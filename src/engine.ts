@@ -7,6 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
+import { historyRoutes } from './capabilities/history/routes.js';
+import { createHistoryService, type HistoryService } from './capabilities/history/service.js';
+import { homeRoutes } from './capabilities/home/routes.js';
+import { createHomeService } from './capabilities/home/service.js';
+import { notificationsRoutes } from './capabilities/notifications/routes.js';
+import { createNotificationsService, type NotificationsService } from './capabilities/notifications/service.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
@@ -46,6 +52,8 @@ export interface Engine {
   settings: SettingsServiceImpl;
   secrets: SecretStore;
   config: ConfigServiceImpl;
+  notifications: NotificationsService;
+  history: HistoryService;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -82,6 +90,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const config = await createConfigService({ home, bus, secrets, log });
   closers.push(() => config.close());
   configRoutes(app, config);
+  const notifications = await createNotificationsService({ home, bus, log });
+  notificationsRoutes(app, notifications);
+  const history = createHistoryService({ home, bus });
+  historyRoutes(app, history);
+  homeRoutes(app, createHomeService({ home, onRestart: options.onRestart }));
 
   runsRoutes(app, runs);
   statusRoutes(app, {
@@ -114,5 +127,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, settings, secrets, config, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, settings, secrets, config, notifications, history, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -40,7 +40,7 @@ export class Home {
   /** Creates the home and its fixed folders; throws one clear sentence when it is not writable. */
   async ensure(): Promise<void> {
     try {
-      await fs.mkdir(this.root, { recursive: true });
+      await mkdirp(this.root);
       for (const dir of [HOME_LAYOUT.workspace, HOME_LAYOUT.runs]) await fs.mkdir(this.path(dir), { recursive: true });
       const probe = this.path(`.write-probe-${process.pid}`);
       await fs.writeFile(probe, 'ok');
@@ -88,6 +88,36 @@ export class Home {
       return JSON.parse(text) as T;
     } catch {
       throw new EngineError(500, `${target} is not valid JSON; fix or remove it by hand`);
+    }
+  }
+}
+
+/**
+ * `mkdir -p` one level at a time. Node's recursive mkdir spins forever on some paths
+ * (e.g. under /proc, where mkdir answers ENOENT), and a home path comes from a user.
+ */
+export async function mkdirp(dir: string): Promise<void> {
+  const target = path.resolve(dir);
+  const missing: string[] = [];
+  let at = target;
+  for (;;) {
+    try {
+      const st = await fs.stat(at);
+      if (!st.isDirectory()) throw Object.assign(new Error(`${at} is not a folder`), { code: 'ENOTDIR' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      missing.unshift(at);
+      const parent = path.dirname(at);
+      if (parent === at) break;
+      at = parent;
+    }
+  }
+  for (const d of missing) {
+    try {
+      await fs.mkdir(d);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }
 }
