@@ -5,8 +5,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defaultHome, startEngine } from './engine.js';
 import { describeError } from './kernel/errors.js';
+import { defaultHome } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 
 /** Exit codes between the engine process and its supervisor. */
@@ -37,6 +37,8 @@ function settingsFromEnv() {
 async function runEngine(): Promise<void> {
   const { port, bind, home, secretsBackend } = settingsFromEnv();
   let stopping = false;
+  // Imported here, not at the top: the supervisor process never needs the engine's modules.
+  const { startEngine } = await import('./engine.js');
   let engine: Awaited<ReturnType<typeof startEngine>> | undefined;
   const stop = async (code: number) => {
     if (stopping) return;

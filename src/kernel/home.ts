@@ -5,8 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
+
+// Loaded on first use, not at engine start: start-up time is measured (bench/startup).
+let yamlModule: typeof import('yaml') | undefined;
+const YAML = () => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+
+/** ~/.engine, the home when ENGINE_HOME is not set. */
+export const defaultHome = () => path.join(os.homedir(), '.engine');
 import { EngineError } from './errors.js';
 
 /** Where everything lives inside a home (documented in the README). */
@@ -157,13 +165,13 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 export function parseFrontmatter(text: string): FrontmatterDocument {
   const match = FRONTMATTER.exec(text);
   if (!match) return { data: {}, body: text };
-  const parsed = YAML.parse(match[1]) as unknown;
+  const parsed = YAML().parse(match[1]) as unknown;
   const data = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   return { data, body: text.slice(match[0].length) };
 }
 
 export function formatFrontmatter(data: Record<string, unknown>, body: string): string {
   const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
-  const yaml = Object.keys(clean).length ? YAML.stringify(clean).trimEnd() : '';
+  const yaml = Object.keys(clean).length ? YAML().stringify(clean).trimEnd() : '';
   return `---\n${yaml}\n---\n${body.startsWith('\n') ? body.slice(1) : body}`;
 }
