@@ -10,8 +10,8 @@ import { fmt, median, result, table } from './lib/report.js';
 
 const PAD = 'x'.repeat(80); // a frame of roughly the size of a typical node.delta event
 const CASES = [
-  { clients: 100, events: 5_000 },
-  { clients: 1000, events: 500 },
+  { clients: 100, events: 3_000 },
+  { clients: 1000, events: 200 },
 ];
 const ROUNDS = 3;
 
