@@ -4,6 +4,23 @@
  */
 import type { FastifyInstance } from 'fastify';
 import path from 'node:path';
+import { chatRoutes } from './capabilities/chat/routes.js';
+import { createChatService, type ChatService } from './capabilities/chat/service.js';
+import { agentsRoutes } from './capabilities/agents/routes.js';
+import { delegateTool, type RunSubagent } from './capabilities/agents/delegate.js';
+import { setPlanTool } from './capabilities/agents/plan-tool.js';
+import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
+import { memoryRoutes } from './capabilities/memory/routes.js';
+import { createMemoryService } from './capabilities/memory/service.js';
+import { memoryPromptBlock, memoryTool } from './capabilities/memory/tool.js';
+import { reportsRoutes } from './capabilities/reports/routes.js';
+import { createReportsService } from './capabilities/reports/service.js';
+import { engineActivityTool } from './capabilities/reports/tool.js';
+import { MountStore } from './capabilities/files/mounts.js';
+import { filesRoutes } from './capabilities/files/routes.js';
+import { createFilesService } from './capabilities/files/service.js';
+import { fileTools } from './capabilities/files/tools.js';
+import { createFileWatcher } from './capabilities/files/watcher.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { historyRoutes } from './capabilities/history/routes.js';
@@ -12,22 +29,42 @@ import { homeRoutes } from './capabilities/home/routes.js';
 import { createHomeService } from './capabilities/home/service.js';
 import { notificationsRoutes } from './capabilities/notifications/routes.js';
 import { createNotificationsService, type NotificationsService } from './capabilities/notifications/service.js';
+import { permissionsRoutes } from './capabilities/permissions/routes.js';
+import { providerRoutes } from './capabilities/providers/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
+import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
+import { skillsRoutes } from './capabilities/skills/routes.js';
+import { createSkillsService } from './capabilities/skills/service.js';
+import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
 import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
+import { shellRoutes } from './capabilities/shell/routes.js';
+import { createShellService } from './capabilities/shell/service.js';
+import { shellTools } from './capabilities/shell/tools.js';
+import { createWebService } from './capabilities/web/service.js';
+import { webTools } from './capabilities/web/tools.js';
 import { statusRoutes } from './capabilities/system/status.js';
+import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
+import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
-import { Home } from './kernel/home.js';
+import { Fence } from './kernel/fence.js';
+import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
+import { PermissionGate } from './permissions/gate.js';
+import { Masker } from './permissions/mask.js';
+import { RuleStore } from './permissions/rules.js';
+import { ensureShellParser } from './permissions/shell-parse.js';
+import { createProviderService, type ProviderService } from './providers/service.js';
+import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -39,20 +76,34 @@ export interface EngineOptions {
   log?: (line: string) => void;
   /** Asked to restart against another home (POST /api/home); the CLI exits with the restart code. */
   onRestart?: (home: string) => void;
+  /** The folder holding the read-only user tier of skills (`~/<skills_dir>/skills`); tests point it at a temp dir. */
+  skillsUserHome?: string;
+  /** Replaces the URL floor for load_skill URLs (tests only: lets a loopback server serve a skill). */
+  skillUrlFloor?: UrlFloor;
+  /** Files capability knobs for tests: rg path (null = the walk fallback), reveal command (null = none). */
+  files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
 }
 
 export interface Engine {
+  /** Model clients for the provider map (hot-swapped on config change). */
+  providers: ProviderService;
+  chat: ChatService;
   home: Home;
   bus: Bus;
   runs: RunLedger;
   tools: ToolRegistry;
+  /** The multi-root fence: every virtual path (files, shell cwd, git) resolves through it. */
+  fence: Fence;
+  agents: AgentsService;
   settings: SettingsServiceImpl;
   secrets: SecretStore;
   config: ConfigServiceImpl;
   notifications: NotificationsService;
   history: HistoryService;
+  /** The permission gate (registry default), its rule store and the secret masker. */
+  permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
   url: string;
   port: number;
@@ -97,6 +148,44 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   historyRoutes(app, history);
   homeRoutes(app, createHomeService({ home, onRestart: options.onRestart }));
 
+  const mounts = new MountStore(home, (): string => fence.roots()[0].path);
+  await mounts.load();
+  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots(), { protect: [home.root] });
+  const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
+  const files = createFilesService({
+    home,
+    fence,
+    mounts,
+    emit: (k, p) => bus.emit(k, p),
+    rg: options.files?.rg,
+    revealCommand: options.files?.revealCommand,
+    onMountsChanged: () => (options.files?.watch === false ? undefined : watcher.rearm()),
+  });
+  if (options.files?.watch !== false) await watcher.rearm();
+  closers.push(() => watcher.close());
+  filesRoutes(app, files);
+  tools.register(...fileTools(files, { embeddingsConfigured: () => !!config.get().embeddings }));
+  toolsRoutes(app, tools);
+  // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
+  const masker = new Masker();
+  const refreshMask = async () => masker.setKnown(await secrets.values());
+  await refreshMask();
+  bus.subscribe((e) => void (e.kind === 'secrets.changed' && refreshMask()));
+  const permissionRules = new RuleStore(home);
+  const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
+  tools.setGate(gate);
+  tools.setMask(masker.mask);
+  permissionsRoutes(app, { rules: permissionRules, gate });
+  const permissions = { gate, rules: permissionRules, masker };
+  void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
+  // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
+  const providers = createProviderService({ config });
+  providerRoutes(app, providers);
+  const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
+  await chat.init();
+  closers.push(() => chat.close());
+  chatRoutes(app, chat);
+
   runsRoutes(app, runs);
   statusRoutes(app, {
     runs,
@@ -108,6 +197,41 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     mcp: () => ({ servers: [] }),
     embeddings: () => !!config.get().embeddings,
   });
+
+  // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
+  tools.register(...shellTools(shell, fence));
+  shellRoutes(app, shell);
+  sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
+  tools.register(...webTools(createWebService()));
+  // agents, skills, memory, meta tools, reports (issue 6)
+  const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
+  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
+  const memory = createMemoryService({ home, agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name) });
+  const agents = createAgentsService({
+    home,
+    tools: toolNames,
+    providerNames: () => config.get().providers.map((p) => p.name),
+    promptBlocks: async (def, allow) => {
+      const blocks: string[] = [];
+      if (!allow || allow.includes('load_skill')) blocks.push(await skills.promptBlock(def.skills));
+      if (def.memory) blocks.push(await memoryPromptBlock(memory, def.name));
+      return blocks.filter(Boolean);
+    },
+  });
+  const reports = createReportsService({ runs, providers: () => config.get().providers });
+  let runSubagent: RunSubagent | undefined;
+  tools.register(
+    delegateTool({ agents, runSubagent: () => runSubagent }),
+    loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? fallbackFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
+    setPlanTool,
+    memoryTool(memory),
+    engineActivityTool(reports),
+  );
+  agentsRoutes(app, agents);
+  skillsRoutes(app, skills);
+  memoryRoutes(app, memory);
+  reportsRoutes(app, reports);
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
@@ -128,5 +252,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, settings, secrets, config, notifications, history, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, notifications, history, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -53,6 +53,38 @@ export const LIMITS = {
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
 
+  // Providers, the agent loop and chat
+  modelRetries: 4, // transient provider failures (429, 5xx, reset) retried this many times
+  modelRetryBaseMs: 500, // first backoff; doubles each attempt
+  modelRetryMaxMs: 8_000, // longest single backoff (also caps a provider's retry-after)
+  testProviderTimeoutMs: 20_000, // POST /api/test-provider gives up after this
+  testProviderMaxTokens: 16,
+  defaultContextWindow: 128_000, // tokens, when a provider entry does not say
+  compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
+  compactSummaryMaxTokens: 2_000,
+  chatQueueMax: 20, // messages waiting behind a busy session
+  chatMessageChars: 200_000, // one chat message
+  chatTitleChars: 200,
+  chatSessionIdChars: 128,
+
+  searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
+  fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
+  grepPageDefault: 200, // rows per grep page when head_limit is not given
+  grepSortedCap: 20_000, // above this many raw matches grep re-runs sorted and stops early
+  watcherBatchMs: 100, // fs.changed events are batched over this window
+  ownWriteEchoMs: 3_000, // the engine's own writes are not echoed as fs.changed for this long
+  mountNameChars: 64,
+
+  // Agents, skills, memory, reports (engine's own bounds)
+  agentNameChars: 64,
+  skillNameChars: 64,
+  skillUrlBytes: 1024 * 1024, // a skill fetched by URL; larger is refused, never cut
+  skillUrlRedirects: 5,
+  memoryFileBytes: 1024 * 1024, // one memory note
+  memorySnapshotsKept: 20, // consolidation snapshots per scope
+  reportRunsLimitDefault: 100,
+  reportRunsLimitCap: 1000,
+
   // Foundation capabilities (settings, secrets, config, notifications, history)
   chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
   compactFractionMin: 0.1, // PUT /api/settings: compactFraction is within [min, max]
@@ -67,6 +99,20 @@ export const LIMITS = {
   historyVersionsKept: 200, // per item; the oldest versions are pruned beyond this
   historyContentBytes: 8 * 1024 * 1024,
   historyNameChars: 128,
+
+  // Permissions (seed 001 §5)
+  permissionKeyChars: 1_000, // longest rule key accepted
+  permissionRules: 5_000, // rules kept in permissions.json; the oldest fall off
+  shellParseTimeoutMs: 5_000, // a bash parse taking longer fails closed (forces a prompt); ~1 s per 100 KB on 2 cores
+  shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
+  shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
+  diagnosticsTimeoutMs: 120_000, // one typechecker run
+  termScrollbackChars: 16_000, // replayed to a socket that attaches to a live terminal
+  termMaxCols: 1_000,
+  termMaxRows: 500,
+  termReattachGraceMs: 3_000, // a terminal outlives its last socket this long (a panel reload)
+  webFetchMaxBytes: 5 * 1024 * 1024, // bytes read of one page before it is cut
+  webRedirects: 5,
 } as const;
 
 export type Limits = typeof LIMITS;

@@ -1,0 +1,534 @@
+/**
+ * The files service: every file operation a client (routes) or a model (tools) can ask for, each
+ * resolved through the fence, each write atomic, each change emitted once. The watcher reads
+ * `isOwnWrite` so the engine's own writes are not echoed back as `fs.changed`.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants, type Dirent } from 'node:fs';
+import { cp, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import picomatch from 'picomatch';
+import type { Emit } from '../../kernel/bus.js';
+import { EngineError, badRequest, conflict, notFound, tooLarge } from '../../kernel/errors.js';
+import { isInside, type Fence, type Resolved, type Root } from '../../kernel/fence.js';
+import { writeFileAtomic, type Home } from '../../kernel/home.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { Mount, MountStore } from './mounts.js';
+import { findRipgrep, searchText, type LineMatch, type SearchTarget } from './search.js';
+import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './walk.js';
+
+export interface FilesDeps {
+  home: Home;
+  fence: Fence;
+  mounts: MountStore;
+  /** Default emitter for route-initiated changes (tools pass their run-scoped one). */
+  emit: Emit;
+  /** Path to rg; undefined looks it up on PATH, null forces the walk. */
+  rg?: string | null;
+  /** Command that opens a folder in the OS file manager; undefined picks the platform's, null means none. */
+  revealCommand?: string | null;
+  /** Called after a mount is added or removed (re-arms the watcher). */
+  onMountsChanged?: () => void | Promise<void>;
+}
+
+export interface TreeEntry {
+  path: string;
+  size: number;
+}
+
+export interface DirEntry {
+  name: string;
+  dir: boolean;
+}
+
+export type FileOp = 'delete' | 'rename' | 'copy' | 'mkdir' | 'reveal';
+
+export type FilesService = ReturnType<typeof createFilesService>;
+
+export function createFilesService(deps: FilesDeps) {
+  const { fence, home } = deps;
+  const rg = deps.rg === undefined ? findRipgrep() : deps.rg;
+  const own = new Map<string, number>();
+
+  /** Remembers a real path the engine is about to change, so the watcher does not echo it. */
+  const markOwn = (...reals: string[]) => {
+    const until = Date.now() + LIMITS.ownWriteEchoMs;
+    for (const r of reals) own.set(r, until);
+  };
+  const isOwnWrite = (real: string): boolean => {
+    const now = Date.now();
+    if (/\.\d+\.[0-9a-f]{8}\.tmp$/.test(real)) return true; // writeFileAtomic's temp files
+    for (const [p, until] of own) {
+      if (until < now) {
+        own.delete(p);
+        continue;
+      }
+      if (real === p || isInside(real, p)) return true;
+    }
+    return false;
+  };
+
+  const inside = (real: string) => fence.roots().some((r) => isInside(real, r.path));
+  /** What a walk of `root` must not enter: engine state, and the whole home when reached through a mount. */
+  const skipThrough = (real: string, root: Root) => (root.kind === 'mount' ? fence.insideProtected(real) : fence.isProtected(real));
+
+  const exists = async (p: string) => {
+    try {
+      return await lstat(p);
+    } catch {
+      return undefined;
+    }
+  };
+
+  async function readText(virtual: string, emit: Emit = deps.emit): Promise<{ path: string; content: string }> {
+    const r = await fence.resolve(virtual);
+    const content = await readTextAt(r);
+    emit('file.read', { path: r.virtual });
+    return { path: r.virtual, content };
+  }
+
+  async function readTextAt(r: Resolved): Promise<string> {
+    const st = await stat(r.real).catch(() => undefined);
+    if (!st) throw notFound(`file "${r.virtual}" does not exist`);
+    if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
+    if (st.size > LIMITS.fileTextBytes) {
+      throw tooLarge(`"${r.virtual}" is ${st.size} bytes, over the ${LIMITS.fileTextBytes / 1024 / 1024} MB text limit; fetch it raw or search it with grep`);
+    }
+    const buf = await readFile(r.real);
+    if (buf.includes(0)) throw badRequest(`"${r.virtual}" is a binary file (${buf.length} bytes); it cannot be read as text`);
+    return buf.toString('utf8');
+  }
+
+  async function readBytes(virtual: string): Promise<{ path: string; bytes: Buffer }> {
+    const r = await fence.resolve(virtual);
+    const st = await stat(r.real).catch(() => undefined);
+    if (!st || !st.isFile()) throw notFound(`file "${r.virtual}" does not exist`);
+    return { path: r.virtual, bytes: await readFile(r.real) };
+  }
+
+  /** Atomic write through the symlink (if any) so a fenced link stays a link. */
+  async function writeAt(r: Resolved, data: string | Uint8Array | ((current: string) => string)): Promise<boolean> {
+    const first = await stat(r.real).catch(() => undefined);
+    if (first?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
+    const target = first ? await realpath(r.real) : r.real;
+    markOwn(target, r.real);
+    // One queue per real file: an edit's read-modify-write cannot interleave with another writer.
+    return home.serialize(target, async () => {
+      const st = await stat(target).catch(() => undefined);
+      const bytes = typeof data === 'function' ? data(await readTextAt(r)) : data;
+      await writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined);
+      return !st;
+    });
+  }
+
+  async function writeText(virtual: string, content: string, emit: Emit = deps.emit) {
+    if (typeof content !== 'string') throw badRequest('send {"content": "<text>"}; content must be a string');
+    const r = await fence.resolve(virtual);
+    const created = await writeAt(r, content);
+    const bytes = Buffer.byteLength(content);
+    emit('file.written', { path: r.virtual, bytes, created });
+    return { ok: true, path: r.virtual, bytes };
+  }
+
+  async function writeBytes(virtual: string, data: Buffer, emit: Emit = deps.emit) {
+    const r = await fence.resolve(virtual);
+    const created = await writeAt(r, data);
+    emit('file.written', { path: r.virtual, bytes: data.length, created });
+    return { ok: true, path: r.virtual, bytes: data.length };
+  }
+
+  /** Replaces exactly one occurrence per edit, in order, against the evolving buffer; all or nothing. */
+  async function edit(virtual: string, edits: Array<{ old_string: string; new_string: string }>, emit: Emit = deps.emit) {
+    const r = await fence.resolve(virtual);
+    await readTextAt(r); // missing, folder, binary or too large: refused before queueing
+    await writeAt(r, (current) => {
+      let text = current;
+      edits.forEach((e, i) => {
+        const which = edits.length > 1 ? `edit ${i + 1} of ${edits.length}: ` : '';
+        if (e.old_string === '') throw badRequest(`${which}old_string is empty; give the exact text to replace`);
+        const count = countOccurrences(text, e.old_string);
+        if (count !== 1) {
+          const hint = count === 0 ? 'copy the exact text (whitespace included) from read_file' : 'include more surrounding text so it matches once';
+          throw badRequest(`${which}old_string occurs ${count} times in ${r.virtual}; it must occur exactly once (${hint}). Nothing was written`);
+        }
+        const at = text.indexOf(e.old_string);
+        text = text.slice(0, at) + e.new_string + text.slice(at + e.old_string.length); // literal: no $& / $1 expansion
+      });
+      return text;
+    });
+    emit('file.edited', { path: r.virtual, edits: edits.length });
+    return { path: r.virtual, edits: edits.length };
+  }
+
+  async function deleteEntry(virtual: string, opts: { recursive: boolean }, emit: Emit = deps.emit) {
+    const r = await fence.resolve(virtual);
+    const st = await exists(r.real);
+    if (!st) throw notFound(`"${r.virtual}" does not exist`);
+    markOwn(r.real);
+    if (st.isDirectory()) {
+      if (opts.recursive) await rm(r.real, { recursive: true, force: true });
+      else {
+        try {
+          await rmdir(r.real);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ENOTEMPTY' || (err as NodeJS.ErrnoException).code === 'EEXIST') {
+            throw badRequest(`folder "${r.virtual}" is not empty; only a file or an empty folder can be deleted this way`);
+          }
+          throw err;
+        }
+      }
+    } else {
+      await unlink(r.real);
+    }
+    emit('file.deleted', { path: r.virtual, folder: st.isDirectory() });
+    return { path: r.virtual, folder: st.isDirectory() };
+  }
+
+  async function op(body: { op?: unknown; path?: unknown; to?: unknown }, emit: Emit = deps.emit) {
+    const kinds: FileOp[] = ['delete', 'rename', 'copy', 'mkdir', 'reveal'];
+    if (typeof body?.op !== 'string' || !kinds.includes(body.op as FileOp)) {
+      throw badRequest(`send {"op", "path", "to"?} with op one of ${kinds.join(', ')}`);
+    }
+    if (typeof body.path !== 'string') throw badRequest('"path" must be a virtual path string');
+    const kind = body.op as FileOp;
+    switch (kind) {
+      case 'delete': {
+        const d = await deleteEntry(body.path, { recursive: true }, emit);
+        return { ok: true, op: kind, path: d.path };
+      }
+      case 'mkdir': {
+        const r = await fence.resolve(body.path);
+        const st = await exists(r.real);
+        if (st && !st.isDirectory()) throw conflict(`"${r.virtual}" already exists as a file`);
+        if (!st) {
+          markOwn(r.real);
+          await mkdir(r.real, { recursive: true });
+          emit('folder.created', { path: r.virtual });
+        }
+        return { ok: true, op: kind, path: r.virtual };
+      }
+      case 'rename':
+      case 'copy': {
+        if (typeof body.to !== 'string' || !body.to) throw badRequest(`"${kind}" needs "to", the new virtual path`);
+        const from = await fence.resolve(body.path);
+        const to = await fence.resolve(body.to);
+        if (!(await exists(from.real))) throw notFound(`"${from.virtual}" does not exist`);
+        if (await exists(to.real)) throw conflict(`"${to.virtual}" already exists; choose another name or delete it first`);
+        if (isInside(to.real, from.real)) throw badRequest(`cannot ${kind} "${from.virtual}" into itself`);
+        markOwn(from.real, to.real);
+        await mkdir(path.dirname(to.real), { recursive: true });
+        if (kind === 'copy') {
+          await cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+          emit('file.copied', { path: from.virtual, to: to.virtual });
+        } else {
+          try {
+            await rename(from.real, to.real);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+            await cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+            await rm(from.real, { recursive: true, force: true });
+          }
+          emit('file.renamed', { path: from.virtual, to: to.virtual });
+        }
+        return { ok: true, op: kind, path: from.virtual, to: to.virtual };
+      }
+      case 'reveal': {
+        const r = await fence.resolve(body.path, { allowRoot: true });
+        const st = await exists(r.real);
+        if (!st) throw notFound(`"${r.virtual || '.'}" does not exist`);
+        const folder = st.isDirectory() ? r.real : path.dirname(r.real);
+        const command = deps.revealCommand === undefined ? platformOpener() : deps.revealCommand;
+        if (!command) {
+          return { ok: false, op: kind, path: r.virtual, error: 'no file manager is available on this machine (nothing like xdg-open is on PATH)' };
+        }
+        const child = spawn(command, [folder], { detached: true, stdio: 'ignore' });
+        child.on('error', () => undefined);
+        child.unref();
+        return { ok: true, op: kind, path: r.virtual };
+      }
+    }
+  }
+
+  /** The file tree of every root, breadth-first, at most `filesPerRoot` files each. */
+  async function tree(): Promise<{ mounts: Mount[]; files: TreeEntry[]; warnings?: string[] }> {
+    const files: TreeEntry[] = [];
+    const warnings: string[] = [];
+    for (const root of fence.roots()) {
+      try {
+        const r = await fence.resolve(root.kind === 'workspace' ? '' : root.name, { allowRoot: true });
+        const got = await listRoot(root, r.real);
+        files.push(...got.files);
+        if (got.cut) warnings.push(`${label(root)} has more than ${LIMITS.filesPerRoot} files; the listing shows the first ${LIMITS.filesPerRoot}`);
+      } catch (err) {
+        const why = err instanceof EngineError ? err.message : ((err as NodeJS.ErrnoException).code ?? String(err));
+        warnings.push(`${label(root)} could not be walked: ${why}`);
+      }
+    }
+    return warnings.length ? { mounts: deps.mounts.list(), files, warnings } : { mounts: deps.mounts.list(), files };
+  }
+
+  async function listRoot(root: Root, start: string): Promise<{ files: TreeEntry[]; cut: boolean }> {
+    await readdir(start); // an unreadable root is a warning, not an empty listing
+    const files: TreeEntry[] = [];
+    let queue: string[] = [''];
+    while (queue.length) {
+      const next: string[] = [];
+      for (const relDir of queue) {
+        let list: Dirent[];
+        try {
+          list = (await readdir(relDir ? path.join(start, relDir) : start, { withFileTypes: true })).sort(byName);
+        } catch {
+          continue;
+        }
+        const fileEntries: Dirent[] = [];
+        for (const e of list) {
+          const rel = relDir ? `${relDir}/${e.name}` : e.name;
+          if (e.isDirectory()) {
+            if (e.name !== '.git' && e.name !== 'node_modules' && !skipThrough(path.join(start, rel), root)) next.push(rel);
+          } else if (e.isFile() || e.isSymbolicLink()) fileEntries.push(e);
+        }
+        const sized = await Promise.all(
+          fileEntries.map(async (e) => {
+            const rel = relDir ? `${relDir}/${e.name}` : e.name;
+            const abs = path.join(start, rel);
+            if (e.isSymbolicLink()) {
+              const link = await linkInside(abs, inside);
+              if (!link.ok || link.isDir) return undefined;
+            }
+            const st = await stat(abs).catch(() => undefined);
+            return st ? { path: root.kind === 'workspace' ? rel : `${root.name}/${rel}`, size: st.size } : undefined;
+          }),
+        );
+        for (const s of sized) {
+          if (!s) continue;
+          if (files.length >= LIMITS.filesPerRoot) return { files, cut: true };
+          files.push(s);
+        }
+      }
+      queue = next;
+    }
+    return { files, cut: false };
+  }
+
+  /** Entries of one folder (a root allowed), sorted, folders flagged; mounts show up at the workspace root. */
+  async function listDir(virtual: string): Promise<{ path: string; entries: DirEntry[] }> {
+    const r = await fence.resolve(virtual, { allowRoot: true });
+    const st = await stat(r.real).catch(() => undefined);
+    if (!st) throw notFound(`folder "${virtual}" does not exist`);
+    if (!st.isDirectory()) throw badRequest(`"${r.virtual}" is a file; read it with read_file`);
+    const list = (await readdir(r.real, { withFileTypes: true })).sort(byName);
+    const entries: DirEntry[] = [];
+    for (const e of list) {
+      if (skipThrough(path.join(r.real, e.name), r.root)) continue; // the engine home inside a mount
+      if (e.isSymbolicLink()) {
+        const link = await linkInside(path.join(r.real, e.name), inside);
+        if (!link.ok) continue; // a link leading outside is not shown: it could not be used anyway
+        entries.push({ name: e.name, dir: link.isDir });
+      } else entries.push({ name: e.name, dir: e.isDirectory() });
+    }
+    if (r.root.kind === 'workspace' && r.relative === '') {
+      for (const m of deps.mounts.list()) if (!entries.some((e) => e.name === m.name)) entries.push({ name: m.name, dir: true });
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }
+    return { path: r.virtual, entries };
+  }
+
+  /** Where a search starts: one path (file or folder), or every root. */
+  async function targets(virtual?: string): Promise<SearchTarget[]> {
+    if (virtual === undefined || virtual === '' || virtual === '.') {
+      const out: SearchTarget[] = [];
+      for (const root of fence.roots()) {
+        try {
+          await fence.resolve(root.kind === 'workspace' ? '' : root.name, { allowRoot: true });
+          out.push({ root, rel: '', isFile: false });
+        } catch {
+          // a mount that can no longer be reached is skipped, as the listing warns about it
+        }
+      }
+      return out;
+    }
+    const r = await fence.resolve(virtual, { allowRoot: true });
+    const st = await stat(r.real).catch(() => undefined);
+    if (!st) throw notFound(`"${virtual}" does not exist`);
+    return [{ root: r.root, rel: r.relative, isFile: !st.isDirectory() }];
+  }
+
+  async function grep(args: {
+    pattern: string;
+    path?: string;
+    include?: string;
+    exclude?: string;
+    ignoreCase?: boolean;
+    literal?: boolean;
+    maxRows: number;
+    signal?: AbortSignal;
+  }) {
+    return searchText({
+      pattern: args.pattern,
+      literal: args.literal === true,
+      ignoreCase: args.ignoreCase === true,
+      include: splitGlobs(args.include),
+      exclude: splitGlobs(args.exclude),
+      targets: await targets(args.path),
+      maxRows: args.maxRows,
+      exact: true,
+      rg,
+      signal: args.signal,
+      skip: skipThrough,
+    });
+  }
+
+  /** Sorted virtual paths matching `pattern`, stopping after `maxRows`. */
+  async function glob(args: { pattern: string; path?: string; maxRows: number; signal?: AbortSignal }) {
+    const isMatch = picomatch(args.pattern, { dot: true });
+    const named = args.pattern.split('/');
+    const mayEnter = (name: string) =>
+      !(SKIPPED_DIRS.has(name) || name.startsWith('.')) || named.some((seg) => seg === name || (seg.includes('.') && picomatch.isMatch(name, seg, { dot: true })));
+    // The pattern's literal leading folders ("src/lib" of "src/lib/**/*.ts") prune the walk.
+    const staticBase = picomatch.scan(args.pattern).base;
+    const compatible = (dir: string) => !staticBase || dir === staticBase || staticBase.startsWith(dir + '/') || dir.startsWith(staticBase + '/');
+    const rows: string[] = [];
+    let complete = true;
+    for (const t of await targets(args.path)) {
+      if (t.isFile) throw badRequest(`glob needs a folder as "path"; "${args.path}" is a file`);
+      const base = t.rel ? path.join(t.root.path, t.rel) : t.root.path;
+      const prefix = t.root.kind === 'workspace' ? t.rel : t.rel ? `${t.root.name}/${t.rel}` : t.root.name;
+      await walkSorted(base, {
+        inside,
+        signal: args.signal,
+        enter: (rel, name, abs) => mayEnter(name) && (compatible(rel) || compatible(prefix ? `${prefix}/${rel}` : rel)) && !skipThrough(abs, t.root),
+        file: (rel) => {
+          const virtual = prefix ? `${prefix}/${rel}` : rel;
+          if (!isMatch(rel) && !isMatch(virtual)) return;
+          rows.push(virtual);
+          if (rows.length >= args.maxRows) {
+            complete = false;
+            return false;
+          }
+        },
+      });
+      if (!complete) break;
+    }
+    return { rows: rows.sort(comparePaths), complete };
+  }
+
+  /** GET /api/search: every root, literal unless regex, case-insensitive unless `caseSensitive`. */
+  async function search(q: unknown, opts: { caseSensitive: boolean; regex: boolean }) {
+    if (typeof q !== 'string' || q.length < LIMITS.searchQueryMinChars) {
+      throw badRequest(`?q= must be at least ${LIMITS.searchQueryMinChars} characters`);
+    }
+    const out = await searchText({
+      pattern: q,
+      literal: !opts.regex,
+      ignoreCase: !opts.caseSensitive,
+      targets: await targets(),
+      maxRows: LIMITS.searchResultsCap + 1,
+      exact: false,
+      rg,
+      skip: skipThrough,
+    });
+    return groupResults(out.rows, !out.complete);
+  }
+
+  async function addMount(body: { path?: unknown; name?: unknown }) {
+    const m = await deps.mounts.add(body ?? {});
+    await deps.onMountsChanged?.();
+    deps.emit('mounts.changed', { mounts: deps.mounts.list() });
+    return m;
+  }
+
+  async function removeMount(name: string) {
+    const m = await deps.mounts.remove(name);
+    await deps.onMountsChanged?.();
+    deps.emit('mounts.changed', { mounts: deps.mounts.list() });
+    return m;
+  }
+
+  return {
+    rg: () => rg,
+    isOwnWrite,
+    readText,
+    readBytes,
+    writeText,
+    writeBytes,
+    edit,
+    deleteEntry,
+    op,
+    tree,
+    listDir,
+    grep,
+    glob,
+    search,
+    mounts: () => deps.mounts.list(),
+    addMount,
+    removeMount,
+  };
+}
+
+function label(root: Root): string {
+  return root.kind === 'workspace' ? 'the workspace' : `mount "${root.name}"`;
+}
+
+/** "*.ts,*.md" is two globs; commas inside braces ("*.{ts,md}") belong to the glob. */
+export function splitGlobs(value: string | undefined): string[] {
+  if (!value) return [];
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of value) {
+    if (ch === '{') depth++;
+    if (ch === '}') depth = Math.max(0, depth - 1);
+    if (ch === ',' && depth === 0) {
+      if (current.trim()) out.push(current.trim());
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
+}
+
+function countOccurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+function platformOpener(): string | null {
+  const name = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  if (process.platform === 'win32') return name;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path.join(dir, name), constants.X_OK);
+      return path.join(dir, name);
+    } catch {
+      // keep looking
+    }
+  }
+  return null;
+}
+
+/** Rows -> `{results: [{path, matches: [{line, col, len, text}]}], truncated}` (col 1-based). */
+function groupResults(rows: LineMatch[], cut: boolean) {
+  const results: Array<{ path: string; matches: Array<{ line: number; col: number; len: number; text: string }> }> = [];
+  let count = 0;
+  let truncated = cut;
+  for (const row of rows) {
+    let group = results[results.length - 1];
+    if (!group || group.path !== row.path) {
+      group = { path: row.path, matches: [] };
+      results.push(group);
+    }
+    const text = row.text.length > LIMITS.searchLineChars ? row.text.slice(0, LIMITS.searchLineChars) + '…' : row.text;
+    for (const [start, end] of row.subs) {
+      if (count >= LIMITS.searchResultsCap) {
+        truncated = true;
+        break;
+      }
+      group.matches.push({ line: row.line, col: start + 1, len: end - start, text });
+      count++;
+    }
+    if (count >= LIMITS.searchResultsCap && truncated) break;
+  }
+  return { results: results.filter((r) => r.matches.length), truncated };
+}

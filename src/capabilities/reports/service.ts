@@ -1,0 +1,259 @@
+/**
+ * Spend and activity reports, derived from the run ledger (nothing stored of their own): a summary of
+ * tokens and cost by model, agent, workflow and source, run-level rows, and the rollups behind the
+ * `engine_activity` tool. Costs come from prices.ts, overridden by a provider entry's `prices`.
+ */
+import { badRequest } from '../../kernel/errors.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { RunRecord, RunStatus, Usage } from '../../kernel/runs.js';
+import type { ModelPrice, ProviderConfig } from '../config/types.js';
+import { BUILT_IN_PRICES, costOf, lookupPrice } from './prices.js';
+
+export interface ReportsDeps {
+  runs: { all(): RunRecord[] };
+  /** The configured providers (their `prices` override the built-in table). */
+  providers?: () => ProviderConfig[];
+}
+
+export interface RunRow {
+  runId: string;
+  source: string;
+  status: RunStatus;
+  startedAt: number;
+  endedAt: number | null;
+  durationMs: number | null;
+  workflowId: string | null;
+  agent: string | null;
+  model: string | null;
+  provider: string | null;
+  sessionId: string | null;
+  workItem: string | null;
+  parentRunId: string | null;
+  usage: Usage;
+  /** USD, or null when the model has no known price (or no model was used but tokens were). */
+  cost: number | null;
+}
+
+export interface Bucket {
+  key: string;
+  runs: number;
+  input: number;
+  output: number;
+  cached: number;
+  reasoning: number;
+  /** USD of the priced runs; null when none of the bucket's tokens could be priced. */
+  cost: number | null;
+  /** Tokens of runs whose model has no known price (counted here, never as zero cost). */
+  unpriced: { runs: number; input: number; output: number; cached: number; reasoning: number };
+  statuses: Partial<Record<RunStatus, number>>;
+}
+
+export const GROUP_BY = ['model', 'agent', 'workflow', 'day', 'source'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+export const RUN_STATUSES: readonly RunStatus[] = ['running', 'completed', 'failed', 'stopped', 'interrupted'];
+
+export interface RunFilter {
+  workflow?: string;
+  agent?: string;
+  model?: string;
+  status?: RunStatus;
+  source?: string;
+  workItem?: string;
+  from?: number;
+  to?: number;
+}
+
+const NONE = '(none)';
+/** A chat turn's "workflow" is `chat` (seed 001 §4.4 engine_activity). */
+const workflowOf = (r: RunRecord) => r.workflowId ?? (r.source === 'chat' ? 'chat' : NONE);
+const tokens = (u: Usage) => u.input + u.output + u.cached + u.reasoning;
+
+export type ReportsService = ReturnType<typeof createReportsService>;
+
+export function createReportsService(deps: ReportsDeps) {
+  function priceFor(r: RunRecord): ModelPrice | undefined {
+    if (!r.model) return undefined;
+    const providers = deps.providers?.() ?? [];
+    const own = providers.find((p) => p.name === r.provider)?.prices;
+    if (own) {
+      const p = lookupPrice(r.model, own);
+      if (p) return p;
+    }
+    for (const p of providers) {
+      if (!p.prices) continue;
+      const found = lookupPrice(r.model, p.prices);
+      if (found) return found;
+    }
+    return lookupPrice(r.model, BUILT_IN_PRICES);
+  }
+
+  function costFor(r: RunRecord): number | null {
+    if (tokens(r.usage) === 0) return 0;
+    const price = priceFor(r);
+    return price ? costOf(r.usage, price) : null;
+  }
+
+  function row(r: RunRecord): RunRow {
+    return {
+      runId: r.runId,
+      source: r.source,
+      status: r.status,
+      startedAt: r.startedAt,
+      endedAt: r.endedAt ?? null,
+      durationMs: r.endedAt ? r.endedAt - r.startedAt : null,
+      workflowId: r.workflowId ?? null,
+      agent: r.agent ?? null,
+      model: r.model ?? null,
+      provider: r.provider ?? null,
+      sessionId: r.sessionId ?? null,
+      workItem: r.workItem ?? null,
+      parentRunId: r.parentRunId ?? null,
+      usage: { ...r.usage },
+      cost: costFor(r),
+    };
+  }
+
+  function select(filter: RunFilter): RunRecord[] {
+    return deps.runs.all().filter(
+      (r) =>
+        (filter.from === undefined || r.startedAt >= filter.from) &&
+        (filter.to === undefined || r.startedAt <= filter.to) &&
+        (filter.status === undefined || r.status === filter.status) &&
+        (filter.source === undefined || r.source === filter.source) &&
+        (filter.agent === undefined || r.agent === filter.agent) &&
+        (filter.model === undefined || r.model === filter.model) &&
+        (filter.workItem === undefined || r.workItem === filter.workItem) &&
+        (filter.workflow === undefined || workflowOf(r) === filter.workflow),
+    );
+  }
+
+  function keyOf(r: RunRecord, by: GroupBy): string {
+    switch (by) {
+      case 'model':
+        return r.model ?? NONE;
+      case 'agent':
+        return r.agent ?? NONE;
+      case 'workflow':
+        return workflowOf(r);
+      case 'source':
+        return r.source;
+      case 'day':
+        return new Date(r.startedAt).toISOString().slice(0, 10);
+    }
+  }
+
+  function rollup(records: RunRecord[], by: GroupBy | 'total'): Bucket[] {
+    const buckets = new Map<string, Bucket>();
+    for (const r of records) {
+      const key = by === 'total' ? 'total' : keyOf(r, by);
+      let b = buckets.get(key);
+      if (!b) {
+        b = { key, runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: null, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} };
+        buckets.set(key, b);
+      }
+      b.runs++;
+      b.input += r.usage.input;
+      b.output += r.usage.output;
+      b.cached += r.usage.cached;
+      b.reasoning += r.usage.reasoning;
+      b.statuses[r.status] = (b.statuses[r.status] ?? 0) + 1;
+      const cost = costFor(r);
+      if (cost === null) {
+        b.unpriced.runs++;
+        b.unpriced.input += r.usage.input;
+        b.unpriced.output += r.usage.output;
+        b.unpriced.cached += r.usage.cached;
+        b.unpriced.reasoning += r.usage.reasoning;
+      } else {
+        b.cost = (b.cost ?? 0) + cost;
+      }
+    }
+    const out = [...buckets.values()];
+    for (const b of out) if (b.cost !== null) b.cost = Math.round(b.cost * 1e6) / 1e6;
+    return by === 'day' ? out.sort((a, b) => a.key.localeCompare(b.key)) : out.sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || b.input + b.output - (a.input + a.output));
+  }
+
+  /** GET /api/report */
+  function summary(filter: { from?: number; to?: number }) {
+    const records = select(filter);
+    const empty = rollup([], 'total');
+    const [totals] = records.length ? rollup(records, 'total') : empty;
+    return {
+      from: filter.from ?? null,
+      to: filter.to ?? null,
+      currency: 'USD',
+      totals: totals ?? { key: 'total', runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: null, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} },
+      byModel: rollup(records, 'model'),
+      byAgent: rollup(records, 'agent'),
+      byWorkflow: rollup(records, 'workflow'),
+      bySource: rollup(records, 'source'),
+    };
+  }
+
+  /** GET /api/report/runs: newest first. */
+  function runs(filter: RunFilter, page: { limit: number; offset: number }) {
+    const records = select(filter).sort((a, b) => b.startedAt - a.startedAt);
+    return { runs: records.slice(page.offset, page.offset + page.limit).map(row), total: records.length, limit: page.limit, offset: page.offset };
+  }
+
+  return { summary, runs, rollup, select, row, priceFor };
+}
+
+// --- query validation (shared by the routes and the tool) -------------------------------------
+
+const REPORT_PARAMS = ['from', 'to'];
+const RUNS_PARAMS = ['workflow', 'agent', 'model', 'status', 'source', 'workItem', 'from', 'to', 'limit', 'offset'];
+
+function epoch(name: string, v: unknown): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = typeof v === 'number' ? v : Number(v);
+  if (typeof v === 'string' && !/^\d+$/.test(v.trim())) throw badRequest(`${name} must be a time in epoch milliseconds (a whole number), e.g. ${Date.now()}`);
+  if (!Number.isInteger(n) || n < 0) throw badRequest(`${name} must be a time in epoch milliseconds (a whole number), e.g. ${Date.now()}`);
+  return n;
+}
+
+function text(name: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !v.trim()) throw badRequest(`${name} must be a non-empty string (given once)`);
+  return v.trim();
+}
+
+function unknownParams(query: Record<string, unknown>, allowed: string[]): void {
+  for (const key of Object.keys(query)) if (!allowed.includes(key)) throw badRequest(`unknown query parameter "${key}"; this route takes ${allowed.join(', ')}`);
+}
+
+function range(query: Record<string, unknown>): { from?: number; to?: number } {
+  const from = epoch('from', query.from);
+  const to = epoch('to', query.to);
+  if (from !== undefined && to !== undefined && from > to) throw badRequest('from is after to; give from <= to (epoch ms)');
+  return { from, to };
+}
+
+export function parseReportQuery(query: Record<string, unknown>): { from?: number; to?: number } {
+  unknownParams(query, REPORT_PARAMS);
+  return range(query);
+}
+
+export function parseRunsQuery(query: Record<string, unknown>): { filter: RunFilter; page: { limit: number; offset: number } } {
+  unknownParams(query, RUNS_PARAMS);
+  const status = text('status', query.status);
+  if (status !== undefined && !RUN_STATUSES.includes(status as RunStatus)) throw badRequest(`status must be one of ${RUN_STATUSES.join(', ')}`);
+  const limitRaw = query.limit === undefined ? undefined : Number(query.limit);
+  if (limitRaw !== undefined && (!Number.isInteger(limitRaw) || limitRaw < 1 || limitRaw > LIMITS.reportRunsLimitCap)) {
+    throw badRequest(`limit must be a whole number from 1 to ${LIMITS.reportRunsLimitCap}`);
+  }
+  const offsetRaw = query.offset === undefined ? 0 : Number(query.offset);
+  if (!Number.isInteger(offsetRaw) || offsetRaw < 0) throw badRequest('offset must be a whole number of at least 0');
+  return {
+    filter: {
+      ...range(query),
+      workflow: text('workflow', query.workflow),
+      agent: text('agent', query.agent),
+      model: text('model', query.model),
+      source: text('source', query.source),
+      workItem: text('workItem', query.workItem),
+      status: status as RunStatus | undefined,
+    },
+    page: { limit: limitRaw ?? LIMITS.reportRunsLimitDefault, offset: offsetRaw },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The hard command denylist (seed 001 §4.2 item 5), beneath policy: no rule, mode or answer lifts it.
+ * It reads the parsed segments (after unwrapping wrappers such as env, command, timeout, xargs and
+ * sudo) and the code handed over as strings (`sh -c`, `eval`, `find -exec`), and stays robust when
+ * the bash parse fails: the conservative lexer still splits the text, and a few text patterns catch
+ * what only makes sense as a whole (fork bombs, a download piped into a shell).
+ * The `command` workflow node uses the same function.
+ */
+import { describeSegment, INTERPRETERS, SHELLS, type CommandInfo } from './shell-command.js';
+import { parseShellSync, type ShellParse } from './shell-parse.js';
+
+const SUFFIX = 'It is on the engine\'s hard denylist, which no permission rule can lift; do not retry it or a variant of it. If it is truly needed, ask the user to run it themselves.';
+const MAX_DEPTH = 4;
+
+const RAW_DISK = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|disk\d|rdisk\d|mmcblk\d|dm-\d|md\d|mapper\/|loop\d|sr\d|nbd\d|zd\d)/;
+const SAFE_DEV = /^\/dev\/(null|zero|u?random|stdout|stderr|stdin|tty|fd\/\d+|pts\/\d+)$/;
+const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'httpie', 'xh', 'lwp-request', 'GET']);
+// Programs that write to, wipe or repartition a device named as an argument.
+const RAW_WRITERS = new Set(['tee', 'cp', 'shred', 'blkdiscard', 'badblocks', 'fdisk', 'sfdisk', 'gdisk', 'sgdisk', 'cfdisk', 'parted', 'hdparm', 'pv', 'ddrescue', 'dcfldd']);
+const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
+const ESCALATE = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0']);
+const MKFS = /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(_.+)?|wipefs)$/;
+const DOWNLOAD_IN_TEXT = /(\$\(|`|<\()\s*(curl|wget|fetch|aria2c)\b/;
+
+/** A sentence saying why `command` is refused outright, or undefined when the denylist has nothing against it. */
+export function hardDenied(command: string): string | undefined {
+  return deniedIn(parseShellSync(command), command, 0);
+}
+
+/** The same check over an existing parse (the shell policy parses once). */
+export function hardDeniedParsed(parse: ShellParse, command: string): string | undefined {
+  return deniedIn(parse, command, 0);
+}
+
+function deniedIn(parse: ShellParse, command: string, depth: number): string | undefined {
+  const infos = parse.segments.map(describeSegment);
+  for (const info of infos) {
+    const reason = segmentDenied(info);
+    if (reason) return `Refused: \`${clip(info.segment.text)}\` ${reason}. ${SUFFIX}`;
+  }
+  const pipe = pipedDownload(infos);
+  if (pipe) return `Refused: ${pipe}. ${SUFFIX}`;
+  for (const fn of parse.functions) {
+    const self = fn.calls.filter((c) => c.words[0]?.static && c.words[0].text === fn.name);
+    // Recursion alone is fine; a function starting itself in a pipe or in the background is a bomb.
+    if (self.some((c) => c.pipeline !== undefined) || (self.length > 0 && /(^|[^&])&([^&>]|$)/.test(fn.text))) {
+      return `Refused: \`${clip(fn.text)}\` is a fork bomb (a function that keeps starting copies of itself). ${SUFFIX}`;
+    }
+  }
+  if (parse.source === 'lexer') {
+    const text = textPatterns(command);
+    if (text) return `Refused: ${text}. ${SUFFIX}`;
+  }
+  if (depth < MAX_DEPTH) {
+    for (const info of infos) {
+      for (const code of info.inline) {
+        if (!code.trim()) continue;
+        const inner = deniedIn(parseShellSync(code), code, depth + 1);
+        if (inner) return inner;
+      }
+    }
+  }
+  return undefined;
+}
+
+function segmentDenied(info: CommandInfo): string | undefined {
+  const escalation = info.wrappers.find((w) => ESCALATE.has(w)) ?? (info.program && ESCALATE.has(info.program) ? info.program : undefined);
+  if (escalation) return `asks for elevated privileges (${escalation}); the engine never runs commands as another user`;
+  const program = info.program;
+  const texts = info.args.map((a) => a.text);
+
+  for (const r of info.segment.redirects) {
+    if (/^(>|>>|>\||&>|&>>|>&)$/.test(r.op) && RAW_DISK.test(r.target.text)) return `writes straight to the raw disk ${r.target.text}`;
+  }
+  if (!program) return undefined;
+
+  if (program === 'rm') {
+    const flags = untilDoubleDash(texts).filter((t) => t.startsWith('-'));
+    if (flags.some((t) => t === '--recursive' || t === '--no-preserve-root' || /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(t))) {
+      return 'is a recursive delete; delete specific files instead (delete_file, or rm without -r on named files)';
+    }
+  }
+  if (MKFS.test(program)) return `makes or wipes a filesystem (${program})`;
+  if (program === 'dd') {
+    const of = texts.find((t) => t.startsWith('of='));
+    if (of && of.slice(3).startsWith('/dev/') && !SAFE_DEV.test(of.slice(3))) return `copies raw data onto the device ${of.slice(3)}`;
+  }
+  if (RAW_WRITERS.has(program) && texts.some((t) => RAW_DISK.test(t))) {
+    return `writes straight to a raw disk (${program})`;
+  }
+  if (POWER.has(program)) return `shuts down or restarts the machine (${program})`;
+  if ((program === 'init' || program === 'telinit') && texts.some((t) => t === '0' || t === '6')) return `shuts down or restarts the machine (${program} ${texts[0]})`;
+  if ((program === 'systemctl' || program === 'loginctl') && texts.some((t) => /^(poweroff|reboot|halt|kexec|soft-reboot)$/.test(t))) {
+    return `shuts down or restarts the machine (${program})`;
+  }
+  if (program === 'chmod') {
+    const recursive = texts.some((t) => t === '--recursive' || /^-[a-zA-Z]*R[a-zA-Z]*$/.test(t));
+    const mode = texts.find((t) => !t.startsWith('-'));
+    if (recursive && mode !== undefined && zeroMode(mode)) return 'removes every permission recursively (chmod -R 000)';
+  }
+  if ((SHELLS.has(program) || program === 'source' || program === '.' || program === 'eval') && info.args.some((a) => DOWNLOAD_IN_TEXT.test(a.raw))) {
+    return 'runs a downloaded script as shell code';
+  }
+  return undefined;
+}
+
+/** `curl ... | sh`: a download earlier in a pipeline, a shell (or an interpreter reading stdin) later. */
+function pipedDownload(infos: CommandInfo[]): string | undefined {
+  const byPipe = new Map<number, CommandInfo[]>();
+  for (const info of infos) {
+    if (info.segment.pipeline === undefined) continue;
+    const list = byPipe.get(info.segment.pipeline) ?? [];
+    list.push(info);
+    byPipe.set(info.segment.pipeline, list);
+  }
+  for (const list of byPipe.values()) {
+    list.sort((a, b) => (a.segment.pipeIndex ?? 0) - (b.segment.pipeIndex ?? 0));
+    const first = list.findIndex((i) => i.program && DOWNLOADERS.has(i.program));
+    if (first < 0) continue;
+    for (const later of list.slice(first + 1)) {
+      const p = later.program ?? '';
+      const positional = later.args.some((a) => !a.text.startsWith('-'));
+      const inline = later.args.some((a) => /^-[A-Za-z]*[cem][A-Za-z]*$/.test(a.text));
+      if (SHELLS.has(p) && !later.args.some((a) => /^-[A-Za-z]*c/.test(a.text))) return `\`${clip(list[first].segment.text)} | ${p}\` pipes a download into a shell`;
+      if (INTERPRETERS.test(p) && !positional && !inline) return `\`${clip(list[first].segment.text)} | ${p}\` pipes a download into an interpreter`;
+    }
+  }
+  return undefined;
+}
+
+/** Whole-text patterns for when the parse failed. */
+function textPatterns(command: string): string | undefined {
+  if (/(?:^|[\s;&|])(?:function\s+)?([A-Za-z_:.][\w:.-]*)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1/.test(command) || /function\s+([\w:.-]+)\s*\{[^}]*\1\s*\|\s*\1/.test(command)) {
+    return 'the command contains a fork bomb';
+  }
+  if (/\b(curl|wget|fetch)\b[^;&\n]*\|\s*(sudo\s+)?(env\s+)?(\/\S*\/)?(ba|z|da|k|mk|fi|tc|c|y)?sh\b/.test(command)) return 'the command pipes a download into a shell';
+  if (/\b(ba|z|da|k)?sh\s+<\(\s*(curl|wget)\b/.test(command)) return 'the command runs a downloaded script as shell code';
+  return undefined;
+}
+
+function zeroMode(mode: string): boolean {
+  if (/^0+$/.test(mode)) return true;
+  // a-rwx, ugo-rwx, a=, =, u=,g=,o= and friends: every class loses everything.
+  const parts = mode.split(',');
+  const cleared = new Set<string>();
+  for (const part of parts) {
+    const m = /^([ugoa]*)([-=])([rwxXst]*)$/.exec(part);
+    if (!m) return false;
+    const who = m[1] === '' || m[1].includes('a') ? ['u', 'g', 'o'] : [...m[1]];
+    const perms = m[3];
+    const all = perms.includes('r') && perms.includes('w') && perms.includes('x');
+    if ((m[2] === '=' && perms === '') || (m[2] === '-' && all)) who.forEach((w) => cleared.add(w));
+    else return false;
+  }
+  return cleared.has('u') && cleared.has('g') && cleared.has('o');
+}
+
+function untilDoubleDash(texts: string[]): string[] {
+  const i = texts.indexOf('--');
+  return i < 0 ? texts : texts.slice(0, i);
+}
+
+function clip(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > 120 ? one.slice(0, 119) + '…' : one;
+}

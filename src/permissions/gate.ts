@@ -1,0 +1,248 @@
+/**
+ * The permission gate every tool call passes (seed 001 §5). The registry has already refused a
+ * `hardDeny`; the gate decides the rest, in this order:
+ *   deny rule on any key > forcePrompt (a fresh prompt; chat `allow` mode allows it) >
+ *   allow rules covering every key > session mode `allow` > the class default.
+ * Class defaults (seed table): attended, `code`/`delete`/`unknown` prompt and `other` is allowed;
+ * unattended, `code` takes the configured unattended default and everything else is allowed.
+ * A prompt is `permission.requested`, ended by `permission.resolved` (a person answered, or the chat
+ * mode moved to `allow`) or `permission.denied` (stopped, or denied without a person).
+ */
+import { notFound, badRequest } from '../kernel/errors.js';
+import type { Emit } from '../kernel/bus.js';
+import type { AnyTool, Decision, Gate, PermissionClass, PermissionRequest, ToolContext } from '../tools/types.js';
+import { broaderOf, decide, type RuleDecision, type RuleStore } from './rules.js';
+
+export type SessionMode = 'ask' | 'allow';
+
+export interface PendingPrompt {
+  runId?: string;
+  callId: string;
+  tool: string;
+  class: PermissionClass;
+  /** The narrow key offered first. */
+  key: string;
+  /** The broader key offered after (shell: the program key). */
+  broaderKey?: string;
+  /** Every key of the call that no allow rule covers yet (what `always` persists). */
+  keys: string[];
+  /** Masked text a person reads. */
+  display: string;
+  /** Why a fresh prompt was forced, when it was. */
+  reason?: string;
+  sessionId?: string;
+  agent?: string;
+  requestedAt: number;
+}
+
+export interface ResolveInput {
+  runId: string;
+  callId: string;
+  decision: RuleDecision;
+  scope?: 'once' | 'always';
+  /** Which offered key `always` persists: the narrow key (default) or the broader one. */
+  key?: string;
+}
+
+interface Waiter {
+  prompt: PendingPrompt;
+  emit: Emit;
+  answering: boolean;
+  settle(decision: Decision): void;
+}
+
+export interface PermissionGateOptions {
+  rules: RuleStore;
+  /** Masks secret-shaped text before it reaches a prompt or an event. */
+  mask?: (text: string) => string;
+}
+
+const waiterId = (runId: string | undefined, callId: string) => `${runId ?? ''}\u0000${callId}`;
+
+export class PermissionGate implements Gate {
+  private readonly waiters = new Map<string, Waiter>();
+  private modeLookup: (sessionId: string) => SessionMode | undefined = () => undefined;
+  private readonly rules: RuleStore;
+  private readonly mask: (text: string) => string;
+
+  constructor(options: PermissionGateOptions) {
+    this.rules = options.rules;
+    this.mask = options.mask ?? ((t) => t);
+  }
+
+  /** How the gate reads a chat session's permission mode; re-read on every call and on release. */
+  setModeLookup(fn: (sessionId: string) => SessionMode | undefined): void {
+    this.modeLookup = fn;
+  }
+
+  async check(tool: AnyTool, request: PermissionRequest, _args: Record<string, unknown>, ctx: ToolContext): Promise<Decision> {
+    const keys = request.keys?.length ? request.keys : [request.key];
+    if (ctx.signal.aborted) return this.denyWithoutPrompt(ctx, tool, request.key, stoppedReason(request.key));
+    const file = await this.rules.get();
+
+    for (const key of keys) {
+      if (decide(file.rules, key) === 'deny') {
+        return this.denyWithoutPrompt(ctx, tool, key, `Permission denied for ${key} by a saved rule; do not retry the same call. Choose another approach or ask the user to change the rule.`);
+      }
+    }
+    const mode = this.mode(ctx);
+    const unmatched = keys.filter((k) => decide(file.rules, k) !== 'allow');
+
+    if (request.forcePrompt) {
+      if (mode === 'allow') return { allow: true };
+      if (!ctx.attended) return this.unattended(ctx, tool, request.key, file.unattended);
+      return this.prompt(tool, request, unmatched, ctx);
+    }
+    if (unmatched.length === 0) return { allow: true };
+    if (mode === 'allow') return { allow: true };
+    if (request.class === 'other') return { allow: true };
+    if (!ctx.attended) {
+      return request.class === 'code' ? this.unattended(ctx, tool, unmatched[0], file.unattended) : { allow: true };
+    }
+    return this.prompt(tool, request, unmatched, ctx);
+  }
+
+  /** Answers a waiting prompt; `always` persists the rule(s) before the call is unblocked. */
+  async resolve(input: ResolveInput): Promise<void> {
+    const waiter = this.waiters.get(waiterId(input.runId || undefined, input.callId));
+    if (!waiter || waiter.answering) {
+      throw notFound(
+        `no permission prompt is waiting for call "${input.callId}" in run "${input.runId}"; it was answered already, stopped, or never asked. GET /api/permissions/pending lists the waiting prompts`,
+      );
+    }
+    const { prompt } = waiter;
+    const offered = [prompt.key, ...(prompt.broaderKey ? [prompt.broaderKey] : [])];
+    if (input.key !== undefined && !offered.includes(input.key)) {
+      throw badRequest(`key must be one of the offered keys: ${offered.map((k) => `"${k}"`).join(' or ')}`);
+    }
+    const scope = input.scope ?? 'once';
+    const chosen = input.key ?? prompt.key;
+    waiter.answering = true;
+    if (scope === 'always') {
+      try {
+        await this.rules.add(...this.rulesFor(prompt, chosen, input.decision));
+      } catch (err) {
+        waiter.answering = false;
+        throw err;
+      }
+    }
+    waiter.emit('permission.resolved', { callId: prompt.callId, tool: prompt.tool, decision: input.decision, scope, key: chosen });
+    waiter.settle(
+      input.decision === 'allow'
+        ? { allow: true }
+        : { allow: false, reason: `Permission denied for ${chosen} by the user; do not retry the same call. Ask the user what to do instead.` },
+    );
+  }
+
+  /** Re-reads the mode of a session's blocked prompts: `allow` releases them (seed 001 §5 rule 6). */
+  releaseSession(sessionId: string): void {
+    if (this.modeLookup(sessionId) !== 'allow') return;
+    for (const waiter of [...this.waiters.values()]) {
+      if (waiter.prompt.sessionId !== sessionId || waiter.answering) continue;
+      waiter.answering = true;
+      waiter.emit('permission.resolved', { callId: waiter.prompt.callId, tool: waiter.prompt.tool, decision: 'allow', scope: 'once', key: waiter.prompt.key, by: 'mode' });
+      waiter.settle({ allow: true });
+    }
+  }
+
+  /** Every prompt waiting on a person, oldest first. */
+  pending(): PendingPrompt[] {
+    return [...this.waiters.values()].filter((w) => !w.answering).map((w) => ({ ...w.prompt, keys: [...w.prompt.keys] }));
+  }
+
+  private mode(ctx: ToolContext): SessionMode | undefined {
+    if (!ctx.sessionId) return undefined;
+    try {
+      return this.modeLookup(ctx.sessionId);
+    } catch {
+      return undefined;
+    }
+  }
+
+  // `always` for the narrow key persists every unmatched key; for the broader key, each key's program key.
+  private rulesFor(prompt: PendingPrompt, chosen: string, decision: RuleDecision) {
+    const keys = prompt.keys.length ? prompt.keys : [prompt.key];
+    let chosenKeys: string[];
+    if (decision === 'deny') chosenKeys = [chosen];
+    else if (chosen === prompt.key) chosenKeys = keys;
+    else if (chosen === prompt.broaderKey) chosenKeys = keys.map((k) => broaderOf(k) ?? k);
+    else chosenKeys = [chosen];
+    return [...new Set(chosenKeys)].map((key) => ({ key, decision }));
+  }
+
+  private unattended(ctx: ToolContext, tool: AnyTool, key: string, fallback: RuleDecision): Decision {
+    if (fallback === 'allow') return { allow: true };
+    return this.denyWithoutPrompt(
+      ctx,
+      tool,
+      key,
+      `Permission denied for ${key}: nobody is watching this run and the unattended default is deny; do not retry the same call. A person can allow it with a rule at /api/permissions.`,
+    );
+  }
+
+  private denyWithoutPrompt(ctx: ToolContext, tool: AnyTool, key: string, reason: string): Decision {
+    ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key, reason: this.mask(reason) });
+    return { allow: false, reason };
+  }
+
+  private prompt(tool: AnyTool, request: PermissionRequest, unmatched: string[], ctx: ToolContext): Promise<Decision> {
+    const key = unmatched[0] ?? request.key;
+    const broaderKey = key === request.key ? request.broaderKey : broaderOf(key);
+    const prompt: PendingPrompt = {
+      runId: ctx.runId,
+      callId: ctx.callId,
+      tool: tool.name,
+      class: request.class,
+      key,
+      broaderKey: broaderKey && broaderKey !== key ? broaderKey : undefined,
+      keys: unmatched.length ? unmatched : [request.key],
+      display: this.mask(request.display ?? request.key),
+      reason: request.forcePrompt ? this.mask(request.forcePrompt) : undefined,
+      sessionId: ctx.sessionId,
+      agent: ctx.agent,
+      requestedAt: Date.now(),
+    };
+    const id = waiterId(ctx.runId, ctx.callId);
+    if (this.waiters.has(id)) {
+      return Promise.resolve({ allow: false, reason: `Call "${ctx.callId}" is already waiting for permission; use a new call id.` });
+    }
+    return new Promise<Decision>((resolve) => {
+      const onAbort = () => {
+        if (waiter.answering) return;
+        waiter.answering = true;
+        ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key, reason: 'stopped' });
+        waiter.settle({ allow: false, reason: stoppedReason(key) });
+      };
+      const waiter: Waiter = {
+        prompt,
+        emit: ctx.emit,
+        answering: false,
+        settle: (decision) => {
+          ctx.signal.removeEventListener('abort', onAbort);
+          this.waiters.delete(id);
+          resolve(decision);
+        },
+      };
+      this.waiters.set(id, waiter);
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      ctx.emit('permission.requested', {
+        callId: prompt.callId,
+        tool: prompt.tool,
+        class: prompt.class,
+        key: prompt.key,
+        broaderKey: prompt.broaderKey,
+        keys: prompt.keys.length > 1 ? prompt.keys : undefined,
+        display: prompt.display,
+        reason: prompt.reason,
+        sessionId: prompt.sessionId,
+        agent: prompt.agent,
+      });
+      // The mode may have moved to `allow` between the check above and this prompt.
+      if (ctx.sessionId && this.mode(ctx) === 'allow') this.releaseSession(ctx.sessionId);
+    });
+  }
+}
+
+function stoppedReason(key: string): string {
+  return `Permission for ${key} was not given: the run was stopped while the call waited (stopped).`;
+}

@@ -1,0 +1,108 @@
+/**
+ * Masks secret-shaped text before it reaches a prompt, an event or a log line (seed 001 §5 rule 5).
+ * Two layers: known values from the secret store (exact, longest first) and shapes (API keys,
+ * tokens, bearer headers, password assignments and flags, connection-string passwords).
+ * Masking errs on the side of hiding: a false positive costs a person a glance, a miss leaks a key.
+ */
+
+export const MASK = '***';
+
+/** Values shorter than this are never masked as "known": masking "ab" everywhere would garble text. */
+const MIN_KNOWN_LENGTH = 4;
+
+type Replacer = (match: string, ...groups: string[]) => string;
+
+// Prefix-preserving token shapes: the provider prefix stays visible so a person knows what was hidden.
+const TOKEN_SHAPES: Array<[RegExp, Replacer]> = [
+  // PEM private keys, whole block.
+  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g, () => `-----BEGIN PRIVATE KEY----- ${MASK}`],
+  // Anthropic, OpenAI (sk-, sk-proj-), Stripe live/test (sk_live_, rk_test_ ...).
+  [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, () => `sk-ant-${MASK}`],
+  [/\bsk-[A-Za-z0-9_-]{16,}/g, () => `sk-${MASK}`],
+  [/\b([sr]k_(?:live|test)_)[A-Za-z0-9]{8,}/g, (_m, p) => `${p}${MASK}`],
+  // GitHub classic and fine-grained tokens, GitLab, npm, Hugging Face, Google API keys.
+  [/\b(gh[pousr]_)[A-Za-z0-9]{16,}/g, (_m, p) => `${p}${MASK}`],
+  [/\bgithub_pat_[A-Za-z0-9_]{16,}/g, () => `github_pat_${MASK}`],
+  [/\bglpat-[A-Za-z0-9_-]{16,}/g, () => `glpat-${MASK}`],
+  [/\bnpm_[A-Za-z0-9]{30,}/g, () => `npm_${MASK}`],
+  [/\bhf_[A-Za-z0-9]{30,}/g, () => `hf_${MASK}`],
+  [/\bAIza[0-9A-Za-z_-]{30,}/g, () => `AIza${MASK}`],
+  // Slack tokens (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-).
+  [/\b(xox[a-z]-)[A-Za-z0-9-]{8,}/g, (_m, p) => `${p}${MASK}`],
+  // AWS access key ids.
+  [/\b((?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16})\b/g, () => `AKIA${MASK}`],
+  // JSON Web Tokens.
+  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, () => `eyJ${MASK}`],
+];
+
+// A secret value: JSON-escaped quotes (\"x\"), double or single quotes, or a bare word. Bare words
+// never swallow a backslash, so masking JSON text keeps it valid JSON.
+const VALUE = String.raw`\\"(?:[^"\\]|\\[^"])*?\\"|"[^"]*"|'[^']*'|[^\s'"\\,;&|)}]+`;
+const re = (source: string) => new RegExp(source, 'gi');
+
+// Contextual shapes: what is around the value says it is secret.
+const CONTEXT_SHAPES: Array<[RegExp, Replacer]> = [
+  // Authorization headers: everything after the colon up to a quote, a backslash or the end of the line.
+  [/\b((?:proxy-)?authorization\s*:\s*)[^\r\n"'`\\]+/gi, (_m, p) => `${p}${MASK}`],
+  // Bearer / Basic / token credentials outside a header line.
+  [/\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_m, s, w) => `${s}${w}${MASK}`],
+  // scheme://user:password@host (databases, brokers, git remotes).
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/\s@'"\\]*:)([^@\s'"/\\]+)(@)/gi, (_m, p, _v, at) => `${p}${MASK}${at}`],
+  // Flags: --password x, --password=x, --token x, --api-key=x, --client-secret x ...
+  [
+    re(String.raw`(--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-?key|apikey|auth|access-?key|credentials?)(?:-[a-z0-9]+)*)(=|\s+)(${VALUE})`),
+    (_m, flag, sep, value) => `${flag}${sep}${quoteLike(value)}`,
+  ],
+  // mysql / mariadb / mysqldump -p<password> (attached form); sshpass -p <password>.
+  [re(String.raw`\b((?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p)(${VALUE})`), (_m, p, value) => `${p}${quoteLike(value)}`],
+  [re(String.raw`\b(sshpass\s+-p\s*)(${VALUE})`), (_m, p, value) => `${p}${quoteLike(value)}`],
+  // Assignments: DB_PASSWORD=x, token: "x", "api_key": "x", secret = 'x', PGPASSWORD=x, and their JSON-escaped forms.
+  [
+    re(String.raw`\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_]*)(\\?["']?\s*[:=]\s*)(${VALUE})`),
+    (m, name, sep, value) => (isHarmlessAssignment(name, value) ? m : `${name}${sep}${quoteLike(value)}`),
+  ],
+];
+
+/** Counts and limits named like secrets (`max_tokens: 4096`, `tokens=12`) and already-masked values stay. */
+function isHarmlessAssignment(name: string, value: string): boolean {
+  const bare = value.replace(/^\\?["']|\\?["']$/g, '');
+  if (bare === MASK || bare === '' || /^(true|false|null|undefined)$/i.test(bare)) return true;
+  if (/tokens$|count$|limit$|^max|^min|_max$|_min$|length$|budget$/i.test(name)) return true;
+  return /^\d{1,5}$/.test(bare);
+}
+
+function quoteLike(value: string): string {
+  if (value.startsWith('\\"')) return `\\"${MASK}\\"`;
+  if (value.startsWith('"')) return `"${MASK}"`;
+  if (value.startsWith("'")) return `'${MASK}'`;
+  return MASK;
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Masks secret-shaped substrings of `text`, and every occurrence of the `known` secret values. */
+export function maskSecrets(text: string, known: readonly string[] = []): string {
+  if (!text) return text;
+  let out = text;
+  const values = known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).sort((a, b) => b.length - a.length);
+  if (values.length) out = out.replace(new RegExp(values.map(escapeRegExp).join('|'), 'g'), MASK);
+  for (const [re, fn] of TOKEN_SHAPES) out = out.replace(re, fn as (substring: string, ...args: unknown[]) => string);
+  for (const [re, fn] of CONTEXT_SHAPES) out = out.replace(re, fn as (substring: string, ...args: unknown[]) => string);
+  return out;
+}
+
+/**
+ * A masker holding the secret store's current values, so sync callers (the registry, log lines)
+ * can mask without awaiting the store. The engine refreshes it when secrets change.
+ */
+export class Masker {
+  private known: string[] = [];
+
+  setKnown(values: readonly string[]): void {
+    this.known = values.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH);
+  }
+
+  readonly mask = (text: string): string => maskSecrets(text, this.known);
+}

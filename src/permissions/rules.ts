@@ -1,0 +1,135 @@
+/**
+ * Permission rules `{key, decision}` and the unattended default, persisted in <home>/permissions.json
+ * newest first, so a later choice overrides an earlier one (seed 001 §5 rule 3).
+ *
+ * Matching: an exact key; a program-level shell key covers its subcommand keys
+ * (`run_shell(git:*)` covers `run_shell(git status:*)`); a bare tool name covers that tool's derived
+ * keys (`db_query` covers `db_query(main)`).
+ */
+import { badRequest, notFound } from '../kernel/errors.js';
+import { HOME_LAYOUT, type Home } from '../kernel/home.js';
+import { LIMITS } from '../kernel/limits.js';
+
+export type RuleDecision = 'allow' | 'deny';
+
+export interface PermissionRule {
+  key: string;
+  decision: RuleDecision;
+}
+
+export interface PermissionsFile {
+  rules: PermissionRule[];
+  unattended: RuleDecision;
+}
+
+// A tool name (MCP names included) optionally followed by a parenthesised derived part.
+const KEY_SHAPE = /^[A-Za-z0-9_.-]+(?:\(.+\))?$/s;
+
+/** Checks a rule key, throwing a sentence that says what a valid key looks like. */
+export function validateKey(key: unknown, field = 'key'): string {
+  if (typeof key !== 'string' || !key.trim()) {
+    throw badRequest(`${field} must be a non-empty string such as "run_shell(git status:*)", "run_shell(git:*)", "db_query(main)" or a tool name like "delete_file"`);
+  }
+  if (key.length > LIMITS.permissionKeyChars) throw badRequest(`${field} is longer than ${LIMITS.permissionKeyChars} characters; use a shorter key`);
+  if (/[\r\n]/.test(key)) throw badRequest(`${field} must be one line`);
+  if (key !== key.trim() || !KEY_SHAPE.test(key)) {
+    throw badRequest(`${field} "${key}" is not a rule key; write a tool name ("delete_file") or a derived key ("run_shell(git status:*)", "db_query(main)")`);
+  }
+  return key;
+}
+
+export function validateDecision(value: unknown, field = 'decision'): RuleDecision {
+  if (value !== 'allow' && value !== 'deny') throw badRequest(`${field} must be "allow" or "deny"`);
+  return value;
+}
+
+/** The program-level key of a shell-style key: `run_shell(git status:*)` -> `run_shell(git:*)`. */
+export function broaderOf(key: string): string | undefined {
+  const m = /^([^(]+)\(([^ ():]+) [^:]*:\*\)$/s.exec(key);
+  return m ? `${m[1]}(${m[2]}:*)` : undefined;
+}
+
+/** Does a rule written for `ruleKey` cover the call key `key`? */
+export function covers(ruleKey: string, key: string): boolean {
+  if (ruleKey === key) return true;
+  const open = ruleKey.indexOf('(');
+  if (open < 0) return key.startsWith(ruleKey + '(');
+  // `tool(prefix:*)` covers `tool(prefix:*)` and `tool(prefix <more>:*)`.
+  const pm = /^(.+)\((.+):\*\)$/s.exec(ruleKey);
+  const km = /^(.+)\((.+):\*\)$/s.exec(key);
+  if (!pm || !km || pm[1] !== km[1]) return false;
+  return km[2] === pm[2] || km[2].startsWith(pm[2] + ' ');
+}
+
+/** The decision of the newest rule covering `key`, if any. */
+export function decide(rules: readonly PermissionRule[], key: string): RuleDecision | undefined {
+  for (const rule of rules) if (covers(rule.key, key)) return rule.decision;
+  return undefined;
+}
+
+/** Loads lazily, caches, and writes atomically through the home's per-file queue. */
+export class RuleStore {
+  private state: PermissionsFile | undefined;
+  private loading: Promise<PermissionsFile> | undefined;
+
+  constructor(private readonly home: Home) {}
+
+  private file(): string {
+    return this.home.path(HOME_LAYOUT.permissions);
+  }
+
+  async get(): Promise<PermissionsFile> {
+    if (this.state) return this.state;
+    this.loading ??= this.load();
+    return this.loading;
+  }
+
+  private async load(): Promise<PermissionsFile> {
+    const raw = await this.home.readJson<Partial<PermissionsFile>>(this.file(), {});
+    const rules = Array.isArray(raw.rules)
+      ? raw.rules.filter((r): r is PermissionRule => !!r && typeof r.key === 'string' && (r.decision === 'allow' || r.decision === 'deny'))
+      : [];
+    this.state = { rules, unattended: raw.unattended === 'allow' ? 'allow' : 'deny' };
+    return this.state;
+  }
+
+  async rules(): Promise<PermissionRule[]> {
+    return (await this.get()).rules;
+  }
+
+  /** Adds rules newest first (the first given ends up first); an existing rule for the same key is replaced. */
+  async add(...rules: PermissionRule[]): Promise<void> {
+    await this.update((s) => {
+      const keys = new Set(rules.map((r) => r.key));
+      s.rules = [...rules.map((r) => ({ key: r.key, decision: r.decision })), ...s.rules.filter((r) => !keys.has(r.key))];
+      if (s.rules.length > LIMITS.permissionRules) s.rules.length = LIMITS.permissionRules;
+    });
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.update((s) => {
+      const before = s.rules.length;
+      s.rules = s.rules.filter((r) => r.key !== key);
+      if (s.rules.length === before) {
+        throw notFound(`no rule has the key "${key}"; GET /api/permissions lists the rules`);
+      }
+    });
+  }
+
+  async setUnattended(decision: RuleDecision): Promise<void> {
+    await this.update((s) => {
+      s.unattended = decision;
+    });
+  }
+
+  // Mutations run one at a time on a copy; the cache changes only after the write landed.
+  private async update(change: (s: PermissionsFile) => void): Promise<void> {
+    await this.home.serialize(this.file() + '#rules', async () => {
+      const current = await this.get();
+      const next: PermissionsFile = { rules: [...current.rules], unattended: current.unattended };
+      change(next);
+      await this.home.writeJson(this.file(), next);
+      this.state = next;
+    });
+  }
+}

@@ -1,0 +1,363 @@
+/**
+ * What one shell segment runs: the program after unwrapping assignments and plain wrappers, its
+ * subcommand, its rule keys, and the reasons it must be asked about afresh (seed 001 §5 rules 1-2).
+ * Shared by the shell policy (keys, forced prompts) and the denylist (what really runs).
+ */
+import type { ShellSegment, ShellWord } from './shell-parse.js';
+
+export interface CommandInfo {
+  segment: ShellSegment;
+  /** The program's basename (quotes and backslashes removed), or the raw text when it is not static. */
+  program?: string;
+  /** The words after the program. */
+  args: ShellWord[];
+  sub?: string;
+  /** `run_shell(<program> <sub>:*)` or `run_shell(<program>:*)`. */
+  key?: string;
+  /** `run_shell(<program>:*)` when `key` names a subcommand. */
+  broaderKey?: string;
+  /** Wrappers stripped on the way (env, timeout, sudo, xargs ...). */
+  wrappers: string[];
+  /** Every assignment that applies to the command (leading, `env X=`, export). */
+  assignments: Array<{ name: string; value: ShellWord | undefined }>;
+  /** Why this segment needs a fresh prompt even when a rule allows its key. */
+  force: string[];
+  /** Code handed over as strings (`sh -c`, `eval`, `find -exec`, `su -c` ...), for the denylist to read too. */
+  inline: string[];
+}
+
+export const TOOL = 'run_shell';
+const SUB_SHAPE = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+
+export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
+
+// Interpreters and the flags that hand them code as a string.
+const INLINE_FLAGS: Array<[RegExp, RegExp]> = [
+  [/^python[0-9.]*$|^pypy[0-9.]*$/, /^-[A-Za-z]*c[A-Za-z]*$/],
+  [/^(node|nodejs)$/, /^(-[A-Za-z]*[ep][A-Za-z]*|--eval|--print)(=.*)?$/],
+  [/^bun$/, /^(-e|-p|--eval|--print)(=.*)?$/],
+  [/^deno$/, /^(-e|--eval)$/],
+  [/^perl[0-9.]*$/, /^-[A-Za-z]*[eE][A-Za-z]*$/],
+  [/^ruby[0-9.]*$|^jruby$/, /^-[A-Za-z]*e[A-Za-z]*$/],
+  [/^php[0-9.]*$/, /^-[A-Za-z]*[rRBEF][A-Za-z]*$/],
+  [/^(lua|luajit)[0-9.]*$/, /^-e$/],
+  [/^(Rscript|R)$/, /^(-e|--expr)$/],
+  [/^osascript$/, /^-e$/],
+  [/^(pwsh|powershell)$/, /^-(c|command|e|ec|encodedcommand)$/i],
+  [/^(tclsh|wish)$/, /^-c$/],
+];
+export const INTERPRETERS = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|bun|deno|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*|luajit|Rscript|osascript|pwsh|powershell|tclsh)$/;
+
+// Assignments that change what a later program is or what it loads.
+const DANGEROUS_VARS = new Set([
+  'PATH',
+  'LD_PRELOAD',
+  'LD_LIBRARY_PATH',
+  'LD_AUDIT',
+  'NODE_OPTIONS',
+  'NODE_PATH',
+  'BASH_ENV',
+  'ENV',
+  'PROMPT_COMMAND',
+  'IFS',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'PS4',
+  'PYTHONPATH',
+  'PYTHONSTARTUP',
+  'PYTHONHOME',
+  'PERL5OPT',
+  'PERL5LIB',
+  'PERLLIB',
+  'RUBYOPT',
+  'RUBYLIB',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'GIT_EXEC_PATH',
+  'GIT_CONFIG_PARAMETERS',
+  'GCONV_PATH',
+  'JAVA_TOOL_OPTIONS',
+  '_JAVA_OPTIONS',
+]);
+export const isDangerousVar = (name: string) => DANGEROUS_VARS.has(name) || name.startsWith('DYLD_') || name.startsWith('LD_');
+
+// Options of known programs that take a value as the next word (so the value is never the subcommand).
+const VALUED_OPTIONS: Record<string, string[]> = {
+  git: ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--exec-path'],
+  docker: ['--context', '-c', '--host', '-H', '--config', '--log-level', '-l', '--tlscacert', '--tlscert', '--tlskey'],
+  podman: ['--connection', '-c', '--url', '--root', '--runroot', '--log-level'],
+  npm: ['--prefix', '-C', '--workspace', '-w', '--cache', '--userconfig', '--registry', '--loglevel'],
+  pnpm: ['--dir', '-C', '--filter', '-F', '--workspace-dir', '--loglevel'],
+  yarn: ['--cwd'],
+  npx: ['-p', '--package'],
+  kubectl: ['-n', '--namespace', '--context', '--kubeconfig', '--cluster', '--user', '-s', '--server', '--token', '--as', '-v'],
+  helm: ['-n', '--namespace', '--kube-context', '--kubeconfig'],
+  cargo: ['--manifest-path', '--config', '-Z', '--color'],
+  make: ['-C', '-f', '--file', '--directory', '-j', '-l', '-o', '-W'],
+  gmake: ['-C', '-f', '--file', '--directory', '-j', '-l', '-o', '-W'],
+  go: ['-C'],
+  gh: ['-R', '--repo'],
+  systemctl: ['-H', '--host', '-M', '--machine'],
+  aws: ['--profile', '--region', '--output', '--endpoint-url'],
+  gcloud: ['--project', '--account', '--configuration'],
+  az: ['--subscription'],
+  node: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
+  python: ['-W', '-X'],
+  python3: ['-W', '-X'],
+  java: ['-cp', '-classpath', '--class-path'],
+  terraform: [],
+  uv: ['--directory', '--project', '--python', '-p'],
+  poetry: ['-C', '--directory'],
+  dotnet: [],
+  bundle: ['--gemfile'],
+};
+
+// Programs whose first positional word is an operand (file, pattern, host, text), never a subcommand.
+const NO_SUBCOMMAND = new Set(
+  (
+    'echo printf cat tac ls ll la dir head tail less more wc grep egrep fgrep rg ag ack sed awk gawk mawk sort uniq cut tr tee touch mkdir rmdir rm cp mv ln ' +
+    'chmod chown chgrp stat file find fd fdfind which whereis type pwd cd pushd popd true false sleep date whoami id uname hostname printenv diff cmp ' +
+    'basename dirname realpath readlink du df ps kill killall pkill pgrep top htop free uptime test [ xxd od hexdump base64 md5sum sha1sum sha256sum shasum ' +
+    'jq yq tar zip unzip gzip gunzip bzip2 xz zstd curl wget ping ssh scp rsync open xdg-open code vim vi nano nvim emacs man tree exit return set shift ' +
+    'read wait alias unalias history clear column nl paste join split fold rev seq yes expr bc let local export declare readonly typeset unset source . ' +
+    'eval exec trap sh bash zsh dash ksh fish python python3 node perl ruby php deno lua tsc tsx ts-node strings nproc tput stty umask ulimit getconf ' +
+    'mktemp install patch sha512sum cksum iconv envsubst watch nc netcat telnet dig nslookup host whois traceroute lsof say notify-send'
+  ).split(' '),
+);
+
+const GIT_CONFIG_RUNS_CODE = /^(alias\.|core\.(sshcommand|pager|editor|hookspath|fsmonitor|askpass|gitproxy)|.*\.(command|cmd|textconv|helper|driver|clean|smudge|process)$|diff\.external|sequence\.editor|gpg\.program|credential\.)/i;
+
+/** `/usr/bin/git` -> `git`, `\rm` -> `rm` (static words arrive unquoted and unescaped). */
+export function basename(text: string): string {
+  const clean = text.replace(/\\/g, '');
+  const slash = clean.lastIndexOf('/');
+  return slash >= 0 && slash < clean.length - 1 ? clean.slice(slash + 1) : clean;
+}
+
+/** Strips assignments and plain wrappers, then reads the program, its subcommand and its forced-prompt reasons. */
+export function describeSegment(segment: ShellSegment): CommandInfo {
+  const info: CommandInfo = { segment, args: [], wrappers: [], assignments: [...segment.assignments], force: [], inline: [] };
+  const words = segment.words;
+  let i = 0;
+
+  const skipFlags = (valued: string[] = []) => {
+    while (i < words.length) {
+      const t = words[i].text;
+      if (t === '--') {
+        i++;
+        return;
+      }
+      if (!t.startsWith('-') || t === '-') return;
+      i += valued.includes(t) ? 2 : 1;
+    }
+  };
+
+  while (i < words.length) {
+    const w = words[i];
+    if (!w.static) {
+      info.program = w.raw;
+      info.force.push(`the program name ${w.raw} is only known when the shell runs it`);
+      info.args = words.slice(i + 1);
+      break;
+    }
+    const name = basename(w.text);
+    // The grammar reads `time { ls; }` as words; braces and `!` are syntax, the command follows them.
+    if ((name === '{' || name === '}' || name === '!') && !w.quoted) {
+      i++;
+      continue;
+    }
+    if (name === 'env' && segment.kind === 'command') {
+      info.wrappers.push('env');
+      i++;
+      let done = false;
+      while (i < words.length && !done) {
+        const t = words[i].text;
+        if (t === '--') {
+          i++;
+          done = true;
+        } else if (/^(-S|--split-string)/.test(t)) {
+          info.force.push('env -S splits a string into a command');
+          info.inline.push(words.slice(i + 1).map((x) => x.text).join(' ') || t.replace(/^(-S|--split-string=?)/, ''));
+          i = words.length;
+        } else if (t === '-u' || t === '--unset' || t === '-C' || t === '--chdir') i += 2;
+        else if (t.startsWith('-')) i++;
+        else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+          const eq = t.indexOf('=');
+          info.assignments.push({ name: t.slice(0, eq), value: { ...words[i], text: t.slice(eq + 1) } });
+          i++;
+        } else done = true;
+      }
+      continue;
+    }
+    if (name === 'command' || name === 'builtin') {
+      const next = words[i + 1]?.text;
+      if (name === 'command' && (next === '-v' || next === '-V')) {
+        info.program = name;
+        info.args = words.slice(i + 1);
+        break;
+      }
+      info.wrappers.push(name);
+      i++;
+      skipFlags();
+      continue;
+    }
+    if (name === 'nohup' || name === 'time' || name === 'exec' || name === 'setsid') {
+      info.wrappers.push(name);
+      i++;
+      skipFlags(name === 'exec' ? ['-a'] : name === 'time' ? ['-f', '-o', '--format', '--output'] : []);
+      continue;
+    }
+    if (name === 'nice' || name === 'ionice') {
+      info.wrappers.push(name);
+      i++;
+      skipFlags(['-n', '--adjustment', '-c', '--class', '-p']);
+      continue;
+    }
+    if (name === 'timeout') {
+      info.wrappers.push(name);
+      i++;
+      skipFlags(['-s', '--signal', '-k', '--kill-after']);
+      if (i < words.length && /^[0-9.]+[smhd]?$/.test(words[i].text)) i++;
+      continue;
+    }
+    if (name === 'stdbuf') {
+      info.wrappers.push(name);
+      i++;
+      skipFlags(['-o', '-e', '-i']);
+      continue;
+    }
+    if (name === 'sudo' || name === 'doas' || name === 'pkexec' || name === 'run0') {
+      info.wrappers.push(name);
+      i++;
+      skipFlags(['-u', '-g', '-h', '-p', '-C', '-D', '-r', '-t', '-T', '-U', '--user', '--group', '--host', '--prompt', '--chdir']);
+      continue;
+    }
+    if (name === 'xargs' || name === 'parallel') {
+      info.wrappers.push(name);
+      info.force.push(`${name} runs commands built from its input`);
+      i++;
+      skipFlags(['-I', '-i', '-n', '-P', '-L', '-l', '-d', '-E', '-e', '-s', '-a', '--arg-file', '--delimiter', '--max-args', '--max-procs', '--replace', '-j', '--jobs', '-S']);
+      continue;
+    }
+    if (name === 'busybox' && i + 1 < words.length) {
+      info.wrappers.push(name);
+      i++;
+      continue;
+    }
+    info.program = name;
+    info.args = words.slice(i + 1);
+    break;
+  }
+
+  for (const a of info.assignments) {
+    if (isDangerousVar(a.name)) info.force.push(`the command sets ${a.name}, which changes what programs run or load`);
+  }
+  if (info.program !== undefined && words.length) inspectProgram(info);
+  keysOf(info);
+  return info;
+}
+
+function inspectProgram(info: CommandInfo): void {
+  const program = info.program!;
+  const args = info.args;
+  const texts = args.map((a) => a.text);
+  const seg = info.segment;
+
+  if (program === 'eval') {
+    info.force.push('eval runs a string as shell code');
+    info.inline.push(texts.join(' '));
+  } else if (program === 'source' || program === '.') {
+    info.force.push(`${program} runs a file as shell code inside this shell`);
+  } else if (program === 'trap' && args.length > 1) {
+    info.force.push('trap runs a string as shell code later');
+    info.inline.push(texts[0]);
+  } else if (program === 'watch') {
+    info.force.push('watch runs its arguments as a shell command');
+    info.inline.push(texts.filter((t, k) => !t.startsWith('-') && !/^-[nd]$/.test(texts[k - 1] ?? '')).join(' '));
+  } else if (program === 'su') {
+    const c = texts.findIndex((t) => t === '-c' || t === '--command');
+    if (c >= 0 && texts[c + 1] !== undefined) info.inline.push(texts[c + 1]);
+  }
+
+  if (SHELLS.has(program)) {
+    const c = texts.findIndex((t) => /^-[A-Za-z]*c[A-Za-z]*$/.test(t) || t === '--command');
+    if (c >= 0) {
+      info.force.push(`${program} -c runs a string as shell code`);
+      const code = args.slice(c + 1).find((a) => !a.text.startsWith('-'));
+      if (code) info.inline.push(code.text);
+    } else if (!texts.some((t) => !t.startsWith('-')) && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+      info.force.push(`${program} reads shell code from standard input`);
+    } else if (texts.includes('-s') && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+      info.force.push(`${program} -s reads shell code from standard input`);
+    }
+  }
+
+  for (const [programRe, flagRe] of INLINE_FLAGS) {
+    if (!programRe.test(program)) continue;
+    if (texts.some((t) => flagRe.test(t)) || (program === 'deno' && texts[0] === 'eval')) {
+      info.force.push(`${program} runs code given on the command line`);
+    }
+  }
+  if (INTERPRETERS.test(program) && !texts.some((t) => !t.startsWith('-')) && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+    info.force.push(`${program} reads code from standard input`);
+  }
+
+  if (program === 'find') {
+    const action = texts.find((t) => /^-(exec|execdir|ok|okdir|delete)$/.test(t));
+    if (action) {
+      info.force.push(`find ${action} ${action === '-delete' ? 'deletes what it finds' : 'runs a command on what it finds'}`);
+      for (let k = 0; k < texts.length; k++) {
+        if (/^-(exec|execdir|ok|okdir)$/.test(texts[k])) {
+          const end = texts.findIndex((t, m) => m > k && (t === ';' || t === '+'));
+          info.inline.push(texts.slice(k + 1, end < 0 ? undefined : end).filter((t) => t !== '{}').join(' '));
+        }
+      }
+    }
+  }
+  if ((program === 'fd' || program === 'fdfind') && texts.some((t) => /^(-x|-X|--exec|--exec-batch)$/.test(t))) {
+    info.force.push(`${program} --exec runs a command on what it finds`);
+  }
+
+  if (program === 'git') {
+    for (let k = 0; k < texts.length - 1; k++) {
+      if (texts[k] === '-c' && GIT_CONFIG_RUNS_CODE.test(texts[k + 1])) {
+        info.force.push(`git -c ${texts[k + 1].split('=')[0]} can run arbitrary commands`);
+        // `alias.x=!cmd` and command-valued settings hand a shell command over as a string.
+        const value = texts[k + 1].slice(texts[k + 1].indexOf('=') + 1);
+        if (texts[k + 1].includes('=')) info.inline.push(value.replace(/^!/, ''));
+      }
+    }
+  }
+}
+
+function keysOf(info: CommandInfo): void {
+  const program = info.program;
+  if (program === undefined) {
+    const first = info.assignments[0];
+    if (first) info.key = `${TOOL}(${first.name}=:*)`;
+    return;
+  }
+  info.sub = NO_SUBCOMMAND.has(program) || !info.segment.words[0]?.static ? undefined : subcommandOf(program, info.args);
+  const broad = `${TOOL}(${program}:*)`;
+  if (info.sub) {
+    info.key = `${TOOL}(${program} ${info.sub}:*)`;
+    info.broaderKey = broad;
+  } else info.key = broad;
+}
+
+function subcommandOf(program: string, args: ShellWord[]): string | undefined {
+  const valued = VALUED_OPTIONS[program] ?? [];
+  for (let k = 0; k < args.length; k++) {
+    const a = args[k];
+    if (!a.static || a.quoted) continue;
+    const t = a.text;
+    if (t === '--') continue;
+    if (t.startsWith('-')) {
+      if (valued.includes(t)) k++;
+      continue;
+    }
+    if (t.includes('/') || t.startsWith('.') || t.startsWith('~') || t.includes('=')) continue;
+    return SUB_SHAPE.test(t) ? t : undefined;
+  }
+  return undefined;
+}

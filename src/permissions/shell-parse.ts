@@ -1,0 +1,496 @@
+/**
+ * Splits a shell command into segments with a real bash parser (web-tree-sitter + tree-sitter-bash,
+ * a pinned pair, loaded from the installed packages' wasm: no download). Fails closed: a parse
+ * error, an unknown node type, a timeout or an oversized command is reported in `failClosed`, and
+ * the segments then come from a small conservative lexer so keys and the denylist still work.
+ *
+ * A segment is one simple command: the parts of `;`, `&&`, `||`, `|`, `|&`, `&` and newlines,
+ * including inside brace groups, subshells, if/for/while/until/case bodies and function bodies.
+ * Commands inside `$( )`, backticks and `<( )` become segments too, marked `nested`.
+ */
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node } from 'web-tree-sitter';
+import { LIMITS } from '../kernel/limits.js';
+import { lexShell } from './shell-lex.js';
+
+export { lexShell };
+
+export interface ShellWord {
+  /** The word's value with quotes and backslashes removed (when static), else its source text. */
+  text: string;
+  /** Known before the shell runs: no expansion, substitution or brace expansion. */
+  static: boolean;
+  /** Written (partly) in quotes. */
+  quoted: boolean;
+  /** The source text. */
+  raw: string;
+}
+
+export interface ShellRedirect {
+  /** `>`, `>>`, `<`, `&>`, `>|`, `<<`, `<<<` ... */
+  op: string;
+  target: ShellWord;
+}
+
+export interface ShellSegment {
+  /** The segment's source text. */
+  text: string;
+  /** Leading `NAME=value` assignments (and the assignments of export/declare/local). */
+  assignments: Array<{ name: string; value: ShellWord | undefined }>;
+  /** The command words: program first. Empty for a bare assignment. */
+  words: ShellWord[];
+  redirects: ShellRedirect[];
+  /** Shared by the segments of one pipeline; `pipeIndex` is the position inside it. */
+  pipeline?: number;
+  pipeIndex?: number;
+  /** Inside a command or process substitution. */
+  nested?: boolean;
+  /** Reads a here-document or here-string on standard input. */
+  heredoc?: boolean;
+  /** `declaration` for export/declare/local/readonly/typeset; `test` for [[ ]]. */
+  kind: 'command' | 'declaration' | 'assignment' | 'test' | 'unset';
+}
+
+export interface FunctionDef {
+  name: string;
+  /** The programs its body runs, and whether any run in a pipeline or the background. */
+  calls: ShellSegment[];
+  text: string;
+}
+
+export interface ShellParse {
+  segments: ShellSegment[];
+  functions: FunctionDef[];
+  /** Structural reasons that force a prompt: substitutions, and anything that made the parse fail closed. */
+  notes: string[];
+  /** Set when the bash parse could not be trusted (error, unknown node, timeout, too long, parser unavailable). */
+  failClosed?: string;
+  /** Which reader produced the segments. */
+  source: 'tree-sitter' | 'lexer';
+}
+
+// --- the parser ---------------------------------------------------------------------------------
+
+let parser: Parser | undefined;
+let loading: Promise<Parser | undefined> | undefined;
+let loadError: string | undefined;
+
+/** Loads the bash grammar once; later calls return the same parser. Never throws. */
+export function ensureShellParser(): Promise<Parser | undefined> {
+  loading ??= (async () => {
+    try {
+      const require = createRequire(import.meta.url);
+      await Parser.init();
+      const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+      const p = new Parser();
+      p.setLanguage(language);
+      parser = p;
+      return p;
+    } catch (err) {
+      loadError = (err as Error).message;
+      return undefined;
+    }
+  })();
+  return loading;
+}
+
+/** The parser when it is loaded, for synchronous callers (the denylist). */
+export function shellParserReady(): boolean {
+  return parser !== undefined;
+}
+
+/** Parses `command` into segments, failing closed. */
+export async function parseShell(command: string): Promise<ShellParse> {
+  await ensureShellParser();
+  return parseShellSync(command);
+}
+
+/** The segments of `command` (for tests and the shell tool). */
+export async function splitShell(command: string): Promise<ShellSegment[]> {
+  return (await parseShell(command)).segments;
+}
+
+/** Parses with the tree when the parser is loaded, else with the lexer (and says so). */
+export function parseShellSync(command: string): ShellParse {
+  if (command.length > LIMITS.shellParseMaxChars) {
+    return { ...lexShell(command), failClosed: `the command is longer than ${LIMITS.shellParseMaxChars} characters` };
+  }
+  if (!parser) {
+    return { ...lexShell(command), failClosed: `the bash parser is not available${loadError ? ` (${loadError})` : ''}` };
+  }
+  const deadline = Date.now() + LIMITS.shellParseTimeoutMs;
+  let tree;
+  try {
+    parser.reset();
+    tree = parser.parse(command, null, {
+      // Returning true cancels the parse (the typings say void; the runtime honours the boolean).
+      progressCallback: (() => Date.now() > deadline) as unknown as (state: unknown) => void,
+    });
+  } catch {
+    tree = null;
+  }
+  if (!tree) return { ...lexShell(command), failClosed: 'parsing the command timed out' };
+  try {
+    const walker = new TreeWalker();
+    walker.statement(tree.rootNode, {});
+    const notes = walker.notes;
+    let failClosed: string | undefined;
+    if (tree.rootNode.hasError) failClosed = 'the command does not parse as bash (a syntax error or an unfinished quote)';
+    else if (walker.unknown.size) failClosed = `the command uses shell syntax the policy does not know (${[...walker.unknown].join(', ')})`;
+    if (failClosed) {
+      const lexed = lexShell(command);
+      return { segments: lexed.segments, functions: [...walker.functions, ...lexed.functions], notes: uniq([...notes, ...lexed.notes]), failClosed, source: 'lexer' };
+    }
+    return { segments: walker.segments, functions: walker.functions, notes: uniq(notes), source: 'tree-sitter' };
+  } finally {
+    tree.delete();
+  }
+}
+
+const uniq = <T>(xs: T[]) => [...new Set(xs)];
+
+// --- walking the tree ----------------------------------------------------------------------------
+
+interface Ctx {
+  pipeline?: number;
+  pipeIndex?: number;
+  nested?: boolean;
+  redirects?: ShellRedirect[];
+  heredoc?: boolean;
+}
+
+// Node types that only hold statements (or words we scan for substitutions).
+const CONTAINERS = new Set([
+  'program',
+  'list',
+  'compound_statement',
+  'subshell',
+  'do_group',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'case_item',
+  'negated_command',
+]);
+
+// Word-level and expression node types the grammar produces; anything else is unknown.
+const WORDISH = new Set([
+  'word',
+  'number',
+  'raw_string',
+  'string',
+  'string_content',
+  'ansi_c_string',
+  'translated_string',
+  'concatenation',
+  'simple_expansion',
+  'expansion',
+  'arithmetic_expansion',
+  'brace_expression',
+  'command_substitution',
+  'process_substitution',
+  'variable_name',
+  'special_variable_name',
+  'subscript',
+  'array',
+  'extglob_pattern',
+  'regex',
+  'test_operator',
+  'binary_expression',
+  'unary_expression',
+  'ternary_expression',
+  'postfix_expression',
+  'parenthesized_expression',
+  'command_name',
+  'file_descriptor',
+  'heredoc_start',
+  'heredoc_end',
+  'heredoc_body',
+  'heredoc_content',
+  'comment',
+  'variable_assignment',
+  'variable_assignments',
+  'file_redirect',
+  'heredoc_redirect',
+  'herestring_redirect',
+]);
+
+class TreeWalker {
+  readonly segments: ShellSegment[] = [];
+  readonly functions: FunctionDef[] = [];
+  readonly notes: string[] = [];
+  readonly unknown = new Set<string>();
+  private pipelines = 0;
+
+  statement(node: Node, ctx: Ctx): void {
+    if (node.isError || node.isMissing) return; // hasError on the root reports it
+    switch (node.type) {
+      case 'comment':
+        return;
+      case 'command':
+        return this.command(node, ctx);
+      case 'declaration_command':
+      case 'unset_command':
+        return this.declaration(node, ctx);
+      case 'test_command':
+        this.segments.push({ text: node.text, assignments: [], words: [word('test')], redirects: ctx.redirects ?? [], kind: 'test', ...pipe(ctx) });
+        for (const c of named(node)) this.scanWords(c, ctx);
+        return;
+      case 'variable_assignment':
+      case 'variable_assignments': {
+        const assignments = node.type === 'variable_assignment' ? [node] : node.namedChildren.filter((c): c is Node => c?.type === 'variable_assignment');
+        this.segments.push({ text: node.text, assignments: assignments.map(assignment), words: [], redirects: ctx.redirects ?? [], kind: 'assignment', ...pipe(ctx) });
+        for (const a of assignments) this.scanWords(a, ctx);
+        return;
+      }
+      case 'pipeline': {
+        const id = ctx.pipeline ?? ++this.pipelines;
+        let index = ctx.pipeline !== undefined ? (ctx.pipeIndex ?? 0) : 0;
+        for (const child of named(node)) {
+          if (child.type === 'comment') continue;
+          this.statement(child, { ...ctx, pipeline: id, pipeIndex: index++, redirects: undefined });
+        }
+        return;
+      }
+      case 'redirected_statement':
+        return this.redirected(node, ctx);
+      case 'function_definition':
+        return this.functionDef(node, ctx);
+      default:
+        if (CONTAINERS.has(node.type)) {
+          for (const child of named(node)) {
+            // Words in for-lists, case values and conditions are scanned for substitutions.
+            if (WORDISH.has(child.type) && child.type !== 'variable_assignment' && child.type !== 'variable_assignments') this.scanWords(child, ctx);
+            else this.statement(child, { ...ctx, pipeline: undefined, pipeIndex: undefined, redirects: undefined });
+          }
+          return;
+        }
+        if (WORDISH.has(node.type)) return this.scanWords(node, ctx);
+        this.unknown.add(node.type);
+    }
+  }
+
+  private redirected(node: Node, ctx: Ctx): void {
+    const redirects: ShellRedirect[] = [];
+    const continuations: Node[] = [];
+    let heredoc = false;
+    for (const r of node.childrenForFieldName('redirect').filter((c): c is Node => !!c)) {
+      if (r.type === 'heredoc_redirect') {
+        heredoc = true;
+        redirects.push({ op: '<<', target: word('') });
+        for (const c of named(r)) {
+          if (c.type === 'heredoc_body') this.scanWords(c, ctx);
+          else if (c.type !== 'heredoc_start' && c.type !== 'heredoc_end' && c.type !== 'heredoc_content' && !WORDISH.has(c.type)) continuations.push(c);
+          else if (c.type === 'file_redirect') redirects.push(fileRedirect(c, this, ctx));
+        }
+      } else if (r.type === 'herestring_redirect') {
+        heredoc = true;
+        this.scanWords(r, ctx);
+        redirects.push({ op: '<<<', target: wordOf(named(r)[0]) });
+      } else if (r.type === 'file_redirect') {
+        redirects.push(fileRedirect(r, this, ctx));
+      } else {
+        this.statement(r, ctx);
+      }
+    }
+    const body = node.childForFieldName('body');
+    // `cat <<EOF | bash`: the grammar hangs the rest of the pipeline off the here-document.
+    let pipeline = ctx.pipeline;
+    let pipeIndex = ctx.pipeIndex;
+    if (continuations.some((c) => c.type === 'pipeline') && pipeline === undefined) {
+      pipeline = ++this.pipelines;
+      pipeIndex = 0;
+    }
+    if (body) this.statement(body, { ...ctx, pipeline, pipeIndex, redirects: [...(ctx.redirects ?? []), ...redirects], heredoc: ctx.heredoc || heredoc });
+    // A bare redirect (`> file`) still writes: it is a segment with no words.
+    else this.segments.push({ text: node.text, assignments: [], words: [], redirects: [...(ctx.redirects ?? []), ...redirects], kind: 'command', ...pipe(ctx) });
+    for (const c of continuations) {
+      if (c.type === 'pipeline') this.statement(c, { ...ctx, pipeline, pipeIndex: (pipeIndex ?? 0) + 1, redirects: undefined });
+      else this.statement(c, { ...ctx, redirects: undefined });
+    }
+  }
+
+  private functionDef(node: Node, ctx: Ctx): void {
+    const name = node.childForFieldName('name')?.text ?? '';
+    const before = this.segments.length;
+    const body = node.childForFieldName('body');
+    if (body) this.statement(body, { ...ctx, pipeline: undefined, pipeIndex: undefined, redirects: undefined });
+    for (const r of node.childrenForFieldName('redirect')) if (r) this.statement(r, ctx);
+    this.functions.push({ name: unquote(name), calls: this.segments.slice(before), text: node.text });
+  }
+
+  private command(node: Node, ctx: Ctx): void {
+    const assignments: ShellSegment['assignments'] = [];
+    const words: ShellWord[] = [];
+    const redirects: ShellRedirect[] = [...(ctx.redirects ?? [])];
+    let heredoc = ctx.heredoc ?? false;
+    // Pushed first so the segment precedes the commands nested in its words.
+    const seg: ShellSegment = { text: node.text, assignments, words, redirects, kind: 'command', ...pipe(ctx) };
+    this.segments.push(seg);
+    for (const child of named(node)) {
+      switch (child.type) {
+        case 'variable_assignment':
+          this.scanWords(child, ctx);
+          assignments.push(assignment(child));
+          break;
+        case 'command_name':
+          this.scanWords(child, ctx);
+          words.push(wordOf(named(child)[0] ?? child));
+          break;
+        case 'file_redirect':
+          redirects.push(fileRedirect(child, this, ctx));
+          break;
+        case 'herestring_redirect':
+          heredoc = true;
+          this.scanWords(child, ctx);
+          redirects.push({ op: '<<<', target: wordOf(named(child)[0]) });
+          break;
+        case 'heredoc_redirect':
+          heredoc = true;
+          this.scanWords(child, ctx);
+          break;
+        case 'comment':
+          break;
+        default:
+          if (!WORDISH.has(child.type)) this.unknown.add(child.type);
+          this.scanWords(child, ctx);
+          words.push(wordOf(child));
+      }
+    }
+    if (heredoc) seg.heredoc = true;
+  }
+
+  private declaration(node: Node, ctx: Ctx): void {
+    const first = node.child(0);
+    const words: ShellWord[] = [word(first?.text ?? 'export')];
+    const assignments: ShellSegment['assignments'] = [];
+    this.segments.push({ text: node.text, assignments, words, redirects: ctx.redirects ?? [], kind: node.type === 'unset_command' ? 'unset' : 'declaration', ...pipe(ctx) });
+    for (const child of named(node)) {
+      this.scanWords(child, ctx);
+      if (child.type === 'variable_assignment') assignments.push(assignment(child));
+      else words.push(wordOf(child));
+    }
+  }
+
+  /** Finds substitutions (and unknown node types) inside words; substituted commands become nested segments. */
+  scanWords(node: Node, ctx: Ctx): void {
+    if (node.isError || node.isMissing) return;
+    if (node.type === 'command_substitution') {
+      this.notes.push(node.text.startsWith('`') ? 'the command runs a command substitution (backticks)' : 'the command runs a command substitution ($( ))');
+      for (const c of named(node)) this.statement(c, { nested: true });
+      return;
+    }
+    if (node.type === 'process_substitution') {
+      this.notes.push('the command runs a process substitution (<( ) or >( ))');
+      for (const c of named(node)) this.statement(c, { nested: true });
+      return;
+    }
+    if (!WORDISH.has(node.type) && !CONTAINERS.has(node.type)) this.unknown.add(node.type);
+    for (const c of named(node)) this.scanWords(c, ctx);
+  }
+}
+
+function pipe(ctx: Ctx): Pick<ShellSegment, 'pipeline' | 'pipeIndex' | 'nested'> {
+  const out: Pick<ShellSegment, 'pipeline' | 'pipeIndex' | 'nested'> = {};
+  if (ctx.pipeline !== undefined) {
+    out.pipeline = ctx.pipeline;
+    out.pipeIndex = ctx.pipeIndex ?? 0;
+  }
+  if (ctx.nested) out.nested = true;
+  return out;
+}
+
+function named(node: Node): Node[] {
+  return node.namedChildren.filter((c): c is Node => !!c);
+}
+
+function fileRedirect(node: Node, walker: TreeWalker, ctx: Ctx): ShellRedirect {
+  walker.scanWords(node, ctx);
+  const dest = node.childForFieldName('destination') ?? named(node).find((c) => c.type !== 'file_descriptor');
+  let op = '';
+  for (let i = 0; i < node.childCount; i++) {
+    const c = node.child(i);
+    if (c && !c.isNamed) op += c.type;
+  }
+  return { op: op || '>', target: dest ? wordOf(dest) : word('') };
+}
+
+function assignment(node: Node): { name: string; value: ShellWord | undefined } {
+  const name = node.childForFieldName('name')?.text ?? node.text.split('=')[0];
+  const value = node.childForFieldName('value');
+  return { name, value: value ? wordOf(value) : undefined };
+}
+
+function word(text: string): ShellWord {
+  return { text, static: true, quoted: false, raw: text };
+}
+
+/** The static value of a word node, or its source text marked non-static. */
+function wordOf(node: Node | undefined): ShellWord {
+  if (!node) return word('');
+  const r = staticText(node);
+  return r ? { text: r.text, static: true, quoted: r.quoted, raw: node.text } : { text: node.text, static: false, quoted: /["']/.test(node.text), raw: node.text };
+}
+
+function staticText(node: Node): { text: string; quoted: boolean } | undefined {
+  switch (node.type) {
+    case 'word':
+    case 'command_name':
+      if (node.type === 'command_name') {
+        const inner = named(node)[0];
+        return inner ? staticText(inner) : { text: unescape(node.text), quoted: false };
+      }
+      return { text: unescape(node.text), quoted: node.text.includes('\\') };
+    case 'number':
+    case 'extglob_pattern':
+    case 'regex':
+      return { text: node.text, quoted: false };
+    case 'raw_string':
+      return { text: node.text.slice(1, -1), quoted: true };
+    case 'ansi_c_string':
+      return { text: decodeAnsiC(node.text.slice(2, -1)), quoted: true };
+    case 'string':
+    case 'translated_string': {
+      let text = '';
+      for (const c of named(node)) {
+        if (c.type !== 'string_content') return undefined;
+        text += c.text.replace(/\\([$`"\\\n])/g, '$1');
+      }
+      return { text, quoted: true };
+    }
+    case 'concatenation': {
+      let text = '';
+      let quoted = false;
+      for (const c of named(node)) {
+        const r = staticText(c);
+        if (!r) return undefined;
+        text += r.text;
+        quoted ||= r.quoted;
+      }
+      return { text, quoted };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function unescape(text: string): string {
+  return text.replace(/\\(.)/gs, '$1');
+}
+
+function decodeAnsiC(s: string): string {
+  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' };
+  return s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_m, e: string) => {
+    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return map[e] ?? e;
+  });
+}
+
+function unquote(s: string): string {
+  return s.replace(/^(['"])(.*)\1$/s, '$2').replace(/\\(.)/g, '$1');
+}

@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { collectEvents } from '../support/events.js';
+import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
+
+let t: TestEngine;
+let userHome: string;
+before(async () => {
+  userHome = await tempDir('engine-userhome-');
+  t = await startTestEngine({ skillsUserHome: userHome });
+});
+after(async () => {
+  await t.close();
+  await rm(userHome, { recursive: true, force: true });
+});
+
+const call = (name: string, args: Record<string, unknown>, agent?: string) =>
+  t.engine.tools.call({ callId: `c-${Math.random()}`, name, args }, { signal: new AbortController().signal, emit: (k, p) => t.engine.bus.emit(k, p), attended: false, agent });
+
+test('skills: a folder dropped in by hand (Claude Code layout), the user tier read-only, CRUD on the workspace tier', async () => {
+  const wsSkill = path.join(t.home, 'workspace', '.claude', 'skills', 'pdf-forms');
+  await mkdir(wsSkill, { recursive: true });
+  await writeFile(path.join(wsSkill, 'SKILL.md'), '---\nname: pdf-forms\ndescription: Fill PDF forms\nallowed-tools: Read\n---\n\n# PDF forms\nUse the fill script.\n');
+  const userSkill = path.join(userHome, '.claude', 'skills', 'house-style');
+  await mkdir(userSkill, { recursive: true });
+  await writeFile(path.join(userSkill, 'SKILL.md'), '---\nname: house-style\ndescription: Our writing style\n---\nWrite plainly.\n');
+
+  const list = await t.api('GET', '/api/skills');
+  assert.equal(list.status, 200);
+  assert.equal(list.body.includeUserTier, true);
+  assert.deepEqual(
+    list.body.skills.map((s: { name: string; tier: string; included: boolean }) => [s.name, s.tier, s.included]),
+    [['pdf-forms', 'workspace', true], ['house-style', 'user', true]],
+  );
+  const one = await t.api('GET', '/api/skills/pdf-forms');
+  assert.deepEqual(one.body, { name: 'pdf-forms', description: 'Fill PDF forms', body: '# PDF forms\nUse the fill script.\n', tier: 'workspace' });
+
+  // Loaded by name through the tool: full instructions, no permission needed.
+  const loaded = await call('load_skill', { name: 'pdf-forms' });
+  assert.equal(loaded.isError, false, loaded.text);
+  assert.match(loaded.text, /# Skill: pdf-forms[\s\S]*Use the fill script\./);
+  assert.match((await call('load_skill', { name: 'house-style' })).text, /Write plainly/);
+
+  const refuse = await t.api('DELETE', '/api/skills/house-style');
+  assert.equal(refuse.status, 400);
+  assert.match(refuse.body.error, /user tier .* read-only here/);
+
+  const off = await t.api('PUT', '/api/skills-config', { includeUserTier: false });
+  assert.equal(off.status, 200);
+  assert.equal((await t.api('GET', '/api/skills')).body.includeUserTier, false);
+  assert.match((await call('load_skill', { name: 'house-style' })).text, /no skill "house-style"/);
+  assert.equal((await t.api('PUT', '/api/skills-config', { includeUserTier: 'no' })).status, 400);
+
+  const put = await t.api('PUT', '/api/skills/release-notes', { description: 'Write release notes', body: 'List the changes.' });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  const file = await readFile(path.join(t.home, 'workspace', '.claude', 'skills', 'release-notes', 'SKILL.md'), 'utf8');
+  assert.equal(file, '---\nname: release-notes\ndescription: Write release notes\n---\nList the changes.\n');
+  // Saving keeps frontmatter keys the engine does not own.
+  await t.api('PUT', '/api/skills/pdf-forms', { description: 'Fill PDF forms well', body: 'New body' });
+  assert.match(await readFile(path.join(wsSkill, 'SKILL.md'), 'utf8'), /allowed-tools: Read/);
+  assert.equal((await t.api('PUT', '/api/skills/bad%2Fname', { description: 'x', body: '' })).status, 400);
+  assert.match((await t.api('PUT', '/api/skills/x', { body: '' })).body.error, /description is required/);
+
+  assert.equal((await t.api('DELETE', '/api/skills/release-notes')).status, 200);
+  await assert.rejects(stat(path.join(t.home, 'workspace', '.claude', 'skills', 'release-notes')));
+  assert.equal((await t.api('GET', '/api/skills/release-notes')).status, 404);
+  await t.api('PUT', '/api/skills-config', { includeUserTier: true });
+});
+
+test('an agent prompt lists its skills and, with memory: true only, the memory block', async () => {
+  await t.api('PUT', '/api/agents/writer', { description: 'Writes', system: 'You write.', skills: ['house-style'], memory: true });
+  await t.api('PUT', '/api/agents/plain', { description: 'Plain', system: 'You help.', tools: ['set_plan'] });
+  const writer = await t.engine.agents.resolve('writer');
+  assert.match(writer.system, /^You write\.\n\n# Skills\n/);
+  assert.match(writer.system, /- house-style: Our writing style/);
+  assert.doesNotMatch(writer.system, /pdf-forms/);
+  assert.match(writer.system, /# Memory\n/);
+  const plain = await t.engine.agents.resolve('plain');
+  assert.equal(plain.system, 'You help.');
+  assert.deepEqual(plain.tools, ['set_plan']);
+  // load_skill refuses a skill outside the agent's skills:
+  assert.match((await call('load_skill', { name: 'pdf-forms' }, 'writer')).text, /not among this agent's skills \(house-style\)/);
+});
+
+test('memory routes: scopes, files, validation', async () => {
+  assert.equal((await t.api('PUT', '/api/memory/shared/team.md', { content: '# Team\n' })).status, 200);
+  assert.equal((await t.api('PUT', '/api/memory/writer/style.md', { content: 'short sentences\n' })).status, 200);
+  const scopes = await t.api('GET', '/api/memory');
+  const names = scopes.body.scopes.map((s: { scope: string }) => s.scope);
+  assert.equal(names[0], 'shared');
+  assert.ok(names.includes('writer'));
+  assert.deepEqual(scopes.body.scopes.find((s: { scope: string }) => s.scope === 'writer').files.map((f: { name: string }) => f.name), ['style.md']);
+  assert.deepEqual((await t.api('GET', '/api/memory/writer/style.md')).body, { content: 'short sentences\n' });
+  assert.match((await t.api('PUT', '/api/memory/shared/notes.txt', { content: 'x' })).body.error, /must end in \.md/);
+  assert.equal((await t.api('GET', `/api/memory/shared/${encodeURIComponent('../x.md')}`)).status, 400);
+  assert.equal((await t.api('GET', `/api/memory/${encodeURIComponent('a/b')}/x.md`)).status, 400);
+  assert.equal((await t.api('GET', '/api/memory/shared/missing.md')).status, 404);
+  assert.equal((await t.api('DELETE', '/api/memory/shared/team.md')).status, 200);
+  assert.equal((await t.api('GET', '/api/memory/shared/team.md')).status, 404);
+});
+
+test('memory tool: every command, file.written on writes, and the escapes it refuses', async () => {
+  const events = await collectEvents(t.url);
+  const ok = async (args: Record<string, unknown>, agent = 'writer') => {
+    const out = await call('memory', args, agent);
+    assert.equal(out.isError, false, `${JSON.stringify(args)} -> ${out.text}`);
+    return out.text;
+  };
+  assert.equal(await ok({ command: 'create', path: '/memories/memories/prefs.md', file_text: 'line one\nline two\n' }), 'created /memories/memories/prefs.md');
+  assert.equal(await readFile(path.join(t.home, 'memory', 'writer', 'prefs.md'), 'utf8'), 'line one\nline two\n');
+  await events.waitFor((e) => e.kind === 'file.written' && e.path === '/memories/memories/prefs.md' && e.scope === 'writer');
+  assert.equal(await ok({ command: 'str_replace', path: '/memories/memories/prefs.md', old_str: 'two', new_str: '2' }), 'edited /memories/memories/prefs.md');
+  await ok({ command: 'insert', path: '/memories/memories/prefs.md', insert_line: 0, insert_text: '# Prefs' });
+  assert.equal(await ok({ command: 'view', path: '/memories/memories/prefs.md' }), '     1\t# Prefs\n     2\tline one\n     3\tline 2\n     4\t');
+  assert.equal(await ok({ command: 'view', path: '/memories/memories/prefs.md', view_range: [2, 2] }), '     2\tline one');
+  await ok({ command: 'create', path: '/memories/shared/common.md', file_text: 'shared fact\n' });
+  assert.match(await ok({ command: 'view', path: '/memories' }), /memories\/\n    prefs\.md[\s\S]*shared\/\n    common\.md/);
+  await ok({ command: 'rename', old_path: '/memories/memories/prefs.md', new_path: '/memories/shared/prefs.md' });
+  assert.equal(await readFile(path.join(t.home, 'memory', 'shared', 'prefs.md'), 'utf8'), '# Prefs\nline one\nline 2\n');
+  await ok({ command: 'delete', path: '/memories/shared/prefs.md' });
+  await assert.rejects(stat(path.join(t.home, 'memory', 'shared', 'prefs.md')));
+  assert.ok(events.events.filter((e) => e.kind === 'file.written').length >= 6);
+
+  const refusals: Array<[Record<string, unknown>, RegExp, string?]> = [
+    [{ command: 'view', path: '/memories/../agents/writer.md' }, /tries to leave the memory folders/],
+    [{ command: 'create', path: '/memories/memories/../../x.md', file_text: 'x' }, /tries to leave/],
+    [{ command: 'create', path: '/etc/passwd.md', file_text: 'x' }, /outside \/memories/],
+    [{ command: 'create', path: 'memories/memories/x.md', file_text: 'x' }, /outside \/memories/],
+    [{ command: 'create', path: '/memories/other-agent/x.md', file_text: 'x' }, /does not exist; the folders are/],
+    [{ command: 'create', path: '/memories/memories/sub/x.md', file_text: 'x' }, /nested/],
+    [{ command: 'create', path: '/memories/memories/x.txt', file_text: 'x' }, /must end in \.md/],
+    [{ command: 'create', path: '/memories/memories/..\\x.md', file_text: 'x' }, /character/],
+    [{ command: 'create', path: '/memories/memories/%2e%2e.md', file_text: 'x' }, /character/],
+    [{ command: 'str_replace', path: '/memories/shared/common.md', old_str: 'nothere', new_str: 'x' }, /occurs 0 times/],
+    [{ command: 'rename', old_path: '/memories/shared/common.md', new_path: '/memories/shared/../../x.md' }, /tries to leave/],
+    [{ command: 'create', path: '/memories/memories/x.md', file_text: 'x' }, /runs as no agent/, ''],
+  ];
+  for (const [args, sentence, agent] of refusals) {
+    const out = await call('memory', args, agent === '' ? undefined : 'writer');
+    assert.equal(out.isError, true, `${JSON.stringify(args)} should be refused, got ${out.text}`);
+    assert.match(out.text, sentence);
+  }
+  // Nothing escaped into the home.
+  await assert.rejects(stat(path.join(t.home, 'x.md')));
+  await assert.rejects(stat(path.join(t.home, 'memory', 'x.md')));
+  events.close();
+});
+
+test('set_plan emits plan.update and engine_activity reads the ledger', async () => {
+  const events = await collectEvents(t.url);
+  const out = await call('set_plan', { steps: [{ text: 'read', status: 'done' }, { text: 'write', status: 'active' }] });
+  assert.equal(out.text, 'plan updated (2 steps)');
+  const ev = await events.waitFor('plan.update');
+  assert.equal((ev.steps as unknown[]).length, 2);
+  const bad = await call('set_plan', { steps: [{ text: 'x', status: 'later' }] });
+  assert.equal(bad.isError, true);
+
+  const run = t.engine.runs.start({ source: 'chat', agent: 'writer', model: 'gpt-4o-mini', sessionId: 's1' });
+  run.emit('token.usage', { input: 1000, output: 200, cached: 0, reasoning: 0 });
+  await run.finish('completed');
+  const recent = await call('engine_activity', {});
+  assert.match(recent.text, new RegExp(`${run.id} .* completed +chat \\(agent writer, model gpt-4o-mini\\)`));
+  const byModel = await call('engine_activity', { groupBy: 'model', workflow: 'chat' });
+  assert.match(byModel.text, /gpt-4o-mini: 1 run\(s\) \(1 completed\); in 1000 \/ out 200/);
+  assert.match((await call('engine_activity', { workflow: 'nope' })).text, /^no runs/);
+  events.close();
+});
