@@ -17,7 +17,12 @@ const servers = [
   { name: 'engine', fixture: 'engine-server.ts', rps: [] as number[] },
   { name: 'bare node:http', fixture: 'baseline-http.ts', rps: [] as number[] },
 ];
-const started = await Promise.all(servers.map((s) => startFixture(s.fixture)));
+// The baseline answers the engine's real status body (every registered tool name ...), so both
+// sides serialize the same JSON.
+const engineServer = await startFixture(servers[0].fixture);
+const body = await (await fetch(`http://127.0.0.1:${engineServer.port}/api/status`)).text();
+const started = [engineServer, await startFixture(servers[1].fixture, { STATUS_BODY: body })];
+console.log(`status body: ${body.length} bytes`);
 try {
   for (const s of started) await httpLoad({ port: s.port, path: '/api/status', connections: CONNECTIONS, seconds: WARMUP_S });
   for (let round = 0; round < ROUNDS; round++) {

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export async function startFixture(name: string): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
-  const child = fork(path.join(BENCH_DIR, 'fixtures', name), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+export async function startFixture(name: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
+  const child = fork(path.join(BENCH_DIR, 'fixtures', name), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, ...env } });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
