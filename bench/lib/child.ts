@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function startFixture(name: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number; stop(): Promise<void> }> {
-  const child = fork(path.join(BENCH_DIR, 'fixtures', name), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, ...env } });
+  const child = fork(path.join(BENCH_DIR, 'fixtures', name), [], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_PROF ? (process.env.BENCH_HEAP ? ['--heap-prof', '--heap-prof-dir=' + process.env.BENCH_PROF] : ['--cpu-prof', '--cpu-prof-dir=' + process.env.BENCH_PROF]) : [])], stdio: ['ignore', 'pipe', 'inherit', 'ipc'], env: { ...process.env, ...env } });
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
