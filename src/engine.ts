@@ -3,7 +3,6 @@
  * Capabilities never import each other; what one needs of another is passed in here.
  */
 import type { FastifyInstance } from 'fastify';
-import os from 'node:os';
 import path from 'node:path';
 import { chatRoutes } from './capabilities/chat/routes.js';
 import { createChatService, type ChatService } from './capabilities/chat/service.js';
@@ -24,6 +23,12 @@ import { fileTools } from './capabilities/files/tools.js';
 import { createFileWatcher } from './capabilities/files/watcher.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
+import { historyRoutes } from './capabilities/history/routes.js';
+import { createHistoryService, type HistoryService } from './capabilities/history/service.js';
+import { homeRoutes } from './capabilities/home/routes.js';
+import { createHomeService } from './capabilities/home/service.js';
+import { notificationsRoutes } from './capabilities/notifications/routes.js';
+import { createNotificationsService, type NotificationsService } from './capabilities/notifications/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { providerRoutes } from './capabilities/providers/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
@@ -95,6 +100,8 @@ export interface Engine {
   settings: SettingsServiceImpl;
   secrets: SecretStore;
   config: ConfigServiceImpl;
+  notifications: NotificationsService;
+  history: HistoryService;
   /** The permission gate (registry default), its rule store and the secret masker. */
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
@@ -105,7 +112,7 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-export const defaultHome = () => path.join(os.homedir(), '.engine');
+export { defaultHome } from './kernel/home.js';
 
 export async function startEngine(options: EngineOptions): Promise<Engine> {
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
@@ -115,9 +122,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   const bus = new Bus();
   const runs = new RunLedger(home, bus);
-  await runs.init();
   const tools = new ToolRegistry(bus);
-  const mobileToken = await loadMobileToken(home);
+  // Independent start-up reads run side by side (start-up time is measured in bench/startup).
+  const [, mobileToken] = await Promise.all([runs.init(), loadMobileToken(home)]);
 
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
@@ -126,13 +133,20 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sockets: SocketHandler[] = [eventsSocket(bus)];
 
   // --- capabilities ---------------------------------------------------------------------------
-  const settings = await createSettingsService({ home, bus, log });
+  const [settings, secrets, notifications] = await Promise.all([
+    createSettingsService({ home, bus, log }),
+    createSecretStore({ home, bus, log, backend: options.secretsBackend }),
+    createNotificationsService({ home, bus, log }),
+  ]);
   settingsRoutes(app, settings);
-  const secrets = await createSecretStore({ home, bus, log, backend: options.secretsBackend });
   secretsRoutes(app, secrets);
   const config = await createConfigService({ home, bus, secrets, log });
   closers.push(() => config.close());
   configRoutes(app, config);
+  notificationsRoutes(app, notifications);
+  const history = createHistoryService({ home, bus });
+  historyRoutes(app, history);
+  homeRoutes(app, createHomeService({ home, onRestart: options.onRestart }));
 
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
@@ -240,5 +254,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, notifications, history, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -5,8 +5,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { defaultHome, startEngine } from './engine.js';
 import { describeError } from './kernel/errors.js';
+import { defaultHome } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
 
 /** Exit codes between the engine process and its supervisor. */
@@ -36,7 +36,16 @@ function settingsFromEnv() {
 /** The engine process itself (forked by the supervisor). */
 async function runEngine(): Promise<void> {
   const { port, bind, home, secretsBackend } = settingsFromEnv();
-  let engine;
+  let stopping = false;
+  // Imported here, not at the top: the supervisor process never needs the engine's modules.
+  const { startEngine } = await import('./engine.js');
+  let engine: Awaited<ReturnType<typeof startEngine>> | undefined;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await engine?.close().catch(() => undefined);
+    process.exit(code);
+  };
   try {
     engine = await startEngine({
       home,
@@ -44,24 +53,31 @@ async function runEngine(): Promise<void> {
       bind,
       secretsBackend,
       onRestart: (next) => {
-        process.send?.({ type: 'home', home: next });
-        void stop(EXIT.restart);
+        // Exit only once the supervisor has the new home; otherwise it would restart the old one.
+        if (process.send) process.send({ type: 'home', home: next }, () => void stop(EXIT.restart));
+        else void stop(EXIT.restart);
       },
     });
   } catch (err) {
-    process.stderr.write(`engine: ${describeError(err)}\n`);
+    const e = err as NodeJS.ErrnoException;
+    const line =
+      e.code === 'EADDRINUSE'
+        ? `port ${port} on ${bind} is already in use; stop the other process or set ENGINE_PORT to a free port`
+        : e.code === 'EADDRNOTAVAIL'
+          ? `cannot bind to ${bind}; set ENGINE_BIND to an address of this machine`
+          : describeError(err);
+    process.stderr.write(`engine: ${line}\n`);
     process.exit(EXIT.config);
   }
-  const stop = async (code: number) => {
-    await engine.close().catch(() => undefined);
-    process.exit(code);
-  };
+  const running = engine;
   process.on('SIGTERM', () => void stop(0));
   process.on('SIGINT', () => void stop(0));
-  process.on('exit', () => engine.runs.flushSync());
-  say(`engine: serving ${engine.url}/api (home ${engine.home.root})`);
-  say(`engine: events at ${engine.url.replace('http', 'ws')}/events`);
-  say(`engine: phone pairing URL ${pairingUrl(engine.bind, engine.port, engine.mobileToken)}`);
+  // The supervisor is gone (killed hard): do not linger as an orphan holding the port.
+  process.on('disconnect', () => void stop(0));
+  process.on('exit', () => running.runs.flushSync());
+  say(`engine: serving ${running.url}/api (home ${running.home.root}, pid ${process.pid})`);
+  say(`engine: events at ${running.url.replace('http', 'ws')}/events`);
+  say(`engine: phone pairing URL ${pairingUrl(running.bind, running.port, running.mobileToken)}`);
 }
 
 function pairingUrl(bind: string, port: number, token: string): string {
@@ -83,6 +99,7 @@ function supervise(): void {
   const start = () => {
     const startedAt = Date.now();
     child = fork(fileURLToPath(import.meta.url), ['__engine'], { env: { ...process.env, ENGINE_HOME: home }, stdio: 'inherit' });
+    child.on('error', (err) => say(`engine: could not start the engine process: ${describeError(err)}`));
     child.on('message', (m: { type?: string; home?: string }) => {
       if (m?.type === 'home' && typeof m.home === 'string') home = m.home;
     });

@@ -91,6 +91,7 @@ export function isLoopback(address: string | undefined): boolean {
 function pathOf(url: string): string {
   const q = url.indexOf('?');
   let p = q === -1 ? url : url.slice(0, q);
+  if (!p.includes('%') && !p.includes('//')) return p; // the common case, on every request
   try {
     p = decodeURIComponent(p);
   } catch {

@@ -5,8 +5,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
+
+// Loaded on first use, not at engine start: start-up time is measured (bench/startup).
+let yamlModule: typeof import('yaml') | undefined;
+const YAML = () => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+
+/** ~/.engine, the home when ENGINE_HOME is not set. */
+export const defaultHome = () => path.join(os.homedir(), '.engine');
 import { EngineError } from './errors.js';
 
 /** Where everything lives inside a home (documented in the README). */
@@ -40,7 +48,7 @@ export class Home {
   /** Creates the home and its fixed folders; throws one clear sentence when it is not writable. */
   async ensure(): Promise<void> {
     try {
-      await fs.mkdir(this.root, { recursive: true });
+      await mkdirp(this.root);
       for (const dir of [HOME_LAYOUT.workspace, HOME_LAYOUT.runs]) await fs.mkdir(this.path(dir), { recursive: true });
       const probe = this.path(`.write-probe-${process.pid}`);
       await fs.writeFile(probe, 'ok');
@@ -92,6 +100,36 @@ export class Home {
   }
 }
 
+/**
+ * `mkdir -p` one level at a time. Node's recursive mkdir spins forever on some paths
+ * (e.g. under /proc, where mkdir answers ENOENT), and a home path comes from a user.
+ */
+export async function mkdirp(dir: string): Promise<void> {
+  const target = path.resolve(dir);
+  const missing: string[] = [];
+  let at = target;
+  for (;;) {
+    try {
+      const st = await fs.stat(at);
+      if (!st.isDirectory()) throw Object.assign(new Error(`${at} is not a folder`), { code: 'ENOTDIR' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      missing.unshift(at);
+      const parent = path.dirname(at);
+      if (parent === at) break;
+      at = parent;
+    }
+  }
+  for (const d of missing) {
+    try {
+      await fs.mkdir(d);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
 /** temp file + fsync + rename; the temp file is removed on any failure, so the old file stays whole. */
 export async function writeFileAtomic(target: string, data: string | Uint8Array, mode?: number): Promise<void> {
   await fs.mkdir(path.dirname(target), { recursive: true });
@@ -127,13 +165,13 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 export function parseFrontmatter(text: string): FrontmatterDocument {
   const match = FRONTMATTER.exec(text);
   if (!match) return { data: {}, body: text };
-  const parsed = YAML.parse(match[1]) as unknown;
+  const parsed = YAML().parse(match[1]) as unknown;
   const data = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   return { data, body: text.slice(match[0].length) };
 }
 
 export function formatFrontmatter(data: Record<string, unknown>, body: string): string {
   const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
-  const yaml = Object.keys(clean).length ? YAML.stringify(clean).trimEnd() : '';
+  const yaml = Object.keys(clean).length ? YAML().stringify(clean).trimEnd() : '';
   return `---\n${yaml}\n---\n${body.startsWith('\n') ? body.slice(1) : body}`;
 }

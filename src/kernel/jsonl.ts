@@ -7,7 +7,60 @@ import { closeSync, openSync, promises as fs, write, writeSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-const writeFd = promisify(write) as (fd: number, text: string) => Promise<unknown>;
+const writeFd = async (fd: number, buf: Buffer, offset: number, length: number): Promise<number> =>
+  (await promisify(write)(fd, buf, offset, length)).bytesWritten;
+
+/** write(2) may write less than asked (a signal, a full disk); keep going until the chunk is whole. */
+async function writeAll(fd: number, text: string): Promise<void> {
+  const buf = Buffer.from(text);
+  let off = 0;
+  while (off < buf.length) off += await writeFd(fd, buf, off, buf.length - off);
+}
+
+function writeAllSync(fd: number, text: string): void {
+  const buf = Buffer.from(text);
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+/**
+ * Cuts a torn last line (a kill in the middle of a write) so the next append starts on a line of
+ * its own and every line of the file stays whole. Returns true when something was cut.
+ */
+export async function repairTail(file: string): Promise<boolean> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    // Scan backwards in blocks for the last newline.
+    const block = 64 * 1024;
+    let end = size;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return false;
+    while (end > 0) {
+      const start = Math.max(0, end - block);
+      const buf = Buffer.alloc(end - start);
+      await handle.read(buf, 0, buf.length, start);
+      const nl = buf.lastIndexOf(0x0a);
+      if (nl !== -1) {
+        await handle.truncate(start + nl + 1);
+        return true;
+      }
+      end = start;
+    }
+    await handle.truncate(0);
+    return true;
+  } finally {
+    await handle.close();
+  }
+}
 
 export class JsonlAppender {
   private fd: number | undefined;
@@ -33,7 +86,7 @@ export class JsonlAppender {
     const chunk = this.pending.join('');
     this.pending = [];
     this.writing = this.writing.then(async () => {
-      await writeFd(await this.open(), chunk);
+      await writeAll(await this.open(), chunk);
     }).catch((err) => {
       process.emitWarning(`could not append to ${this.file}: ${(err as Error).message}`);
     });
@@ -49,7 +102,7 @@ export class JsonlAppender {
     this.pending = [];
     try {
       if (this.fd === undefined) this.fd = openSync(this.file, 'a');
-      writeSync(this.fd, chunk);
+      writeAllSync(this.fd, chunk);
     } catch {
       // Nothing more can be done at exit.
     }

@@ -8,7 +8,7 @@ import type { Bus, EmitPayload, EngineEvent } from './bus.js';
 import { UNLOGGED_KINDS } from './bus.js';
 import { notFound } from './errors.js';
 import { HOME_LAYOUT, type Home, writeFileAtomic } from './home.js';
-import { JsonlAppender, readJsonl } from './jsonl.js';
+import { JsonlAppender, readJsonl, repairTail } from './jsonl.js';
 import { LIMITS } from './limits.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'stopped' | 'interrupted';
@@ -139,12 +139,15 @@ export class RunLedger {
 
   /** Loads the index and marks runs that were live when a previous engine died as interrupted. */
   async init(): Promise<void> {
+    // A kill mid-write may have torn the last line; cut it so appends start on a fresh line.
+    await repairTail(this.indexFile);
     const lines = await readJsonl<RunRecord>(this.indexFile);
     for (const record of lines) if (record?.runId) this.records.set(record.runId, record);
     const orphans = [...this.records.values()].filter((r) => r.status === 'running');
     if (lines.length > this.records.size * 2 + 100) await this.compact();
     this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
     for (const record of orphans) {
+      await repairTail(this.logFile(record.runId));
       record.status = 'interrupted';
       this.index.append(record);
       const log = new JsonlAppender(this.logFile(record.runId), 0);

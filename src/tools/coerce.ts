@@ -3,10 +3,19 @@
  * Models send "5" for 5, "true" for true, "a,b" for ["a","b"] and "" for "not given"; we accept
  * those shapes once, here, instead of teaching every tool to.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from './types.js';
 
-const ajv = new Ajv({ allErrors: false, strict: false, useDefaults: true });
+// Loaded on the first validation, not at engine start: start-up time is measured (bench/startup).
+let ajvInstance: AjvType | undefined;
+const ajv = () => {
+  if (!ajvInstance) {
+    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
+    ajvInstance = new Ajv({ allErrors: false, strict: false, useDefaults: true });
+  }
+  return ajvInstance;
+};
 const compiled = new WeakMap<object, ValidateFunction>();
 
 type Props = Record<string, { type?: string | string[] } & Record<string, unknown>>;
@@ -62,7 +71,7 @@ function parseJsonOr(text: string, accept: (v: unknown) => boolean): unknown {
 export function validateArgs(tool: string, args: Record<string, unknown>, schema: JsonSchema): string | undefined {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = ajv().compile(schema);
     compiled.set(schema, validate);
   }
   if (validate(args)) return undefined;

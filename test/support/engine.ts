@@ -10,6 +10,8 @@ export interface TestEngine {
   engine: Engine;
   url: string;
   home: string;
+  /** Operational log lines the engine wrote (never secrets). */
+  logs: string[];
   /** JSON request helper: returns status and parsed body. */
   api<T = any>(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
   close(): Promise<void>;
@@ -45,6 +47,7 @@ export async function startTestEngine(options: Partial<EngineOptions> & { keepHo
     engine,
     url,
     home,
+    logs,
     api,
     async close() {
       await engine.close();

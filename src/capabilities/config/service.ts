@@ -35,7 +35,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
   const { home, bus, secrets, log } = deps;
   const file = home.path(HOME_LAYOUT.config);
   const listeners = new Set<(c: EngineConfig) => void>();
-  let config: EngineConfig = { providers: [], defaultProvider: null };
+  let config: EngineConfig = deepFreeze({ providers: [], defaultProvider: null });
   /** The whole file as last parsed, so keys this service does not own survive a save. */
   let raw: Record<string, unknown> = {};
   /** The exact text the file holds as far as the engine knows (its own last write or last read). */
@@ -51,7 +51,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
   const notify = () => {
     for (const l of listeners) {
       try {
-        l(structuredClone(config));
+        l(config);
       } catch (err) {
         log(`config: a change listener failed: ${describeError(err)}`);
       }
@@ -92,7 +92,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
     await storeKeys(inputs);
     raw = { ...obj, providers, defaultProvider };
     if (obj.embeddings !== undefined) raw.embeddings = embeddings;
-    config = { ...(raw as object), providers, defaultProvider, embeddings } as EngineConfig;
+    config = deepFreeze(structuredClone({ ...(raw as object), providers, defaultProvider, embeddings }) as EngineConfig);
     if (hadKeys) await write(raw);
     else knownText = text;
   };
@@ -155,7 +155,8 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
   };
 
   return {
-    get: () => structuredClone(config),
+    // The config object is replaced on every change and frozen, so handing it out uncopied is safe and cheap.
+    get: () => config,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -182,7 +183,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
         if (b.embeddings !== undefined || raw.embeddings !== undefined) next.embeddings = embeddings;
         await write(next);
         raw = next;
-        config = { ...(next as object), providers, defaultProvider, embeddings } as EngineConfig;
+        config = deepFreeze(structuredClone({ ...(next as object), providers, defaultProvider, embeddings }) as EngineConfig);
         bus.emit('config.updated', summary(config));
         notify();
         return view();
@@ -193,6 +194,14 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
       watcher?.close();
     },
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** What an event may say about the config: names and types, never keys or URLs with credentials. */

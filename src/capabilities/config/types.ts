@@ -42,9 +42,10 @@ export interface EngineConfig {
 export const providerSecretName = (providerName: string) => `provider.${providerName}.key`;
 
 export interface ConfigService {
-  get(): EngineConfig;
+  /** The current config, frozen: it is replaced on every change, never mutated. */
+  get(): Readonly<EngineConfig>;
   /** Called after every change, from PUT /api/config or from an edit of the file on disk. */
-  onChange(listener: (config: EngineConfig) => void): () => void;
+  onChange(listener: (config: Readonly<EngineConfig>) => void): () => void;
   /** The provider's key from the secret store, if one is stored. */
   providerKey(providerName: string): Promise<string | undefined>;
 }

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../../kernel/errors.js';
-import { notFound } from '../../kernel/errors.js';
+import { badRequest, notFound } from '../../kernel/errors.js';
 import type { SecretStore } from './types.js';
 
 /** GET/POST/DELETE /api/secrets: names and the backend, never values. */
 export function secretsRoutes(app: FastifyInstance, secrets: SecretStore): void {
-  app.get('/api/secrets', async () => ({ names: await secrets.names(), backend: secrets.backend }));
+  app.get('/api/secrets', async () => {
+    const names = await secrets.names(); // waits for the backend probe, so `backend` is final
+    return { names, backend: secrets.backend };
+  });
 
   app.post('/api/secrets', async (req) => {
     const body = req.body as { name?: unknown; value?: unknown } | undefined;

@@ -30,31 +30,43 @@ export async function createSecretStore(deps: { home: Home; bus: Bus; log: (line
   const choice = deps.backend ?? 'auto';
   // One keychain service per home, so two homes never share or clobber each other's secrets.
   const service = `workbench-engine.${createHash('sha256').update(home.root).digest('hex').slice(0, 12)}`;
+  const index = await readIndex(home);
+  let names = new Set<string>(index.names);
   let backendName: SecretBackend = 'file';
   let backend: Backend = fileBackend(home);
-  if (choice !== 'file') {
+  const saveIndex = () => home.writeJson(HOME_LAYOUT.secretsIndex, { backend: backendName, names: [...names].sort() });
+  // The backend is sticky per home: a home that chose the file keeps it (no probe, and its secrets
+  // never vanish because a keychain happens to answer today). The probe runs beside the rest of
+  // start-up; every operation waits for it.
+  const ready = (async () => {
+    if (choice === 'file' || (choice === 'auto' && index.backend === 'file')) return;
     const keychain = await probeKeychain(service);
     if (keychain) {
       backendName = 'keychain';
       backend = keychain;
-    } else if (choice === 'keychain') {
+    } else if (choice === 'keychain' || index.backend === 'keychain') {
       log('secrets: the OS keychain did not answer a probe; using the encrypted file in the home instead');
     }
-  }
+  })().then(async () => {
+    // Record the choice so the next start skips the probe (and stays on the same backend).
+    if (choice === 'auto' && index.backend !== backendName) await saveIndex().catch((err) => log(`secrets: ${describeError(err)}`));
+  });
 
-  let names = new Set<string>(await readIndex(home));
-  let queue: Promise<unknown> = Promise.resolve();
+  let queue: Promise<unknown> = ready;
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work);
     queue = next.catch(() => undefined);
     return next;
   };
-  const saveIndex = () => home.writeJson(HOME_LAYOUT.secretsIndex, { backend: backendName, names: [...names].sort() });
 
   return {
-    backend: backendName,
+    /** Final once any other method has resolved (they all wait for the probe). */
+    get backend() {
+      return backendName;
+    },
     async get(name) {
       validSecretName(name);
+      await ready;
       return names.has(name) ? backend.get(name) : undefined;
     },
     set(name, value) {
@@ -80,9 +92,11 @@ export async function createSecretStore(deps: { home: Home; bus: Bus; log: (line
       });
     },
     async names() {
+      await ready;
       return [...names].sort();
     },
     async values() {
+      await ready;
       const list = [...names];
       if (backend.all) return backend.all(list);
       const out: string[] = [];
@@ -95,9 +109,11 @@ export async function createSecretStore(deps: { home: Home; bus: Bus; log: (line
   };
 }
 
-async function readIndex(home: Home): Promise<string[]> {
-  const index = await home.readJson<{ names?: unknown }>(HOME_LAYOUT.secretsIndex, {});
-  return Array.isArray(index.names) ? index.names.filter((n): n is string => typeof n === 'string') : [];
+async function readIndex(home: Home): Promise<{ names: string[]; backend?: SecretBackend }> {
+  const index = await home.readJson<{ names?: unknown; backend?: unknown }>(HOME_LAYOUT.secretsIndex, {});
+  const names = Array.isArray(index.names) ? index.names.filter((n): n is string => typeof n === 'string') : [];
+  const backend = index.backend === 'file' || index.backend === 'keychain' ? index.backend : undefined;
+  return { names, backend };
 }
 
 function fileBackend(home: Home): Backend {
@@ -141,8 +157,7 @@ async function probeKeychain(service: string): Promise<Backend | undefined> {
     const back = await withTimeout(probe.getPassword());
     await withTimeout(probe.deletePassword());
     if (back !== marker) return undefined;
-  } catch (err) {
-    void describeError(err);
+  } catch {
     return undefined;
   }
   return {

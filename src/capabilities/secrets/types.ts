@@ -2,6 +2,7 @@
 export type SecretBackend = 'keychain' | 'file';
 
 export interface SecretStore {
+  /** Which backend holds the values; final once any method has resolved (a probe may be in flight before). */
   readonly backend: SecretBackend;
   get(name: string): Promise<string | undefined>;
   set(name: string, value: string): Promise<void>;

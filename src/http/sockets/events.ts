@@ -13,6 +13,9 @@ export function eventsSocket(bus: Bus): SocketHandler & { clients: () => number 
   const clients = new Set<WebSocket>();
 
   bus.subscribe((_event, json) => {
+    if (!clients.size) return;
+    // Encode once for every socket; ws would otherwise re-encode the string per client.
+    const frame = Buffer.from(json);
     for (const ws of clients) {
       if (ws.readyState !== WebSocket.OPEN) continue;
       if (ws.bufferedAmount > LIMITS.socketBufferBytes) {
@@ -20,7 +23,7 @@ export function eventsSocket(bus: Bus): SocketHandler & { clients: () => number 
         ws.terminate();
         continue;
       }
-      ws.send(json);
+      ws.send(frame, { binary: false });
     }
   });
 

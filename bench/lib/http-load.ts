@@ -1,0 +1,60 @@
+/**
+ * A small HTTP/1.1 keep-alive load generator on raw sockets (no pipelining): each connection sends
+ * a request, reads the whole response (Content-Length), sends the next. Cheap enough on the client
+ * side that the server, not the client, is what gets measured.
+ */
+import net from 'node:net';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  rps: number;
+}
+
+export async function httpLoad(opts: { port: number; path: string; connections: number; seconds: number; headers?: Record<string, string> }): Promise<LoadResult> {
+  const extra = Object.entries(opts.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const request = Buffer.from(`GET ${opts.path} HTTP/1.1\r\nHost: 127.0.0.1:${opts.port}\r\n${extra}\r\n`);
+  let requests = 0;
+  let errors = 0;
+  let running = true;
+  const started = performance.now();
+  const conns = Array.from({ length: opts.connections }, () =>
+    new Promise<void>((resolve) => {
+      const socket = net.connect(opts.port, '127.0.0.1');
+      socket.setNoDelay(true);
+      let buf: Buffer = Buffer.alloc(0);
+      socket.on('connect', () => socket.write(request));
+      socket.on('data', (chunk: Buffer) => {
+        buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+        for (;;) {
+          const headEnd = buf.indexOf('\r\n\r\n');
+          if (headEnd === -1) return;
+          const head = buf.subarray(0, headEnd).toString('latin1');
+          const m = /content-length:\s*(\d+)/i.exec(head);
+          const len = m ? Number(m[1]) : 0;
+          if (buf.length < headEnd + 4 + len) return;
+          if (!head.startsWith('HTTP/1.1 200')) errors++;
+          else requests++;
+          buf = buf.subarray(headEnd + 4 + len);
+          if (!running) {
+            socket.end();
+            return;
+          }
+          socket.write(request);
+        }
+      });
+      socket.on('error', () => {
+        errors++;
+        resolve();
+      });
+      socket.on('close', () => resolve());
+    }),
+  );
+  await new Promise((r) => setTimeout(r, opts.seconds * 1000));
+  running = false;
+  const seconds = (performance.now() - started) / 1000;
+  const counted = requests;
+  await Promise.race([Promise.all(conns), new Promise((r) => setTimeout(r, 2000))]);
+  return { requests: counted, errors, seconds, rps: counted / seconds };
+}

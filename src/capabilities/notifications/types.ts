@@ -1,0 +1,31 @@
+/** The notification store other capabilities write to (types only). */
+export type NotificationLevel = 'info' | 'success' | 'warning' | 'error';
+
+export interface NotificationRecord {
+  /** `ntf-<epoch_ms>-<n>` */
+  id: string;
+  title: string;
+  body?: string;
+  level: NotificationLevel;
+  runId?: string;
+  /** A client route or URL the notification points at (e.g. `/runs/<runId>`). */
+  link?: string;
+  /** Which capability raised it (workflow, gate, model, ...). */
+  source?: string;
+  ts: number;
+  read: boolean;
+}
+
+export interface NotifyInput {
+  title: string;
+  body?: string;
+  level?: NotificationLevel;
+  runId?: string;
+  link?: string;
+  source?: string;
+}
+
+export interface Notifier {
+  /** Stores a notification and emits `notification` with it. */
+  notify(input: NotifyInput): Promise<NotificationRecord>;
+}

@@ -1,0 +1,47 @@
+/**
+ * `npm run build` bundles the CLI with esbuild (a faster start) and bin/engine.js runs the bundle.
+ * This checks the bundle serves the same engine as the sources: same tools, a working socket.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { collectEvents } from '../support/events.js';
+import { startTestEngine, tempDir } from '../support/engine.js';
+import { REPO_ROOT, SERVING, spawnNode } from '../support/process.js';
+
+let hasEsbuild = true;
+try {
+  await import('esbuild');
+} catch {
+  hasEsbuild = false;
+}
+
+test('the bundled CLI serves the same engine as the sources', { skip: hasEsbuild ? false : 'esbuild is not installed' }, async () => {
+  // Inside the repository, so the bundle resolves the external packages from node_modules.
+  const out = path.join(REPO_ROOT, '.bench-tmp', `test-bundle-${process.pid}`);
+  const home = await tempDir();
+  const ref = await startTestEngine();
+  const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
+  assert.equal(built.status, 0, built.stderr);
+  // Plain node (the spawn helper adds tsx, which the bundle does not need but tolerates).
+  const serve = spawnNode([path.join(out, 'main.js'), 'serve'], { ENGINE_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file' });
+  try {
+    const up = await serve.waitForLine(SERVING);
+    const status = (await (await fetch(`${up.match[1]}/api/status`)).json()) as { tools: string[] };
+    const expected = (await ref.api('GET', '/api/status')).body.tools as string[];
+    assert.deepEqual([...status.tools].sort(), [...expected].sort());
+    const events = await collectEvents(up.match[1]);
+    await fetch(`${up.match[1]}/api/settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"chatMaxTurns": 7}' });
+    assert.equal((await events.waitFor('settings.updated')).settings && true, true);
+    events.close();
+    serve.kill('SIGTERM');
+    assert.equal((await serve.exited).code, 0);
+  } finally {
+    serve.kill('SIGKILL');
+    await ref.close();
+    await rm(out, { recursive: true, force: true });
+    await rm(home, { recursive: true, force: true });
+  }
+});
