@@ -24,21 +24,28 @@ import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
-import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
-import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
+import { loadSkillTool } from './capabilities/skills/tool.js';
+import { urlFloor, type UrlFloor } from './capabilities/web/floor.js';
+import { floorGet } from './capabilities/web/http-get.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
 import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
+import { shellRoutes } from './capabilities/shell/routes.js';
+import { createShellService } from './capabilities/shell/service.js';
+import { shellTools } from './capabilities/shell/tools.js';
+import { createWebService } from './capabilities/web/service.js';
+import { webTools } from './capabilities/web/tools.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
+import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
@@ -49,6 +56,7 @@ import { PermissionGate } from './permissions/gate.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
+import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -182,7 +190,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let runSubagent: RunSubagent | undefined;
   tools.register(
     delegateTool({ agents, runSubagent: () => runSubagent }),
-    loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? fallbackFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
+    loadSkillTool({
+      skills,
+      fetch: (url, o) => floorGet(url, { floor: options.skillUrlFloor ?? urlFloor, signal: o.signal, maxBytes: o.maxBytes, headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.5' } }),
+      allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
     setPlanTool,
     memoryTool(memory),
     engineActivityTool(reports),
@@ -191,6 +202,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);
   reportsRoutes(app, reports);
+  // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
+  tools.register(...shellTools(shell, fence));
+  shellRoutes(app, shell);
+  sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
+  tools.register(...webTools(createWebService()));
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();

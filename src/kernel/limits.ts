@@ -90,6 +90,14 @@ export const LIMITS = {
   permissionRules: 5_000, // rules kept in permissions.json; the oldest fall off
   shellParseTimeoutMs: 1_000, // a bash parse taking longer fails closed (forces a prompt)
   shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
+  shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
+  diagnosticsTimeoutMs: 120_000, // one typechecker run
+  termScrollbackChars: 16_000, // replayed to a socket that attaches to a live terminal
+  termMaxCols: 1_000,
+  termMaxRows: 500,
+  termReattachGraceMs: 3_000, // a terminal outlives its last socket this long (a panel reload)
+  webFetchMaxBytes: 5 * 1024 * 1024, // bytes read of one page before it is cut
+  webRedirects: 5,
 } as const;
 
 export type Limits = typeof LIMITS;

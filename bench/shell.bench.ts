@@ -1,0 +1,62 @@
+/**
+ * run_shell overhead: the engine's spawn path (fence resolve, env scrub, process group, clip, event)
+ * against a bare `bash -lc` spawn, same command, same machine, in one run.
+ * Run: node --import tsx bench/shell.bench.ts
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEngine } from '../src/engine.js';
+
+const N = 30;
+const COMMANDS = ['true', 'seq 1 20000'];
+
+function bare(command: string, cwd: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-lc', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('error', reject);
+    child.on('close', () => resolve());
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main() {
+  const home = await mkdtemp(path.join(os.tmpdir(), 'bench-shell-'));
+  const engine = await startEngine({ home, port: 0, log: () => undefined });
+  const ws = path.join(home, 'workspace');
+  const ctx = { signal: new AbortController().signal, emit: () => undefined, attended: false };
+  const rows: Array<{ command: string; engine: number; baseline: number }> = [];
+  try {
+    for (const command of COMMANDS) {
+      const e: number[] = [];
+      const b: number[] = [];
+      for (let i = 0; i < N; i++) {
+        // Interleave so machine noise hits both sides alike.
+        let t = performance.now();
+        const out = await engine.tools.call({ callId: `b${i}`, name: 'run_shell', args: { command } }, ctx);
+        if (out.isError) throw new Error(out.text);
+        e.push(performance.now() - t);
+        t = performance.now();
+        await bare(command, ws);
+        b.push(performance.now() - t);
+      }
+      rows.push({ command, engine: median(e), baseline: median(b) });
+    }
+  } finally {
+    await engine.close();
+    await rm(home, { recursive: true, force: true });
+  }
+  console.log('command            engine ms   bare bash -lc ms   ratio');
+  for (const r of rows) console.log(`${r.command.padEnd(18)} ${r.engine.toFixed(1).padStart(9)}   ${r.baseline.toFixed(1).padStart(16)}   ${(r.engine / r.baseline).toFixed(2)}`);
+  for (const r of rows) {
+    const ratio = r.engine / r.baseline;
+    console.log(`RESULT run_shell median latency (${r.command}): engine ${r.engine.toFixed(1)} ms, baseline ${r.baseline.toFixed(1)} ms, ratio ${ratio.toFixed(2)} (aim: <= 1.25) ${ratio <= 1.25 ? 'PASS' : 'MISS'}`);
+  }
+}
+
+await main();

@@ -1,0 +1,168 @@
+/**
+ * The one spawn path for shell commands: run_shell and the `command` workflow node both come here,
+ * so both get the hard denylist, the login shell in its own process group, the scrubbed environment,
+ * the timeout and the output bounds.
+ */
+import { spawn } from 'node:child_process';
+import { forbidden } from '../../kernel/errors.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { HardDenied } from './types.js';
+
+export interface RunCommandOptions {
+  command: string;
+  /** Real absolute directory, already resolved inside the fence. */
+  cwd: string;
+  env: Record<string, string>;
+  signal?: AbortSignal;
+  /** Default LIMITS.shellTimeoutMs (300 s). */
+  timeoutMs?: number;
+  /** The hard denylist, checked here too so no caller can skip it. */
+  hardDenied?: HardDenied;
+  /** Output bounds (defaults from LIMITS); tests and callers with tighter budgets may lower them. */
+  headChars?: number;
+  tailChars?: number;
+  readChars?: number;
+}
+
+export interface CommandResult {
+  /** The exit code; 128 + signal number when the shell died by a signal. */
+  exitCode: number;
+  /** The signal that ended the shell, when one did. */
+  signal?: NodeJS.Signals;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Reading stopped at the read bound; the rest of the output was never read. */
+  readStopped: boolean;
+  /** Characters read (at most the read bound). */
+  charsRead: number;
+  /** Head and tail of the combined output with the gap named. */
+  output: string;
+  durationMs: number;
+}
+
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGPIPE: 13, SIGTERM: 15 };
+
+export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const denied = options.hardDenied?.(options.command);
+  if (denied) throw forbidden(denied);
+  const timeoutMs = options.timeoutMs ?? LIMITS.shellTimeoutMs;
+  const readChars = options.readChars ?? LIMITS.shellReadChars;
+  const started = Date.now();
+  if (options.signal?.aborted) {
+    return { exitCode: 130, signal: undefined, timedOut: false, aborted: true, readStopped: false, charsRead: 0, output: '', durationMs: 0 };
+  }
+
+  // `bash -lc`: a login shell, so the user's PATH and tool managers (nvm, pyenv ...) are there.
+  // detached: its own process group, so stopping kills the command and everything it started.
+  const child = spawn('bash', ['-lc', options.command], {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+
+  let text = '';
+  let readStopped = false;
+  let timedOut = false;
+  let aborted = false;
+  const onData = (chunk: string) => {
+    if (readStopped) return;
+    const room = readChars - text.length;
+    if (chunk.length >= room) {
+      text += chunk.slice(0, room);
+      // Stop reading: further writes fail (EPIPE/SIGPIPE) instead of filling memory.
+      readStopped = true;
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      return;
+    }
+    text += chunk;
+  };
+  child.stdout!.setEncoding('utf8');
+  child.stderr!.setEncoding('utf8');
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+
+  let killTimer: NodeJS.Timeout | undefined;
+  let giveUpTimer: NodeJS.Timeout | undefined;
+  let finish: () => void = () => undefined;
+  const killGroup = () => {
+    signalGroup(child.pid, 'SIGTERM');
+    killTimer = setTimeout(() => {
+      signalGroup(child.pid, 'SIGKILL');
+      // A process that left the group (setsid) may still hold the pipes: stop waiting for them.
+      giveUpTimer = setTimeout(() => finish(), LIMITS.shellKillGraceMs);
+    }, LIMITS.shellKillGraceMs);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    killGroup();
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }>((resolve) => {
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    finish = () => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      resolve(exit ?? { code: null, signal: 'SIGKILL' });
+    };
+    child.once('exit', (code, signal) => (exit = { code, signal }));
+    child.once('close', (code, signal) => resolve({ code, signal }));
+    child.once('error', (err) => resolve({ code: 127, signal: null, spawnError: err }));
+  });
+  clearTimeout(timer);
+  clearTimeout(killTimer);
+  clearTimeout(giveUpTimer);
+  options.signal?.removeEventListener('abort', onAbort);
+  if (timedOut || aborted) signalGroup(child.pid, 'SIGKILL'); // nothing of a stopped group survives
+
+  if (outcome.spawnError) text += `could not start bash: ${outcome.spawnError.message}`;
+  const signal = outcome.signal ?? undefined;
+  const exitCode = outcome.code ?? (signal ? 128 + (SIGNAL_NUMBERS[signal] ?? 0) : 1);
+  return {
+    exitCode,
+    signal,
+    timedOut,
+    aborted,
+    readStopped,
+    charsRead: text.length,
+    output: clipOutput(text, options.headChars ?? LIMITS.shellHeadChars, options.tailChars ?? LIMITS.shellTailChars),
+    durationMs: Date.now() - started,
+  };
+}
+
+/** Keeps the first `head` and last `tail` characters, naming the gap between them. */
+export function clipOutput(text: string, head: number = LIMITS.shellHeadChars, tail: number = LIMITS.shellTailChars): string {
+  if (text.length <= head + tail) return text;
+  const omitted = text.length - head - tail;
+  return `${text.slice(0, head)}\n[... ${omitted} characters omitted: kept the first ${head} and the last ${tail} of ${text.length} ...]\n${text.slice(text.length - tail)}`;
+}
+
+/** The tool-facing text: `exit <code>` first, what happened, then the output. */
+export function formatCommandResult(result: CommandResult, timeoutMs: number = LIMITS.shellTimeoutMs): string {
+  let first = `exit ${result.exitCode}`;
+  if (result.timedOut) first += ` (timed out after ${Math.round(timeoutMs / 1000)} s; the process group was killed)`;
+  else if (result.aborted) first += ' (stopped; the process group was killed)';
+  else if (result.signal) first += ` (killed by ${result.signal})`;
+  const lines = [first];
+  if (result.readStopped) {
+    lines.push(`[output reading stopped at ${result.charsRead} characters; nothing beyond was read. Redirect to a file and read parts of it, or filter with head/grep]`);
+  }
+  if (result.output) lines.push(result.output.replace(/\n$/, ''));
+  else if (!result.readStopped) lines.push('(no output)');
+  return lines.join('\n');
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
