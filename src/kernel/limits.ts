@@ -52,6 +52,21 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search
+
+  // Providers, the agent loop and chat
+  modelRetries: 4, // transient provider failures (429, 5xx, reset) retried this many times
+  modelRetryBaseMs: 500, // first backoff; doubles each attempt
+  modelRetryMaxMs: 8_000, // longest single backoff (also caps a provider's retry-after)
+  testProviderTimeoutMs: 20_000, // POST /api/test-provider gives up after this
+  testProviderMaxTokens: 16,
+  defaultContextWindow: 128_000, // tokens, when a provider entry does not say
+  compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
+  compactSummaryMaxTokens: 2_000,
+  chatQueueMax: 20, // messages waiting behind a busy session
+  chatMessageChars: 200_000, // one chat message
+  chatTitleChars: 200,
+  chatSessionIdChars: 128,
+
   searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
   fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
   grepPageDefault: 200, // rows per grep page when head_limit is not given

@@ -1,0 +1,106 @@
+/**
+ * The engine's added latency to the first `chat.delta`: from the moment the scripted model server
+ * writes its first byte to the moment a WebSocket client on /events holds the first chat.delta.
+ * Baseline, side by side in the same run: a bare fetch client reading the same server's stream,
+ * from the server's first byte to the client holding its first chunk.
+ *
+ *   node --import tsx bench/chat-latency.bench.ts
+ */
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { mkdtemp } from 'node:fs/promises';
+import WebSocket from 'ws';
+import { startEngine } from '../src/engine.js';
+import { startModelServer } from '../test/support/model-server.js';
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 200);
+const WARMUP = 20;
+const AIM_MS = 5;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+async function main() {
+  const model = await startModelServer();
+  const home = await mkdtemp(path.join(os.tmpdir(), 'bench-chat-'));
+  const engine = await startEngine({ home, port: 0, log: () => undefined });
+  const api = async (method: string, route: string, body?: unknown) => {
+    const res = await fetch(engine.url + route, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return res.json() as Promise<any>;
+  };
+  await api('PUT', '/api/config', { providers: [{ type: 'openai-compatible', name: 'scripted', baseUrl: model.baseUrl, model: 'bench' }], defaultProvider: 'scripted' });
+
+  const ws = new WebSocket(engine.url.replace('http', 'ws') + '/events');
+  await new Promise((r) => ws.once('open', r));
+  let waiting: { sessionId: string; resolve: (t: number) => void } | undefined;
+  let ended: { sessionId: string; resolve: () => void } | undefined;
+  ws.on('message', (data) => {
+    const now = performance.now();
+    const e = JSON.parse(String(data));
+    if (e.kind === 'chat.delta' && waiting && e.sessionId === waiting.sessionId) {
+      const w = waiting;
+      waiting = undefined;
+      w.resolve(now);
+    }
+    if (e.kind === 'chat.status' && e.busy === false && ended && e.sessionId === ended.sessionId) {
+      const en = ended;
+      ended = undefined;
+      en.resolve();
+    }
+  });
+
+  const engineSamples: number[] = [];
+  for (let i = 0; i < TURNS + WARMUP; i++) {
+    const sessionId = `bench-${i}`;
+    model.script({ text: 'The first words of a reply.' });
+    const before = model.requests.length;
+    const first = new Promise<number>((resolve) => (waiting = { sessionId, resolve }));
+    const done = new Promise<void>((resolve) => (ended = { sessionId, resolve }));
+    await api('POST', '/api/chat', { sessionId, message: 'hello' });
+    const at = await first;
+    await done;
+    const served = model.requests[before].firstByteAt!;
+    if (i >= WARMUP) engineSamples.push(at - served);
+  }
+
+  // Baseline: the same server and stream, read by a bare client.
+  const baseSamples: number[] = [];
+  for (let i = 0; i < TURNS + WARMUP; i++) {
+    model.script({ text: 'The first words of a reply.' });
+    const before = model.requests.length;
+    const res = await fetch(model.baseUrl + '/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'bench', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    const at = performance.now();
+    while (!(await reader.read()).done);
+    if (i >= WARMUP) baseSamples.push(at - model.requests[before].firstByteAt!);
+  }
+
+  ws.close();
+  await engine.close();
+  await model.close();
+  await rm(home, { recursive: true, force: true });
+
+  const row = (name: string, xs: number[]) => `${name.padEnd(28)} ${median(xs).toFixed(2).padStart(8)} ${pct(xs, 0.9).toFixed(2).padStart(8)} ${pct(xs, 0.99).toFixed(2).padStart(8)}`;
+  console.log(`chat latency to first delta after the model's first byte (${TURNS} turns, ms)`);
+  console.log(`${''.padEnd(28)} ${'median'.padStart(8)} ${'p90'.padStart(8)} ${'p99'.padStart(8)}`);
+  console.log(row('engine (to chat.delta on ws)', engineSamples));
+  console.log(row('baseline (bare fetch)', baseSamples));
+  const e = median(engineSamples);
+  const b = median(baseSamples);
+  const added = e - b;
+  console.log(`engine added latency over the bare client: ${added.toFixed(2)} ms at the median`);
+  console.log(
+    `RESULT chat-first-delta-latency: engine ${e.toFixed(2)} ms, baseline ${b.toFixed(2)} ms, ratio ${(e / b).toFixed(2)} (aim: engine under ${AIM_MS} ms at the median) ${e < AIM_MS ? 'PASS' : 'MISS'}`,
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

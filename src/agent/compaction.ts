@@ -1,0 +1,74 @@
+/**
+ * Compaction: when a conversation nears the model's window, the older turns are summarised into
+ * one message by a model call and the most recent turns are kept whole. Cuts fall only on turn
+ * boundaries, so a tool call is never separated from its result.
+ */
+import { generateText, type ModelMessage } from 'ai';
+import { LIMITS } from '../kernel/limits.js';
+
+/** A rough token count (4 characters a token): enough to decide when to compact. */
+export function estimateTokens(messages: readonly ModelMessage[], system?: string): number {
+  let chars = system?.length ?? 0;
+  for (const m of messages) chars += JSON.stringify(m.content).length + 8;
+  return Math.ceil(chars / 4);
+}
+
+/**
+ * The index of the first message to keep whole, or 0 when nothing can be compacted. A boundary is
+ * a user message, or an assistant message right after tool results (a step of a long agentic turn).
+ */
+export function compactionCut(messages: readonly ModelMessage[], keepTurns: number): number {
+  const userStarts = messages.flatMap((m, i) => (m.role === 'user' && i > 0 ? [i] : []));
+  if (userStarts.length >= keepTurns) return userStarts[userStarts.length - keepTurns];
+  // One long turn: cut between its steps, keeping the most recent ones.
+  const steps = messages.flatMap((m, i) => (m.role === 'assistant' && i > 1 && messages[i - 1].role === 'tool' ? [i] : []));
+  const keepSteps = Math.max(2, keepTurns);
+  if (steps.length > keepSteps) return steps[steps.length - keepSteps];
+  return 0;
+}
+
+export const SUMMARY_PREFIX = '[Summary of the earlier conversation, written when the context grew long]';
+
+export function summaryMessage(summary: string): ModelMessage {
+  return { role: 'user', content: `${SUMMARY_PREFIX}\n${summary}` };
+}
+
+const SUMMARY_SYSTEM =
+  'You compress a conversation between a user and an AI assistant that uses tools. Write a faithful summary that lets the ' +
+  'assistant continue the work: the user\'s goals and constraints, decisions made, files and names involved, tool results ' +
+  'that still matter, and what remains to do. Plain prose and short lists. No preamble.';
+
+/** Renders messages as plain text for the summariser (tool results clipped). */
+export function renderTranscript(messages: readonly ModelMessage[]): string {
+  const clip = (s: string, n = 2000) => (s.length > n ? s.slice(0, n) + '…' : s);
+  const lines: string[] = [];
+  for (const m of messages) {
+    if (typeof m.content === 'string') {
+      lines.push(`${m.role}: ${clip(m.content, 8000)}`);
+      continue;
+    }
+    for (const part of m.content as Array<Record<string, any>>) {
+      if (part.type === 'text') lines.push(`${m.role}: ${clip(String(part.text), 8000)}`);
+      else if (part.type === 'tool-call') lines.push(`${m.role} called ${part.toolName} ${clip(JSON.stringify(part.input ?? {}), 500)}`);
+      else if (part.type === 'tool-result') lines.push(`result of ${part.toolName}: ${clip(String(part.output?.value ?? ''))}`);
+      else if (part.type === 'image' || part.type === 'file') lines.push(`${m.role}: [attachment]`);
+    }
+  }
+  return lines.join('\n');
+}
+
+export async function summarise(
+  model: Parameters<typeof generateText>[0]['model'],
+  older: readonly ModelMessage[],
+  signal: AbortSignal,
+): Promise<{ text: string; usage: Awaited<ReturnType<typeof generateText>>['usage'] }> {
+  const result = await generateText({
+    model,
+    system: SUMMARY_SYSTEM,
+    prompt: `Summarise this conversation:\n\n${renderTranscript(older)}`,
+    maxOutputTokens: LIMITS.compactSummaryMaxTokens,
+    maxRetries: 0,
+    abortSignal: signal,
+  });
+  return { text: result.text.trim(), usage: result.usage };
+}

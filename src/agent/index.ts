@@ -1,0 +1,4 @@
+/** The agent loop's public surface. */
+export { runAgent } from './loop.js';
+export { estimateTokens, summaryMessage, SUMMARY_PREFIX } from './compaction.js';
+export type * from './types.js';

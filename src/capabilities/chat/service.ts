@@ -1,0 +1,423 @@
+/**
+ * Chat: sessions, turns and the queue. A turn is a run in the ledger (source `chat`) driving the
+ * one agent loop; its reply streams as chat events, its messages are appended to the session file
+ * as they are made. A message sent while the session is busy waits in the queue and runs when the
+ * turn ends.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ImagePart, ModelMessage, TextPart } from 'ai';
+import { runAgent } from '../../agent/index.js';
+import type { Bus } from '../../kernel/bus.js';
+import { badRequest, conflict, describeError, notFound } from '../../kernel/errors.js';
+import type { Home } from '../../kernel/home.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { RunLedger, RunStatus } from '../../kernel/runs.js';
+import type { ProviderService } from '../../providers/service.js';
+import type { ModelClient } from '../../providers/types.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import type { AppSettings } from '../settings/types.js';
+import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
+import { repairContext, Session, viewOf } from './session.js';
+import { ChatStore, type SessionRecord, type TurnStatus } from './store.js';
+import type { ChatGateHooks, PermissionMode, QueuedMessage, ResolveAgent, ResolvedAgent } from './types.js';
+
+export interface ChatServiceDeps {
+  home: Home;
+  bus: Bus;
+  runs: RunLedger;
+  tools: ToolRegistry;
+  providers: ProviderService;
+  settings: { get(): Pick<AppSettings, 'chatMaxTurns' | 'compactFraction'> };
+  /** The permission gate's chat hooks; absent until a gate is wired. */
+  gate?: ChatGateHooks;
+  resolveAgent?: ResolveAgent;
+  log?: (line: string) => void;
+}
+
+/** What POST /api/chat carries (validated by parseSend). */
+export interface SendInput {
+  sessionId: string;
+  message: string;
+  context?: unknown;
+  provider?: string;
+  images?: unknown[];
+  agent?: string;
+  permissionMode?: PermissionMode;
+}
+
+interface PendingTurn extends SendInput {
+  queueId?: string;
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** Static route segments under /api/chat that a session id must not shadow. */
+const RESERVED_IDS = new Set(['queue', 'mode', 'stop']);
+const MAX_IMAGES = 10;
+
+export type ChatService = ReturnType<typeof createChatService>;
+
+export function createChatService(deps: ChatServiceDeps) {
+  const store = new ChatStore(deps.home);
+  const sessions = new Map<string, Session>();
+  let resolveAgent = deps.resolveAgent;
+  const log = deps.log ?? (() => undefined);
+
+  /** Loads every session; a turn that was in flight when the engine died is marked interrupted. */
+  async function init(): Promise<void> {
+    for (const [id, records] of await store.loadAll()) {
+      const session = new Session(id);
+      session.persisted = true;
+      for (const r of records) session.apply(r);
+      const now = Date.now();
+      const marks: SessionRecord[] = session.unfinishedTurns().map((runId) => ({ type: 'turn', ts: now, runId, status: 'interrupted' as const, error: 'the engine stopped while this turn was in flight' }));
+      if (marks.length) {
+        // Calls the dead turn made without results get an "interrupted" result, so the next turn is valid to send.
+        const repaired = repairContext(session.context).slice(session.context.length);
+        const fixes: SessionRecord[] = repaired.map((message) => ({ type: 'message', id: messageId(), ts: now, runId: marks[0].type === 'turn' ? marks[0].runId : undefined, message }));
+        await store.append(id, ...fixes, ...marks);
+        for (const m of [...fixes, ...marks]) session.apply(m);
+      }
+      sessions.set(id, session);
+    }
+    deps.gate?.setModeLookup((sessionId) => sessions.get(sessionId)?.mode);
+  }
+
+  function checkSessionId(id: unknown): string {
+    if (typeof id !== 'string' || !id) throw badRequest('sessionId is required: a name of letters, digits, dot, dash or underscore');
+    if (id.length > LIMITS.chatSessionIdChars || !SESSION_ID.test(id) || RESERVED_IDS.has(id)) {
+      throw badRequest(`sessionId "${id.slice(0, 60)}" is not valid; use up to ${LIMITS.chatSessionIdChars} letters, digits, dots, dashes or underscores (not queue, mode or stop)`);
+    }
+    return id;
+  }
+
+  function existing(id: unknown): Session {
+    const sessionId = checkSessionId(id);
+    const session = sessions.get(sessionId);
+    if (!session) throw notFound(`no chat session "${sessionId}"; GET /api/chat lists the sessions`);
+    return session;
+  }
+
+  function getOrCreate(id: string): Session {
+    let session = sessions.get(id);
+    if (!session) {
+      session = new Session(id);
+      sessions.set(id, session);
+    }
+    return session;
+  }
+
+  /** Appends records to the session file (creating it first) and applies them in memory. */
+  async function record(session: Session, ...records: SessionRecord[]): Promise<void> {
+    const all: SessionRecord[] = session.persisted ? records : [{ type: 'created', ts: session.createdAt }, ...records];
+    session.persisted = true;
+    for (const r of all) session.apply(r);
+    await store.append(session.id, ...all);
+  }
+
+  function parseSend(body: unknown): SendInput {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('send a JSON object {sessionId, message, context?, provider?, images?, agent?, permissionMode?}');
+    const b = body as Record<string, unknown>;
+    const sessionId = checkSessionId(b.sessionId);
+    if (typeof b.message !== 'string' || !b.message.trim()) throw badRequest('message is required: the text to send');
+    if (b.message.length > LIMITS.chatMessageChars) throw badRequest(`message is too long (${b.message.length} characters); the limit is ${LIMITS.chatMessageChars}`);
+    for (const key of ['provider', 'agent'] as const) {
+      if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') throw badRequest(`${key} must be a string (a name)`);
+    }
+    if (b.permissionMode !== undefined && b.permissionMode !== 'ask' && b.permissionMode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
+    if (b.images !== undefined && (!Array.isArray(b.images) || b.images.length > MAX_IMAGES)) throw badRequest(`images must be an array of at most ${MAX_IMAGES} data URLs or {data, mediaType} objects`);
+    const images = b.images as unknown[] | undefined;
+    images?.forEach((img, i) => imagePart(img, i)); // validates now, so a bad image is a 400, not a failed turn
+    return {
+      sessionId,
+      message: b.message,
+      context: b.context ?? undefined,
+      provider: (b.provider as string) || undefined,
+      images,
+      agent: (b.agent as string) || undefined,
+      permissionMode: b.permissionMode as PermissionMode | undefined,
+    };
+  }
+
+  async function resolveTurn(input: SendInput): Promise<{ agent?: ResolvedAgent; client: ModelClient }> {
+    let agent: ResolvedAgent | undefined;
+    if (input.agent) {
+      if (!resolveAgent) throw notFound(`unknown agent "${input.agent}"; no agents are defined (PUT /api/agents/<name> creates one)`);
+      agent = await resolveAgent(input.agent);
+    }
+    const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model);
+    return { agent, client };
+  }
+
+  /** POST /api/chat: starts a turn, or queues the message when the session is busy. */
+  async function send(body: unknown): Promise<{ ok: true; queued?: boolean; id?: string }> {
+    const input = parseSend(body);
+    // Resolve before answering so an unknown agent or provider is the caller's error now, not a failed turn later.
+    const resolved = await resolveTurn(input);
+    const session = getOrCreate(input.sessionId);
+    if (input.permissionMode) await setMode(session.id, input.permissionMode);
+    if (session.busy) {
+      if (session.queue.length >= LIMITS.chatQueueMax) throw conflict(`session "${session.id}" already has ${LIMITS.chatQueueMax} queued messages; wait for the turn to end or cancel some`);
+      const queued: QueuedMessage & { input: SendInput } = { id: `q-${randomUUID().slice(0, 8)}`, message: input.message, queuedAt: Date.now(), input };
+      session.queue.push(queued);
+      deps.bus.emit('chat.queued', { sessionId: session.id, id: queued.id, message: queued.message, position: session.queue.length });
+      return { ok: true, queued: true, id: queued.id };
+    }
+    startTurn(session, input, resolved);
+    return { ok: true };
+  }
+
+  /** Begins a turn; synchronous up to marking the session busy so two sends never both start. */
+  function startTurn(session: Session, input: PendingTurn, resolved: { agent?: ResolvedAgent; client: ModelClient }): void {
+    session.busy = true;
+    const { agent, client } = resolved;
+    const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || undefined });
+    session.run = run;
+    session.turnDone = executeTurn(session, input, agent, client)
+      .catch((err) => log(`chat turn in ${session.id} failed unexpectedly: ${describeError(err)}`))
+      .finally(() => {
+        session.busy = false;
+        session.run = undefined;
+        void next(session);
+      });
+  }
+
+  async function executeTurn(session: Session, input: PendingTurn, agent: ResolvedAgent | undefined, client: ModelClient): Promise<void> {
+    const run = session.run!;
+    const runId = run.id;
+    const emit = run.emit;
+    let outcome: TurnStatus = 'failed';
+    let error: string | undefined;
+    try {
+      const user: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message: userMessage(input), text: input.message };
+      await record(
+        session,
+        { type: 'turn', ts: Date.now(), runId, status: 'started', agent: agent?.name, provider: client.provider, model: client.modelId },
+        user,
+      );
+      emit('chat.status', { sessionId: session.id, busy: true, status: 'busy' });
+      emit('chat.message', { sessionId: session.id, message: viewOf(user) });
+
+      // Messages are persisted in the order the loop makes them; the chain is awaited before the turn ends.
+      let writes = Promise.resolve();
+      const persist = (...records: SessionRecord[]) => {
+        for (const r of records) session.apply(r);
+        writes = writes.then(() => store.append(session.id, ...records)).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
+      };
+      let lastAssistant: Extract<SessionRecord, { type: 'message' }> | undefined;
+      let reasoning = '';
+      const settings = deps.settings.get();
+      const result = await runAgent({
+        model: client,
+        system: agent?.system ?? DEFAULT_CHAT_SYSTEM,
+        messages: repairContext(session.context),
+        tools: deps.tools,
+        allowlist: agent?.tools ? new Set(agent.tools) : undefined,
+        ctx: { signal: run.signal, emit, runId, agent: agent?.name, attended: true, depth: 0, sessionId: session.id },
+        maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
+        settings: agent?.settings,
+        compaction: { fraction: settings.compactFraction },
+        onDelta: (text) => emit('chat.delta', { sessionId: session.id, text }),
+        onReasoning: (text) => {
+          reasoning += text;
+          emit('chat.reasoning', { sessionId: session.id, text });
+        },
+        onMessage: (message: ModelMessage) => {
+          const r: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message };
+          if (message.role === 'assistant') {
+            if (reasoning) r.reasoning = reasoning;
+            reasoning = '';
+            lastAssistant = r;
+          }
+          persist(r);
+        },
+        onCompacted: (info, messages) => {
+          // The loop's conversation is now [summary, ...kept]; replaying keeps that many stored messages.
+          const keep = messages.length - 1;
+          persist({ type: 'compaction', ts: Date.now(), runId, summary: info.summary, keep });
+          emit('chat.compacted', { sessionId: session.id, replaced: info.replaced, kept: keep, tokensBefore: info.tokensBefore, tokensAfter: info.tokensAfter });
+        },
+        onContext: (tokens, window) => {
+          session.contextTokens = tokens;
+          emit('chat.context', { sessionId: session.id, tokens, window, fraction: Math.round((tokens / window) * 1000) / 1000 });
+        },
+      });
+      await writes;
+      outcome = result.status === 'max_turns' ? 'max_turns' : result.status;
+      error = result.error;
+      if (lastAssistant) {
+        const view = viewOf(lastAssistant);
+        if (outcome !== 'completed') view.status = outcome as Exclude<TurnStatus, 'started' | 'completed'>;
+        if (error) view.error = error;
+        emit('chat.message', { sessionId: session.id, message: view });
+      }
+    } catch (err) {
+      error = describeError(err);
+      outcome = run.signal.aborted ? 'stopped' : 'failed';
+    }
+    const turnEnd: SessionRecord = { type: 'turn', ts: Date.now(), runId, status: outcome, ...(error ? { error } : {}) };
+    await record(session, turnEnd).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
+    const runStatus: Exclude<RunStatus, 'running' | 'interrupted'> = outcome === 'stopped' ? 'stopped' : outcome === 'failed' ? 'failed' : 'completed';
+    // The session is idle before the run's end event, so a client reacting to run.* sees it free.
+    session.busy = false;
+    emit('chat.status', { sessionId: session.id, busy: false, status: 'idle', outcome, ...(error ? { error } : {}) });
+    await run.finish(runStatus, { ...(error ? { error } : {}), ...(outcome === 'max_turns' ? { reason: 'max_turns' } : {}) });
+  }
+
+  /** Starts the next queued message, if any. A message whose provider or agent vanished fails alone. */
+  async function next(session: Session): Promise<void> {
+    while (!session.busy && session.queue.length) {
+      const queued = session.queue.shift() as QueuedMessage & { input: SendInput };
+      deps.bus.emit('chat.queue.removed', { sessionId: session.id, id: queued.id, reason: 'started' });
+      try {
+        const input = { ...queued.input, message: queued.message, queueId: queued.id };
+        const resolved = await resolveTurn(input);
+        if (session.busy) {
+          session.queue.unshift(queued);
+          return;
+        }
+        startTurn(session, input, resolved);
+      } catch (err) {
+        deps.bus.emit('chat.status', { sessionId: session.id, busy: false, status: 'idle', outcome: 'failed', error: describeError(err), queueId: queued.id });
+      }
+    }
+  }
+
+  function list() {
+    return { sessions: [...sessions.values()].filter((s) => s.persisted).map((s) => s.summary()).sort((a, b) => b.updatedAt - a.updatedAt) };
+  }
+
+  function get(id: unknown, full: boolean) {
+    const session = existing(id);
+    if (!full) return { messages: session.messages(), busy: session.busy };
+    return {
+      id: session.id,
+      title: session.title,
+      transcript: session.transcript.filter((r) => r.type !== 'created'),
+      messages: session.messages(),
+      busy: session.busy,
+      runId: session.run?.id,
+      queued: session.queue.map(({ id: qid, message, queuedAt }) => ({ id: qid, message, queuedAt })),
+      permissionMode: session.mode,
+      contextTokens: session.contextTokens,
+      ...session.selection,
+    };
+  }
+
+  async function rename(id: unknown, body: unknown) {
+    const session = existing(id);
+    const title = (body as { title?: unknown } | undefined)?.title;
+    if (typeof title !== 'string' || !title.trim()) throw badRequest('title is required: a non-empty string');
+    if (title.length > LIMITS.chatTitleChars) throw badRequest(`title is too long; the limit is ${LIMITS.chatTitleChars} characters`);
+    await record(session, { type: 'title', ts: Date.now(), title: title.trim() });
+    deps.bus.emit('chat.renamed', { sessionId: session.id, title: session.title });
+    return { ok: true, title: session.title };
+  }
+
+  function stop(body: unknown) {
+    const session = existing((body as { sessionId?: unknown } | undefined)?.sessionId);
+    if (!session.busy || !session.run) throw conflict(`session "${session.id}" has no turn in flight`);
+    session.run.stop();
+    return { ok: true };
+  }
+
+  async function setMode(id: unknown, mode: unknown) {
+    const sessionId = checkSessionId(id);
+    if (mode !== 'ask' && mode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
+    const session = getOrCreate(sessionId);
+    if (session.mode !== mode) await record(session, { type: 'mode', ts: Date.now(), permissionMode: mode });
+    // The gate re-reads the mode on every call; a prompt blocking right now is released at once.
+    if (mode === 'allow') deps.gate?.releaseSession(sessionId);
+    return { ok: true, permissionMode: mode };
+  }
+
+  function findQueued(sessionId: unknown, queueId: unknown) {
+    const session = existing(sessionId);
+    if (typeof queueId !== 'string' || !queueId) throw badRequest('id is required: the queued message id from chat.queued');
+    const index = session.queue.findIndex((q) => q.id === queueId);
+    if (index < 0) throw notFound(`no queued message "${queueId}" in session "${session.id}" (it may have started already)`);
+    return { session, index };
+  }
+
+  function editQueued(body: unknown) {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const { session, index } = findQueued(b.sessionId, b.id);
+    if (typeof b.message !== 'string' || !b.message.trim()) throw badRequest('message is required: the new text');
+    if (b.message.length > LIMITS.chatMessageChars) throw badRequest(`message is too long; the limit is ${LIMITS.chatMessageChars} characters`);
+    session.queue[index].message = b.message;
+    deps.bus.emit('chat.queue.updated', { sessionId: session.id, id: session.queue[index].id, message: b.message });
+    return { ok: true };
+  }
+
+  function cancelQueued(sessionId: unknown, queueId: unknown) {
+    const { session, index } = findQueued(sessionId, queueId);
+    const [removed] = session.queue.splice(index, 1);
+    deps.bus.emit('chat.queue.removed', { sessionId: session.id, id: removed.id, reason: 'canceled' });
+    return { ok: true };
+  }
+
+  /** Stops every turn and waits for each to be written (engine shutdown). */
+  async function close(): Promise<void> {
+    const turns = [...sessions.values()].filter((s) => s.busy);
+    for (const s of turns) {
+      s.queue.length = 0;
+      s.run?.stop();
+    }
+    await Promise.all(turns.map((s) => s.turnDone));
+  }
+
+  return {
+    init,
+    send,
+    list,
+    get,
+    rename,
+    stop,
+    setMode,
+    editQueued,
+    cancelQueued,
+    close,
+    /** The session's permission mode, for the gate. */
+    modeOf: (sessionId: string) => sessions.get(sessionId)?.mode,
+    /** Wires the agents capability (composition root). */
+    setAgentResolver: (fn: ResolveAgent) => {
+      resolveAgent = fn;
+    },
+    /** Wires the permission gate after construction (composition root). */
+    setGate: (gate: ChatGateHooks) => {
+      deps.gate = gate;
+      gate.setModeLookup((sessionId) => sessions.get(sessionId)?.mode);
+    },
+  };
+}
+
+const messageId = () => `m-${Date.now().toString(36)}-${randomUUID().slice(0, 8)}`;
+
+/** The user's message as the model gets it: context first (as text), then the message, then images. */
+function userMessage(input: SendInput): ModelMessage {
+  let text = input.message;
+  if (input.context !== undefined && input.context !== null && input.context !== '') {
+    const ctx = typeof input.context === 'string' ? input.context : JSON.stringify(input.context, null, 2);
+    text = `<context>\n${ctx}\n</context>\n\n${input.message}`;
+  }
+  if (!input.images?.length) return { role: 'user', content: text };
+  const parts: Array<TextPart | ImagePart> = [{ type: 'text', text }];
+  input.images.forEach((img, i) => parts.push(imagePart(img, i)));
+  return { role: 'user', content: parts };
+}
+
+/** A data URL, an http(s) URL, or {data (base64 or data URL), mediaType}. */
+function imagePart(img: unknown, i: number): ImagePart {
+  const bad = () => badRequest(`images[${i}] must be a data URL (data:image/png;base64,...), an http(s) URL or {data, mediaType}`);
+  let data: unknown = img;
+  let mediaType: string | undefined;
+  if (img && typeof img === 'object') {
+    data = (img as { data?: unknown }).data;
+    mediaType = typeof (img as { mediaType?: unknown }).mediaType === 'string' ? (img as { mediaType: string }).mediaType : undefined;
+  }
+  if (typeof data !== 'string' || !data) throw bad();
+  const dataUrl = /^data:([^;,]+);base64,(.*)$/s.exec(data);
+  if (dataUrl) return { type: 'image', image: dataUrl[2], mediaType: mediaType ?? dataUrl[1] };
+  if (/^https?:\/\//.test(data)) return { type: 'image', image: new URL(data), mediaType };
+  if (/^[A-Za-z0-9+/=\s]+$/.test(data)) return { type: 'image', image: data, mediaType: mediaType ?? 'image/png' };
+  throw bad();
+}

@@ -1,0 +1,168 @@
+/** One chat session in memory, rebuilt by replaying its records (store.ts). */
+import type { ModelMessage } from 'ai';
+import { summaryMessage } from '../../agent/index.js';
+import type { LiveRun } from '../../kernel/runs.js';
+import type { SessionRecord, TurnStatus } from './store.js';
+import type { ChatMessageView, ChatSessionSummary, PermissionMode, QueuedMessage } from './types.js';
+
+type MessageRecord = Extract<SessionRecord, { type: 'message' }>;
+
+export interface Selection {
+  agent?: string;
+  provider?: string;
+  model?: string;
+}
+
+export class Session {
+  title = '';
+  createdAt = Date.now();
+  updatedAt = Date.now();
+  /** Whether the session file exists (the first record written creates it). */
+  persisted = false;
+  readonly transcript: SessionRecord[] = [];
+  /** The conversation as the model sees it (compactions applied). */
+  context: ModelMessage[] = [];
+  mode: PermissionMode | undefined;
+  selection: Selection = {};
+  busy = false;
+  run: LiveRun | undefined;
+  /** Settles when the turn in flight has fully ended (records written, run finished). */
+  turnDone: Promise<void> | undefined;
+  readonly queue: QueuedMessage[] = [];
+  /** Context size measured at the last step. */
+  contextTokens: number | undefined;
+
+  constructor(readonly id: string) {}
+
+  apply(record: SessionRecord): void {
+    this.transcript.push(record);
+    this.updatedAt = Math.max(this.updatedAt, record.ts);
+    switch (record.type) {
+      case 'created':
+        this.createdAt = record.ts;
+        this.updatedAt = record.ts;
+        if (record.title) this.title = record.title;
+        break;
+      case 'message':
+        this.context.push(record.message);
+        if (!this.title && record.message.role === 'user') this.title = defaultTitle(textOf(record.message));
+        break;
+      case 'compaction':
+        this.context = [summaryMessage(record.summary), ...this.context.slice(this.context.length - record.keep)];
+        break;
+      case 'title':
+        this.title = record.title;
+        break;
+      case 'mode':
+        this.mode = record.permissionMode;
+        break;
+      case 'turn':
+        if (record.agent !== undefined || record.provider !== undefined) {
+          this.selection = { agent: record.agent, provider: record.provider, model: record.model };
+        }
+        break;
+    }
+  }
+
+  /** Runs whose turn started but never ended (the engine died mid-turn). */
+  unfinishedTurns(): string[] {
+    const open = new Set<string>();
+    for (const r of this.transcript) {
+      if (r.type !== 'turn') continue;
+      if (r.status === 'started') open.add(r.runId);
+      else open.delete(r.runId);
+    }
+    return [...open];
+  }
+
+  summary(): ChatSessionSummary {
+    return {
+      id: this.id,
+      title: this.title || 'New chat',
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+      busy: this.busy,
+      messageCount: this.messages().length,
+      permissionMode: this.mode,
+    };
+  }
+
+  /** User and assistant messages as clients show them; a turn that did not complete marks its last reply. */
+  messages(): ChatMessageView[] {
+    const views: ChatMessageView[] = [];
+    const lastOfRun = new Map<string, ChatMessageView>();
+    for (const r of this.transcript) {
+      if (r.type === 'message' && (r.message.role === 'user' || r.message.role === 'assistant')) {
+        const view = viewOf(r);
+        views.push(view);
+        if (r.runId && view.role === 'assistant') lastOfRun.set(r.runId, view);
+      } else if (r.type === 'turn' && r.status !== 'started' && r.status !== 'completed') {
+        const last = lastOfRun.get(r.runId);
+        if (last) {
+          last.status = r.status as Exclude<TurnStatus, 'started' | 'completed'>;
+          if (r.error) last.error = r.error;
+        }
+      }
+    }
+    return views;
+  }
+}
+
+export function viewOf(r: MessageRecord): ChatMessageView {
+  const m = r.message;
+  const view: ChatMessageView = { id: r.id, role: m.role as 'user' | 'assistant', text: r.text ?? textOf(m), ts: r.ts };
+  if (r.runId) view.runId = r.runId;
+  if (r.reasoning) view.reasoning = r.reasoning;
+  if (Array.isArray(m.content)) {
+    const calls = (m.content as any[]).filter((p) => p.type === 'tool-call');
+    if (calls.length) view.toolCalls = calls.map((p) => ({ callId: p.toolCallId, name: p.toolName, args: p.input }));
+    const images = (m.content as any[]).filter((p) => p.type === 'image').length;
+    if (images) view.images = images;
+  }
+  return view;
+}
+
+export function textOf(m: ModelMessage): string {
+  if (typeof m.content === 'string') return m.content;
+  return (m.content as any[])
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text as string)
+    .join('');
+}
+
+function defaultTitle(text: string): string {
+  const line = text.trim().split('\n')[0] ?? '';
+  return line.length > 60 ? line.slice(0, 59) + '…' : line;
+}
+
+/**
+ * Makes a stored conversation valid to send: every tool call answered (a turn cut by a crash can
+ * leave calls without results; providers reject that).
+ */
+export function repairContext(messages: readonly ModelMessage[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    out.push(m);
+    if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
+    const calls = (m.content as any[]).filter((p) => p.type === 'tool-call');
+    if (!calls.length) continue;
+    const next = messages[i + 1];
+    const answered = new Set(next?.role === 'tool' ? (next.content as any[]).map((p) => p.toolCallId) : []);
+    const missing = calls.filter((c) => !answered.has(c.toolCallId));
+    if (!missing.length) continue;
+    const results = missing.map((c) => ({
+      type: 'tool-result' as const,
+      toolCallId: c.toolCallId,
+      toolName: c.toolName,
+      output: { type: 'error-text' as const, value: `Tool "${c.toolName}" did not run: the turn was interrupted.` },
+    }));
+    if (next?.role === 'tool') {
+      out.push({ role: 'tool', content: [...(next.content as any[]), ...results] });
+      i++;
+    } else {
+      out.push({ role: 'tool', content: results });
+    }
+  }
+  return out;
+}

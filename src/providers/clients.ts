@@ -1,0 +1,56 @@
+/** Builds a real AI SDK client for one provider entry of the config. */
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { ProviderConfig, ProviderType } from '../capabilities/config/types.js';
+import { LIMITS } from '../kernel/limits.js';
+import { extraBodyFetch } from './extra-body.js';
+import type { ModelClient } from './types.js';
+
+// The SDK's console warnings (unknown model ids, compatibility modes) are noise in a daemon's log.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+/** Placeholder key for servers that take none (local models); never a real secret. */
+const NO_KEY = 'no-key';
+
+export interface ClientSpec {
+  type: ProviderType;
+  name: string;
+  baseUrl?: string;
+  model: string;
+  contextWindow?: number;
+}
+
+/**
+ * `baseUrl` is the API root as the vendors' own SDKs take it: OpenAI-style roots end in /v1
+ * (http://127.0.0.1:11434/v1); the Anthropic SDK takes the host (https://api.anthropic.com) and
+ * adds /v1 itself. Both spellings are accepted for Anthropic.
+ */
+export function anthropicBaseUrl(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
+}
+
+export function buildClient(spec: ClientSpec, key: string | undefined): ModelClient {
+  const baseURL = spec.baseUrl?.replace(/\/+$/, '') || undefined;
+  let model: ModelClient['model'];
+  switch (spec.type) {
+    case 'openai-compatible': {
+      if (!baseURL) throw new Error(`provider "${spec.name}" (openai-compatible) needs a baseUrl, e.g. http://127.0.0.1:11434/v1`);
+      model = createOpenAICompatible({ name: spec.name, baseURL, apiKey: key, includeUsage: true, fetch: extraBodyFetch })(spec.model);
+      break;
+    }
+    case 'openai':
+      // The chat-completions API: what every OpenAI-compatible server speaks too.
+      model = createOpenAI({ baseURL, apiKey: key ?? NO_KEY, fetch: extraBodyFetch }).chat(spec.model);
+      break;
+    case 'anthropic':
+      model = createAnthropic({ baseURL: baseURL ? anthropicBaseUrl(baseURL) : undefined, apiKey: key ?? NO_KEY, fetch: extraBodyFetch })(spec.model);
+      break;
+    default:
+      throw new Error(`unknown provider type "${String(spec.type)}"; use openai-compatible, openai or anthropic`);
+  }
+  return { provider: spec.name, type: spec.type, modelId: spec.model, model, contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow };
+}
+
+export const specOf = (p: ProviderConfig): ClientSpec => ({ type: p.type, name: p.name || p.type, baseUrl: p.baseUrl, model: p.model, contextWindow: p.contextWindow });

@@ -1,0 +1,112 @@
+/**
+ * The provider map -> model clients. Clients are built lazily per provider and dropped when the
+ * config changes (hot swap): a caller keeps the client it resolved, so a turn in flight finishes on
+ * the client it started with while the next turn gets the new one.
+ */
+import { generateText } from 'ai';
+import type { ConfigService, EngineConfig, ProviderConfig, ProviderType } from '../capabilities/config/types.js';
+import { PROVIDER_TYPES } from '../capabilities/config/types.js';
+import { badRequest, describeError } from '../kernel/errors.js';
+import { LIMITS } from '../kernel/limits.js';
+import { buildClient, specOf } from './clients.js';
+import { providerErrorSentence } from './retry.js';
+import type { ModelClient } from './types.js';
+
+export interface TestProviderInput {
+  type: ProviderType;
+  baseUrl?: string;
+  model: string;
+  newKey?: string;
+  name?: string;
+}
+
+export type TestProviderAnswer = { ok: true; model: string; reply?: string; latencyMs: number } | { ok: false; error: string };
+
+export interface ProviderService {
+  /** The client for a provider name, or the default provider when none is named. */
+  resolve(name?: string | null, modelOverride?: string): Promise<ModelClient>;
+  /** The default provider's name, or null when none is configured. */
+  defaultName(): string | null;
+  names(): string[];
+  /** A real minimal completion against a provider that may not be saved yet. */
+  test(input: unknown): Promise<TestProviderAnswer>;
+}
+
+export function createProviderService(deps: { config: ConfigService }): ProviderService {
+  // name -> built client for the current config; cleared on every config change.
+  let cache = new Map<string, Promise<ModelClient>>();
+  deps.config.onChange(() => {
+    cache = new Map();
+  });
+
+  const entries = (config: EngineConfig = deps.config.get()): ProviderConfig[] => config.providers ?? [];
+  const nameOf = (p: ProviderConfig) => p.name || p.type;
+
+  const defaultName = (): string | null => {
+    const config = deps.config.get();
+    const list = entries(config);
+    if (config.defaultProvider && list.some((p) => nameOf(p) === config.defaultProvider)) return config.defaultProvider;
+    return list.length ? nameOf(list[0]) : null;
+  };
+
+  const resolve = async (name?: string | null, modelOverride?: string): Promise<ModelClient> => {
+    const wanted = name || defaultName();
+    if (!wanted) throw badRequest('no model provider is configured; add one with PUT /api/config {providers: [{type, baseUrl, model}], defaultProvider}');
+    const entry = entries().find((p) => nameOf(p) === wanted);
+    if (!entry) throw badRequest(`unknown provider "${wanted}"; configured providers: ${entries().map(nameOf).join(', ') || '(none)'}`);
+    const key = modelOverride ? `${wanted}\u0000${modelOverride}` : wanted;
+    let client = cache.get(key);
+    if (!client) {
+      const current = cache;
+      client = (async () => {
+        const spec = { ...specOf(entry), ...(modelOverride ? { model: modelOverride } : {}) };
+        try {
+          return buildClient(spec, await deps.config.providerKey(spec.name));
+        } catch (err) {
+          current.delete(key);
+          throw badRequest(describeError(err));
+        }
+      })();
+      current.set(key, client);
+    }
+    return client;
+  };
+
+  const test = async (input: unknown): Promise<TestProviderAnswer> => {
+    const problem = checkTestInput(input);
+    if (problem) return { ok: false, error: problem };
+    const { type, baseUrl, model, newKey, name } = input as TestProviderInput;
+    const providerName = name || type;
+    const started = performance.now();
+    try {
+      const key = newKey || (await deps.config.providerKey(providerName));
+      const client = buildClient({ type, name: providerName, baseUrl, model }, key);
+      const result = await generateText({
+        model: client.model,
+        prompt: 'Reply with the single word: ok',
+        maxOutputTokens: LIMITS.testProviderMaxTokens,
+        maxRetries: 0,
+        abortSignal: AbortSignal.timeout(LIMITS.testProviderTimeoutMs),
+      });
+      return { ok: true, model: result.response?.modelId || model, reply: result.text, latencyMs: Math.round(performance.now() - started) };
+    } catch (err) {
+      if ((err as Error)?.name === 'TimeoutError') return { ok: false, error: `provider "${providerName}" did not answer within ${LIMITS.testProviderTimeoutMs / 1000} s` };
+      return { ok: false, error: providerErrorSentence(providerName, err) };
+    }
+  };
+
+  return { resolve, defaultName, names: () => entries().map(nameOf), test };
+}
+
+function checkTestInput(input: unknown): string | undefined {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return 'send {type, baseUrl, model, newKey?, name?}';
+  const i = input as Record<string, unknown>;
+  if (!PROVIDER_TYPES.includes(i.type as ProviderType)) return `type must be one of ${PROVIDER_TYPES.join(', ')}`;
+  if (typeof i.model !== 'string' || !i.model.trim()) return 'model must be a non-empty string (the model id the provider serves)';
+  if (i.baseUrl !== undefined && i.baseUrl !== null && typeof i.baseUrl !== 'string') return 'baseUrl must be a string such as http://127.0.0.1:11434/v1';
+  if (i.type === 'openai-compatible' && !i.baseUrl) return 'an openai-compatible provider needs a baseUrl such as http://127.0.0.1:11434/v1';
+  if (typeof i.baseUrl === 'string' && i.baseUrl && !/^https?:\/\//.test(i.baseUrl)) return 'baseUrl must start with http:// or https://';
+  if (i.newKey !== undefined && typeof i.newKey !== 'string') return 'newKey must be a string';
+  if (i.name !== undefined && typeof i.name !== 'string') return 'name must be a string';
+  return undefined;
+}
