@@ -50,18 +50,28 @@ async function main() {
     }
   });
 
+  // Where the time goes: the bus sees chat.delta when the loop emits it; the socket client later.
+  let emittedAt = 0;
+  engine.bus.subscribe((e) => {
+    if (e.kind === 'chat.delta' && waiting && e.sessionId === waiting.sessionId && !emittedAt) emittedAt = performance.now();
+  });
+  const emitSamples: number[] = [];
   const engineSamples: number[] = [];
   for (let i = 0; i < TURNS + WARMUP; i++) {
     const sessionId = `bench-${i}`;
     model.script({ text: 'The first words of a reply.' });
     const before = model.requests.length;
+    emittedAt = 0;
     const first = new Promise<number>((resolve) => (waiting = { sessionId, resolve }));
     const done = new Promise<void>((resolve) => (ended = { sessionId, resolve }));
     await api('POST', '/api/chat', { sessionId, message: 'hello' });
     const at = await first;
     await done;
     const served = model.requests[before].firstByteAt!;
-    if (i >= WARMUP) engineSamples.push(at - served);
+    if (i >= WARMUP) {
+      engineSamples.push(at - served);
+      emitSamples.push(emittedAt - served);
+    }
   }
 
   // Baseline: the same server and stream, read by a bare client.
@@ -90,6 +100,7 @@ async function main() {
   console.log(`chat latency to first delta after the model's first byte (${TURNS} turns, ms)`);
   console.log(`${''.padEnd(28)} ${'median'.padStart(8)} ${'p90'.padStart(8)} ${'p99'.padStart(8)}`);
   console.log(row('engine (to chat.delta on ws)', engineSamples));
+  console.log(row('  of which to bus.emit', emitSamples));
   console.log(row('baseline (bare fetch)', baseSamples));
   const e = median(engineSamples);
   const b = median(baseSamples);

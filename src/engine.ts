@@ -5,8 +5,11 @@
 import type { FastifyInstance } from 'fastify';
 import os from 'node:os';
 import path from 'node:path';
+import { chatRoutes } from './capabilities/chat/routes.js';
+import { createChatService, type ChatService } from './capabilities/chat/service.js';
 import { agentsRoutes } from './capabilities/agents/routes.js';
-import { delegateTool, type RunSubagent } from './capabilities/agents/delegate.js';
+import { delegateTool } from './capabilities/agents/delegate.js';
+import { createModelPass, createSubagentRunner } from './capabilities/agents/runner.js';
 import { setPlanTool } from './capabilities/agents/plan-tool.js';
 import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
 import { memoryRoutes } from './capabilities/memory/routes.js';
@@ -23,6 +26,7 @@ import { createFileWatcher } from './capabilities/files/watcher.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
+import { providerRoutes } from './capabilities/providers/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
@@ -56,6 +60,7 @@ import { PermissionGate } from './permissions/gate.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
+import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { ToolRegistry } from './tools/registry.js';
 
@@ -79,6 +84,9 @@ export interface EngineOptions {
 }
 
 export interface Engine {
+  /** Model clients for the provider map (hot-swapped on config change). */
+  providers: ProviderService;
+  chat: ChatService;
   home: Home;
   bus: Bus;
   runs: RunLedger;
@@ -130,7 +138,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
-  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots());
+  const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots(), { protect: [home.root] });
   const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
   const files = createFilesService({
     home,
@@ -158,6 +166,13 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
   void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
+  // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
+  const providers = createProviderService({ config });
+  providerRoutes(app, providers);
+  const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
+  await chat.init();
+  closers.push(() => chat.close());
+  chatRoutes(app, chat);
 
   runsRoutes(app, runs);
   statusRoutes(app, {
@@ -171,10 +186,21 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     embeddings: () => !!config.get().embeddings,
   });
 
+  // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
+  tools.register(...shellTools(shell, fence));
+  shellRoutes(app, shell);
+  sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
+  tools.register(...webTools(createWebService()));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
   const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
-  const memory = createMemoryService({ home, agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name) });
+  const runnerDeps = { tools, runs, providers, settings };
+  const memory = createMemoryService({
+    home,
+    agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name),
+    modelPass: createModelPass(runnerDeps),
+  });
   const agents = createAgentsService({
     home,
     tools: toolNames,
@@ -187,7 +213,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     },
   });
   const reports = createReportsService({ runs, providers: () => config.get().providers });
-  let runSubagent: RunSubagent | undefined;
+  const runSubagent = createSubagentRunner(runnerDeps);
+  chat.setAgentResolver(agents.resolve);
   tools.register(
     delegateTool({ agents, runSubagent: () => runSubagent }),
     loadSkillTool({
@@ -202,12 +229,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);
   reportsRoutes(app, reports);
-  // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
-  tools.register(...shellTools(shell, fence));
-  shellRoutes(app, shell);
-  sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
-  tools.register(...webTools(createWebService()));
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
@@ -228,5 +249,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, fence, settings, secrets, config, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -157,36 +157,36 @@ async function modelStep(
 
   /** Folds one stream part into the outcome; false ends the stream. Throws a provider failure. */
   function handlePart(part: TextStreamPart<ToolSet>): boolean {
-      switch (part.type) {
-        case 'text-delta':
-          out.text += part.text;
-          cb.onDelta(part.text);
-          break;
-        case 'reasoning-delta':
-          out.reasoning += part.text;
-          if (part.providerMetadata) out.reasoningMeta = part.providerMetadata;
-          cb.onReasoning(part.text);
-          break;
-        case 'reasoning-end':
-          if (part.providerMetadata) out.reasoningMeta = part.providerMetadata;
-          break;
-        case 'tool-call':
-          out.calls.push({ callId: part.toolCallId, name: part.toolName, args: toArgs(part.input) });
-          break;
-        case 'finish-step':
-          out.usage = toUsage(part.usage);
-          break;
-        case 'abort':
+    switch (part.type) {
+      case 'text-delta':
+        out.text += part.text;
+        cb.onDelta(part.text);
+        break;
+      case 'reasoning-delta':
+        out.reasoning += part.text;
+        if (part.providerMetadata) out.reasoningMeta = part.providerMetadata;
+        cb.onReasoning(part.text);
+        break;
+      case 'reasoning-end':
+        if (part.providerMetadata) out.reasoningMeta = part.providerMetadata;
+        break;
+      case 'tool-call':
+        out.calls.push({ callId: part.toolCallId, name: part.toolName, args: toArgs(part.input) });
+        break;
+      case 'finish-step':
+        out.usage = toUsage(part.usage);
+        break;
+      case 'abort':
+        out.aborted = true;
+        return false;
+      case 'error':
+        if (o.ctx.signal.aborted) {
           out.aborted = true;
           return false;
-        case 'error':
-          if (o.ctx.signal.aborted) {
-            out.aborted = true;
-            return false;
-          }
-          throw part.error;
-      }
-      return true;
+        }
+        throw part.error;
+    }
+    return true;
   }
 }
 

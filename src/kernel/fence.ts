@@ -38,18 +38,30 @@ const MAX_SYMLINK_HOPS = 40;
 
 export class Fence {
   private readonly workspace: Root;
+  private readonly protect: string[];
 
+  /**
+   * `protect`: folders (the engine home) never reachable through a mount, even when a mounted
+   * folder contains them, except through the workspace itself. Engine state (permission rules,
+   * tokens) must not be editable by a model that was only given file tools.
+   */
   constructor(
     workspace: string,
     private readonly mounts: () => Root[],
+    opts: { protect?: string[] } = {},
   ) {
-    let real = path.resolve(workspace);
-    try {
-      real = realpathSync(real);
-    } catch {
-      // The workspace is created by Home.ensure(); a missing one is caught on first use.
-    }
-    this.workspace = { name: 'workspace', path: real, kind: 'workspace' };
+    this.workspace = { name: 'workspace', path: realOrResolved(workspace), kind: 'workspace' };
+    this.protect = (opts.protect ?? []).map(realOrResolved);
+  }
+
+  /** True for a real path inside a protected folder (the engine home) and not inside the workspace. */
+  isProtected(real: string): boolean {
+    return this.insideProtected(real) && !isInside(real, this.workspace.path);
+  }
+
+  /** True for a real path anywhere inside a protected folder: walks of a mount skip these (the workspace is its own root). */
+  insideProtected(real: string): boolean {
+    return this.protect.some((p) => isInside(real, p));
   }
 
   /** Workspace first, then the mounts in their saved order. */
@@ -101,13 +113,13 @@ export class Fence {
       }
       throw forbidden(`"${virtualPath}" leads outside the workspace and mounts through a symlink; refused, nothing was touched`);
     }
-    if (rest.length === 0 && root.kind === 'mount') {
-      // The mount folder must still be the folder that was mounted.
-      try {
-        await lstat(root.path);
-      } catch {
-        throw notFound(`the folder of mount "${root.name}" (${root.path}) no longer exists; unmount it or restore the folder`);
-      }
+    if (this.isProtected(target) || this.isProtected(real)) {
+      throw forbidden(`"${virtualPath}" is inside the engine home; engine state is not reachable through file paths`);
+    }
+    if (root.kind === 'mount') {
+      // A vanished mount folder is not silently re-created by a write beneath it.
+      const st = await lstat(root.path).catch(() => undefined);
+      if (!st) throw notFound(`the folder of mount "${root.name}" (${root.path}) no longer exists; unmount it or restore the folder`);
     }
     return { virtual, root, real, relative };
   }
@@ -123,6 +135,15 @@ export class Fence {
     const rel = path.relative(best.path, abs).split(path.sep).filter(Boolean).join('/');
     if (best.kind === 'workspace') return rel;
     return rel ? `${best.name}/${rel}` : best.name;
+  }
+}
+
+function realOrResolved(p: string): string {
+  const abs = path.resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs; // created later (Home.ensure); a missing folder is caught on first use
   }
 }
 

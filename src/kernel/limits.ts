@@ -103,7 +103,7 @@ export const LIMITS = {
   // Permissions (seed 001 §5)
   permissionKeyChars: 1_000, // longest rule key accepted
   permissionRules: 5_000, // rules kept in permissions.json; the oldest fall off
-  shellParseTimeoutMs: 1_000, // a bash parse taking longer fails closed (forces a prompt)
+  shellParseTimeoutMs: 5_000, // a bash parse taking longer fails closed (forces a prompt); ~1 s per 100 KB on 2 cores
   shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
   shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
   diagnosticsTimeoutMs: 120_000, // one typechecker run

@@ -15,6 +15,8 @@ const MAX_DEPTH = 4;
 const RAW_DISK = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|disk\d|rdisk\d|mmcblk\d|dm-\d|md\d|mapper\/|loop\d|sr\d|nbd\d|zd\d)/;
 const SAFE_DEV = /^\/dev\/(null|zero|u?random|stdout|stderr|stdin|tty|fd\/\d+|pts\/\d+)$/;
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'httpie', 'xh', 'lwp-request', 'GET']);
+// Programs that write to, wipe or repartition a device named as an argument.
+const RAW_WRITERS = new Set(['tee', 'cp', 'shred', 'blkdiscard', 'badblocks', 'fdisk', 'sfdisk', 'gdisk', 'sgdisk', 'cfdisk', 'parted', 'hdparm', 'pv', 'ddrescue', 'dcfldd']);
 const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
 const ESCALATE = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0']);
 const MKFS = /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(_.+)?|wipefs)$/;
@@ -83,8 +85,8 @@ function segmentDenied(info: CommandInfo): string | undefined {
     const of = texts.find((t) => t.startsWith('of='));
     if (of && of.slice(3).startsWith('/dev/') && !SAFE_DEV.test(of.slice(3))) return `copies raw data onto the device ${of.slice(3)}`;
   }
-  if ((program === 'tee' || program === 'cp') && texts.some((t) => RAW_DISK.test(t))) {
-    return 'writes straight to a raw disk';
+  if (RAW_WRITERS.has(program) && texts.some((t) => RAW_DISK.test(t))) {
+    return `writes straight to a raw disk (${program})`;
   }
   if (POWER.has(program)) return `shuts down or restarts the machine (${program})`;
   if ((program === 'init' || program === 'telinit') && texts.some((t) => t === '0' || t === '6')) return `shuts down or restarts the machine (${program} ${texts[0]})`;

@@ -35,38 +35,44 @@ const TOKEN_SHAPES: Array<[RegExp, Replacer]> = [
   [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}/g, () => `eyJ${MASK}`],
 ];
 
+// A secret value: JSON-escaped quotes (\"x\"), double or single quotes, or a bare word. Bare words
+// never swallow a backslash, so masking JSON text keeps it valid JSON.
+const VALUE = String.raw`\\"(?:[^"\\]|\\[^"])*?\\"|"[^"]*"|'[^']*'|[^\s'"\\,;&|)}]+`;
+const re = (source: string) => new RegExp(source, 'gi');
+
 // Contextual shapes: what is around the value says it is secret.
 const CONTEXT_SHAPES: Array<[RegExp, Replacer]> = [
-  // Authorization headers: everything after the colon up to a quote or the end of the line.
-  [/\b((?:proxy-)?authorization\s*:\s*)[^\r\n"'`]+/gi, (_m, p) => `${p}${MASK}`],
+  // Authorization headers: everything after the colon up to a quote, a backslash or the end of the line.
+  [/\b((?:proxy-)?authorization\s*:\s*)[^\r\n"'`\\]+/gi, (_m, p) => `${p}${MASK}`],
   // Bearer / Basic / token credentials outside a header line.
   [/\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_m, s, w) => `${s}${w}${MASK}`],
   // scheme://user:password@host (databases, brokers, git remotes).
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/\s@'"]*:)([^@\s'"/]+)(@)/gi, (_m, p, _v, at) => `${p}${MASK}${at}`],
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/\s@'"\\]*:)([^@\s'"/\\]+)(@)/gi, (_m, p, _v, at) => `${p}${MASK}${at}`],
   // Flags: --password x, --password=x, --token x, --api-key=x, --client-secret x ...
   [
-    /(--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-?key|apikey|auth|access-?key|credentials?)(?:-[a-z0-9]+)*)(=|\s+)("[^"]*"|'[^']*'|[^\s'"]+)/gi,
-    (_m, flag, sep) => `${flag}${sep}${MASK}`,
+    re(String.raw`(--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-?key|apikey|auth|access-?key|credentials?)(?:-[a-z0-9]+)*)(=|\s+)(${VALUE})`),
+    (_m, flag, sep, value) => `${flag}${sep}${quoteLike(value)}`,
   ],
   // mysql / mariadb / mysqldump -p<password> (attached form); sshpass -p <password>.
-  [/\b((?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p)([^\s'"]+|"[^"]*"|'[^']*')/gi, (_m, p) => `${p}${MASK}`],
-  [/\b(sshpass\s+-p\s*)("[^"]*"|'[^']*'|\S+)/gi, (_m, p) => `${p}${MASK}`],
-  // Assignments: DB_PASSWORD=x, token: "x", "api_key": "x", secret = 'x', PGPASSWORD=x ...
+  [re(String.raw`\b((?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p)(${VALUE})`), (_m, p, value) => `${p}${quoteLike(value)}`],
+  [re(String.raw`\b(sshpass\s+-p\s*)(${VALUE})`), (_m, p, value) => `${p}${quoteLike(value)}`],
+  // Assignments: DB_PASSWORD=x, token: "x", "api_key": "x", secret = 'x', PGPASSWORD=x, and their JSON-escaped forms.
   [
-    /\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_]*)(["']?\s*[:=]\s*)("[^"]*"|'[^']*'|[^\s'",;&|)}]+)/gi,
+    re(String.raw`\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_]*)(\\?["']?\s*[:=]\s*)(${VALUE})`),
     (m, name, sep, value) => (isHarmlessAssignment(name, value) ? m : `${name}${sep}${quoteLike(value)}`),
   ],
 ];
 
 /** Counts and limits named like secrets (`max_tokens: 4096`, `tokens=12`) and already-masked values stay. */
 function isHarmlessAssignment(name: string, value: string): boolean {
-  const bare = value.replace(/^["']|["']$/g, '');
+  const bare = value.replace(/^\\?["']|\\?["']$/g, '');
   if (bare === MASK || bare === '' || /^(true|false|null|undefined)$/i.test(bare)) return true;
   if (/tokens$|count$|limit$|^max|^min|_max$|_min$|length$|budget$/i.test(name)) return true;
   return /^\d{1,5}$/.test(bare);
 }
 
 function quoteLike(value: string): string {
+  if (value.startsWith('\\"')) return `\\"${MASK}\\"`;
   if (value.startsWith('"')) return `"${MASK}"`;
   if (value.startsWith("'")) return `'${MASK}'`;
   return MASK;

@@ -161,6 +161,11 @@ export function describeSegment(segment: ShellSegment): CommandInfo {
       break;
     }
     const name = basename(w.text);
+    // The grammar reads `time { ls; }` as words; braces and `!` are syntax, the command follows them.
+    if ((name === '{' || name === '}' || name === '!') && !w.quoted) {
+      i++;
+      continue;
+    }
     if (name === 'env' && segment.kind === 'command') {
       info.wrappers.push('env');
       i++;
@@ -317,6 +322,9 @@ function inspectProgram(info: CommandInfo): void {
     for (let k = 0; k < texts.length - 1; k++) {
       if (texts[k] === '-c' && GIT_CONFIG_RUNS_CODE.test(texts[k + 1])) {
         info.force.push(`git -c ${texts[k + 1].split('=')[0]} can run arbitrary commands`);
+        // `alias.x=!cmd` and command-valued settings hand a shell command over as a string.
+        const value = texts[k + 1].slice(texts[k + 1].indexOf('=') + 1);
+        if (texts[k + 1].includes('=')) info.inline.push(value.replace(/^!/, ''));
       }
     }
   }

@@ -120,6 +120,18 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
       assert.equal(retry.runId, 'run-1-1');
     });
 
+    it('retries a 503 and a dropped connection, then succeeds', async () => {
+      const s = setup(server, type);
+      server.script({ error: 503, headers: { 'retry-after-ms': '5' } }, { reset: true }, { text: 'third time lucky' });
+      const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      assert.equal(result.status, 'completed', result.error);
+      assert.equal(result.text, 'third time lucky');
+      const retries = s.events.filter((e) => e.kind === 'model.retry');
+      assert.equal(retries.length, 2);
+      assert.equal(retries[0].status, 503);
+      assert.equal(retries[1].status, undefined);
+    });
+
     it('fails with the provider sentence on a 400', async () => {
       const s = setup(server, type);
       server.script({ error: 400, body: type === 'anthropic' ? { type: 'error', error: { type: 'invalid_request_error', message: 'model not found' } } : { error: { message: 'model not found' } } });

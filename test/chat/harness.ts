@@ -29,6 +29,9 @@ export async function startChat(type: WireType, opts: { home?: string; contextWi
   const put = await t.api('PUT', '/api/config', { providers: [provider], defaultProvider: 'scripted' });
   if (put.status !== 200) throw new Error(`PUT /api/config answered ${put.status}: ${JSON.stringify(put.body)}`);
   const events = await collectEvents(t.url);
+  // Generous waits: these tests must hold on a loaded 2-core machine.
+  const waitFor = events.waitFor.bind(events);
+  events.waitFor = (match, timeoutMs = 30_000) => waitFor(match, timeoutMs);
   const trace: string[] = [];
   registerTestTools(t, trace);
   const runIds = new Map<string, string>();
@@ -40,9 +43,9 @@ export async function startChat(type: WireType, opts: { home?: string; contextWi
     send: (sessionId, message, extra = {}) => t.api('POST', '/api/chat', { sessionId, message, ...extra }),
     lastSeq: () => events.events.at(-1)?.seq ?? 0,
     async turnEnd(sessionId, afterSeq = 0) {
-      const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === sessionId && e.seq > afterSeq, 20_000);
+      const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === sessionId && e.seq > afterSeq);
       runIds.set(sessionId, started.runId!);
-      return events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 20_000);
+      return events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind));
     },
     async close() {
       events.close();
@@ -64,7 +67,7 @@ function registerTestTools(t: TestEngine, trace: string[]): void {
       permission: 'other',
       run: async ({ path }) => {
         trace.push(`start:look:${path}`);
-        await new Promise((r) => setTimeout(r, 40));
+        await new Promise((r) => setTimeout(r, 150)); // long enough that the three reads overlap even on a loaded machine
         trace.push(`end:look:${path}`);
         return `seen ${path}`;
       },

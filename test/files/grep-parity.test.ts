@@ -30,6 +30,9 @@ async function fixture(ws: string, mount: string) {
   await f('.env', 'needle env\n');
   await f('sub/.ignore', 'local.txt\n');
   await f('sub/local.txt', 'needle local\n');
+  await f('sub/build/y.txt', 'needle sub build\n');
+  await f('sub/deeper/local.txt', 'needle deeper local\n');
+  await f('sub/deeper/other.txt', 'needle deeper other\n');
   await f('sub/kept.ts', 'const s = "a.b(c needle";\n');
   await f('sub/crlf.txt', 'needle crlf\r\nsecond\r\n');
   await f('uni.md', 'héllo needle ünïcode needle\n');
@@ -70,7 +73,10 @@ const cases: Array<Record<string, unknown>> = [
   { pattern: 'needle', include: 'sub/**' },
   { pattern: 'needle', exclude: '*.txt' },
   { pattern: 'needle', include: '*.txt' },
+  { pattern: 'needle', include: '*.md,*.log' },
+  { pattern: 'needle', include: '*.{md,ts}', exclude: 'sub/**' },
   { pattern: 'needle', path: 'sub' },
+  { pattern: 'needle', path: 'sub/deeper' },
   { pattern: 'needle', path: 'ignored.txt' },
   { pattern: 'needle', path: 'proj' },
   { pattern: 'ne+dle\\s\\w+', head_limit: 3 },
@@ -87,6 +93,10 @@ test('grep gives the same rows with and without ripgrep on PATH', async () => {
     assert.equal(a.isError, false, a.text);
     assert.equal(b.text, a.text, `grep ${JSON.stringify(args)}`);
   }
+  const two = (await withRg.engine.tools.call({ callId: 't', name: 'grep', args: { pattern: 'needle', include: '*.md,*.log' } }, ctx(withRg))).text;
+  assert.ok(two.includes('keep.log:1:') && two.includes('uni.md:1:') && !two.includes('a.txt'), two);
+  const sub = (await withoutRg.engine.tools.call({ callId: 's', name: 'grep', args: { pattern: 'needle', path: 'sub/deeper' } }, ctx(withoutRg))).text;
+  assert.equal(sub, 'matches 1-1 of 1\nsub/deeper/other.txt:1: needle deeper other');
   const deep = (await withRg.engine.tools.call({ callId: 'd', name: 'grep', args: { pattern: 'haystack', offset: 10_000, head_limit: 2 } }, ctx(withRg))).text;
   assert.equal(deep, 'matches 10001-10002; more remain, call again with offset=10002\nbig/many.txt:10001: haystack 10001\nbig/many.txt:10002: haystack 10002');
   // and the fixture really exercises the ignore rules

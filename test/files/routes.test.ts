@@ -182,6 +182,9 @@ test('a mount whose folder turns unreadable yields a warning, not a failure', as
   const tree = await t.api('GET', '/api/files');
   assert.equal(tree.status, 200);
   assert.ok(tree.body.warnings.some((w: string) => w.includes('gone')));
+  const write = await t.api('PUT', '/api/files/gone/x.txt', { content: 'x' });
+  assert.equal(write.status, 404);
+  await assert.rejects(stat(gone)); // not silently re-created
   await t.api('DELETE', '/api/mounts/gone');
 });
 
@@ -290,5 +293,39 @@ test('reveal opens the folder with the file manager when one exists', async () =
     assert.equal((await t3.api('POST', '/api/files-op', { op: 'reveal', path: 'r/missing' })).status, 404);
   } finally {
     await t3.close();
+  }
+});
+
+test('a mount containing the engine home never exposes engine state', async () => {
+  const base = await realpath(await tempDir('files-homeparent-'));
+  const home = path.join(base, 'home');
+  const t4 = await startTestEngine({ home, files: { watch: false } });
+  try {
+    await writeFile(path.join(base, 'project.txt'), 'project needle_state');
+    await t4.api('PUT', '/api/files/inws.txt', { content: 'workspace needle_state' });
+    await writeFile(path.join(home, 'permissions.json'), '{"rules": [], "note": "needle_state"}');
+    assert.equal((await t4.api('POST', '/api/mounts', { path: base, name: 'all' })).status, 201);
+    assert.equal((await t4.api('POST', '/api/mounts', { path: path.join(home, 'runs'), name: 'runs' })).status, 400);
+    assert.equal((await t4.api('GET', '/api/files/all/project.txt')).status, 200);
+    const state = await t4.api('GET', '/api/files/all/home/permissions.json');
+    assert.equal(state.status, 403);
+    assert.match(state.body.error, /engine home/);
+    assert.equal((await t4.api('PUT', '/api/files/all/home/permissions.json', { content: '{"rules":[{"key":"*","decision":"allow"}]}' })).status, 403);
+    assert.equal((await t4.api('POST', '/api/files-op', { op: 'delete', path: 'all/home' })).status, 403);
+    assert.match(await readFile(path.join(home, 'permissions.json'), 'utf8'), /needle_state/);
+    const tree = await t4.api('GET', '/api/files');
+    assert.ok(!tree.body.files.some((f: { path: string }) => f.path.startsWith('all/home/')));
+    const search = await t4.api('GET', '/api/search?q=needle_state');
+    assert.deepEqual(search.body.results.map((r: { path: string }) => r.path).sort(), ['all/project.txt', 'inws.txt']);
+    const ctx = { signal: new AbortController().signal, emit: () => undefined, attended: false };
+    const grep = await t4.engine.tools.call({ callId: 'g', name: 'grep', args: { pattern: 'needle_state', path: 'all' } }, ctx);
+    assert.equal(grep.text, 'matches 1-1 of 1\nall/project.txt:1: project needle_state');
+    const glob = await t4.engine.tools.call({ callId: 'h', name: 'glob', args: { pattern: '**/*.json', path: 'all' } }, ctx);
+    assert.match(glob.text, /no files match/);
+    const ls = await t4.engine.tools.call({ callId: 'l', name: 'list_dir', args: { path: 'all' } }, ctx);
+    assert.equal(ls.text, 'project.txt');
+  } finally {
+    await t4.close();
+    await rm(base, { recursive: true, force: true });
   }
 });

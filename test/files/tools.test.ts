@@ -67,6 +67,13 @@ test('edit_file: exactly one occurrence, literal replacement', async () => {
   assert.ok(seen.some((e) => e.kind === 'file.edited' && e.path === 'e.txt'));
 });
 
+test('concurrent edits of one file all land (one queue per file)', async () => {
+  await ok('write_file', { path: 'race.txt', content: Array.from({ length: 20 }, (_, i) => `tok${i};`).join('\n') });
+  const outs = await Promise.all(Array.from({ length: 20 }, (_, i) => call('edit_file', { path: 'race.txt', old_string: `tok${i};`, new_string: `done${i};` })));
+  assert.ok(outs.every((o) => !o.isError), outs.map((o) => o.text).join('\n'));
+  assert.equal(await readFile(path.join(ws, 'race.txt'), 'utf8'), Array.from({ length: 20 }, (_, i) => `done${i};`).join('\n'));
+});
+
 test('multi_edit is atomic and names the failing edit', async () => {
   await ok('write_file', { path: 'm.txt', content: 'alpha beta gamma\n' });
   const before = await readFile(path.join(ws, 'm.txt'), 'utf8');
@@ -112,6 +119,9 @@ test('glob: sorted, paged with the header first, skips heavy and dot folders unl
   assert.match(await ok('glob', { pattern: 'node_modules/**/*.ts', path: 'g' }), /g\/node_modules\/pkg\/i.ts/);
   assert.match(await ok('glob', { pattern: '.hidden/*.ts', path: 'g' }), /g\/.hidden\/h.ts/);
   assert.match(await ok('glob', { pattern: '**/lib.ts' }), /proj\/lib.ts/);
+  assert.equal(await ok('glob', { pattern: 'proj/*.ts' }), 'matches 1-1 of 1\nproj/lib.ts');
+  assert.equal(await ok('glob', { pattern: 'g/src/**/*.ts' }), 'matches 1-2 of 2\ng/src/b.ts\ng/src/deep/a.ts');
+  assert.equal(await ok('glob', { pattern: 'src/*.ts', path: 'g' }), 'matches 1-1 of 1\ng/src/b.ts');
   const page = await ok('glob', { pattern: 'many/*' });
   assert.equal(page.split('\n')[0], 'matches 1-500; more remain, call again with offset=500');
   assert.equal(await ok('glob', { pattern: 'many/*', offset: 500 }), 'matches 501-503 of 503\nmany/f500\nmany/f501\nmany/f502');

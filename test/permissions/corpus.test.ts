@@ -159,6 +159,16 @@ const CORPUS: Row[] = [
   ["x=1",["x="],["x="],"prompt"],
   ["ls # comment",["ls"],["ls"],"allow"],
   ["git log --format='%H %s' | head -5",["git log --format=%H %s","head -5"],["git log","head"],"allow"],
+  ["[ -f a ] || echo n",["test","echo n"],["test","echo"],"prompt"],
+  ["[[ -n \"$x\" ]] && ls",["test","ls"],["test","ls"],"prompt"],
+  ["time { ls; }",["time { ls","}"],["ls"],"allow"],
+  ["time { rm -rf /; }",["time { rm -rf /","}"],["rm"],"hard"],
+  ["for ((i=0;i<3;i++)); do echo $i; done",["i=","echo $i"],["echo"],"allow"],
+  ["git commit -m \"$(cat <<EOF\nmsg\nEOF\n)\"",["git commit -m \"$(cat <<EOF\nmsg\nEOF\n)\"","cat"],["git commit","cat"],"force"],
+  ["ls -la > >(tee log)",["tee log","ls -la"],["tee","ls"],"force"],
+  ["coproc cat",["coproc cat"],["coproc cat"],"prompt"],
+  ["echo a # trailing comment",["echo a"],["echo"],"allow"],
+  ["x=(a b c); echo \"${x[@]}\"",["x=","echo \"${x[@]}\""],["echo"],"allow"],
 ];
 
 let gate: PermissionGate;

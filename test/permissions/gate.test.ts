@@ -222,8 +222,13 @@ test('the unattended default decides code calls with nobody watching; delete and
   assert.equal(put.status, 200);
   const code2 = startCall('test_code', {}, { attended: false });
   assert.equal((await code2.outcome).isError, false);
+  // A forced prompt with nobody watching takes the unattended default too.
+  const forcedAllowed = startCall('test_shellish', { segments: ['git status'], force: 'eval' }, { attended: false });
+  assert.equal((await forcedAllowed.outcome).isError, false);
   await t.api('PUT', '/api/permissions/defaults', { unattended: 'deny' });
-  for (const r of [code.run, del.run, other.run, code2.run]) await r.finish('completed');
+  const forcedDenied = startCall('test_shellish', { segments: ['git status'], force: 'eval' }, { attended: false });
+  assert.match((await forcedDenied.outcome).text, /unattended default is deny/);
+  for (const r of [code.run, del.run, other.run, code2.run, forcedAllowed.run, forcedDenied.run]) await r.finish('completed');
 });
 
 test('attended delete prompts; a bare tool-name rule allows it', async () => {

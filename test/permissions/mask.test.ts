@@ -44,6 +44,17 @@ test('every secret shape is masked', () => {
   }
 });
 
+test('masking JSON text keeps it valid JSON and still hides every secret', () => {
+  for (const [input, secret] of cases) {
+    const json = JSON.stringify({ command: input, nested: { note: input } });
+    const out = maskSecrets(json);
+    let parsed: { command: string };
+    assert.doesNotThrow(() => (parsed = JSON.parse(out)), `masking broke the JSON of ${json}: ${out}`);
+    assert.ok(!out.includes(secret), `${json} -> ${out} still shows ${secret}`);
+    assert.ok(parsed!.command.includes('***'));
+  }
+});
+
 test('known secret values are masked wherever they appear', () => {
   const out = maskSecrets('echo plainvalue42 and again plainvalue42', ['plainvalue42', 'ab']);
   assert.equal(out, 'echo *** and again ***');

@@ -37,6 +37,8 @@ export interface ScriptStep {
   body?: unknown;
   /** Never finish: after any text/reasoning given, keep the connection open until the client aborts. */
   hang?: boolean;
+  /** Drop the connection without answering (a reset, as a crashing proxy does). */
+  reset?: boolean;
   usage?: ScriptUsage;
   /** Milliseconds between streamed chunks (default 0). */
   delayMs?: number;
@@ -115,6 +117,10 @@ export async function startModelServer(initial: ScriptStep[] = []): Promise<Mode
   });
 
   const answer = async (format: 'openai' | 'anthropic', step: ScriptStep, body: any, res: http.ServerResponse, record: RecordedRequest, n: number) => {
+    if (step.reset) {
+      res.socket?.destroy();
+      return;
+    }
     if (step.error) {
       record.firstByteAt = performance.now();
       res.writeHead(step.error, { 'content-type': 'application/json', ...step.headers });

@@ -72,8 +72,9 @@ export function createChatService(deps: ChatServiceDeps) {
       const marks: SessionRecord[] = session.unfinishedTurns().map((runId) => ({ type: 'turn', ts: now, runId, status: 'interrupted' as const, error: 'the engine stopped while this turn was in flight' }));
       if (marks.length) {
         // Calls the dead turn made without results get an "interrupted" result, so the next turn is valid to send.
+        const deadRunId = session.unfinishedTurns().at(-1);
         const repaired = repairContext(session.context).slice(session.context.length);
-        const fixes: SessionRecord[] = repaired.map((message) => ({ type: 'message', id: messageId(), ts: now, runId: marks[0].type === 'turn' ? marks[0].runId : undefined, message }));
+        const fixes: SessionRecord[] = repaired.map((message) => ({ type: 'message', id: messageId(), ts: now, runId: deadRunId, message }));
         await store.append(id, ...fixes, ...marks);
         for (const m of [...fixes, ...marks]) session.apply(m);
       }

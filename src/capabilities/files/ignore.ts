@@ -92,9 +92,13 @@ export class Overrides {
   }
 }
 
-/** One folder's ignore files; `base` is its path relative to the walk's start ('' for the start). */
+/**
+ * One folder's ignore files. `base` is its path relative to the walk's start ('' for the start);
+ * for a folder above the start, `up` is the start's path relative to that folder instead.
+ */
 export interface IgnoreLevel {
   base: string;
+  up?: string;
   families: Rule[][]; // indexed like IGNORE_FILES
 }
 
@@ -110,7 +114,7 @@ export function judge(levels: IgnoreLevel[], overrides: Overrides, rel: string, 
       const level = levels[i];
       const rules = level.families[f];
       if (!rules.length) continue;
-      const local = level.base ? rel.slice(level.base.length + 1) : rel;
+      const local = level.up !== undefined ? `${level.up}/${rel}` : level.base ? rel.slice(level.base.length + 1) : rel;
       verdict = matchRules(rules, local, isDir);
     }
     if (verdict === 'ignore') return false;

@@ -53,6 +53,8 @@ export class MountStore {
     if (real === path.parse(real).root) throw badRequest('mounting the filesystem root is refused; mount a project folder');
     const ws = this.workspace();
     if (isInside(real, ws)) throw badRequest(`${input.path} is inside the workspace and already reachable; mount a folder outside it`);
+    const homeReal = await realpath(this.home.root).catch(() => this.home.root);
+    if (isInside(real, homeReal)) throw badRequest(`${input.path} is inside the engine home, which holds engine state; mount a project folder`);
     const name = input.name === undefined || input.name === '' ? defaultName(real) : input.name;
     if (typeof name !== 'string' || !NAME.test(name) || name.length > LIMITS.mountNameChars || name === 'workspace') {
       throw badRequest(

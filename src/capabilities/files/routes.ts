@@ -12,6 +12,8 @@ const wildcard = (params: unknown): string => {
   return p;
 };
 
+const silent = () => undefined;
+
 export function filesRoutes(app: FastifyInstance, files: FilesService): void {
   app.get('/api/files', async () => files.tree());
 
@@ -22,7 +24,7 @@ export function filesRoutes(app: FastifyInstance, files: FilesService): void {
       const { bytes } = await files.readBytes(virtual);
       return reply.type('application/octet-stream').send(bytes);
     }
-    return files.readText(virtual);
+    return files.readText(virtual, silent); // a client opening a file changes nothing: no event
   });
 
   app.put('/api/files/*', async (req) => {

@@ -35,6 +35,8 @@ export interface SearchOptions {
   /** Path to rg, or null to use the walk. */
   rg: string | null;
   signal?: AbortSignal;
+  /** Real paths never searched through `root` (the engine home inside a mounted folder). */
+  skip?: (real: string, root: Root) => boolean;
 }
 
 export interface LineMatch {
@@ -166,7 +168,13 @@ async function walkTarget(target: SearchTarget, opts: SearchOptions, out: Search
   }
   const base = target.rel ? path.join(target.root.path, target.rel) : target.root.path;
   let go = true;
+  // Ignore files between the root and a searched subfolder apply too (ripgrep reads parents then).
+  const ancestors: string[] = [];
+  const parts = target.rel ? target.rel.split('/') : [];
+  for (let i = 0; i < parts.length; i++) ancestors.push(path.join(target.root.path, ...parts.slice(0, i)));
   await walkIgnoring(base, {
+    ancestors,
+    skip: opts.skip && ((abs: string) => opts.skip!(abs, target.root)),
     overrides: new Overrides(opts.include ?? [], opts.exclude ?? []),
     signal: opts.signal,
     file: async (rel, abs) => {
@@ -178,7 +186,10 @@ async function walkTarget(target: SearchTarget, opts: SearchOptions, out: Search
 }
 
 async function runRipgrep(opts: SearchOptions, cap: number, sorted: boolean): Promise<SearchOutcome> {
-  const combine = !opts.include?.length && !opts.exclude?.length;
+  // One process over every root, unless -g globs (relative to rg's working folder) or nested roots
+  // (a mount holding the workspace: rows must be attributed to the root they were reached through).
+  const nested = opts.targets.some((a) => opts.targets.some((b) => a !== b && isInside(a.root.path, b.root.path)));
+  const combine = !opts.include?.length && !opts.exclude?.length && !nested;
   if (combine) return runRipgrepOn(opts, opts.targets, cap, sorted);
   // -g globs are relative to rg's working folder, so each root gets its own process.
   const parts = await Promise.all(opts.targets.map((t) => runRipgrepOn(opts, [t], cap, sorted)));
@@ -199,7 +210,9 @@ async function runRipgrep(opts: SearchOptions, cap: number, sorted: boolean): Pr
 function runRipgrepOn(opts: SearchOptions, targets: SearchTarget[], cap: number, sorted: boolean): Promise<SearchOutcome> {
   const single = targets.length === 1;
   const cwd = single ? targets[0].root.path : undefined;
-  const args = ['--json', '--no-require-git', '--no-ignore-parent', '--no-ignore-global', '--no-messages'];
+  const args = ['--json', '--no-require-git', '--no-ignore-global', '--no-messages'];
+  // A whole root ignores what lies above it; a subfolder honours the ignore files above it.
+  if (!single || !targets[0].rel) args.push('--no-ignore-parent');
   if (sorted) args.push('--sort', 'path');
   if (opts.ignoreCase) args.push('-i');
   if (opts.literal) args.push('-F');
@@ -210,10 +223,14 @@ function runRipgrepOn(opts: SearchOptions, targets: SearchTarget[], cap: number,
     if (single) args.push(t.rel ? `./${t.rel}` : './');
     else args.push(t.rel ? path.join(t.root.path, t.rel) : t.root.path);
   }
-  const toVirtual = (p: string): string | undefined => {
-    if (single) return virtualOf(targets[0].root, p.replace(/^\.\/+/, ''));
+  function rootOfReal(p: string): Root {
     let best: Root | undefined;
     for (const t of targets) if (isInside(p, t.root.path) && (!best || t.root.path.length > best.path.length)) best = t.root;
+    return best!;
+  }
+  const toVirtual = (p: string): string | undefined => {
+    if (single) return virtualOf(targets[0].root, p.replace(/^\.\/+/, ''));
+    const best = rootOfReal(p);
     if (!best) return undefined;
     return virtualOf(best, path.relative(best.path, p).split(path.sep).join('/'));
   };
@@ -244,6 +261,7 @@ function runRipgrepOn(opts: SearchOptions, targets: SearchTarget[], cap: number,
       const p = data.path.text ?? Buffer.from(data.path.bytes ?? '', 'base64').toString('utf8');
       const virtual = toVirtual(p);
       if (virtual === undefined) return;
+      if (opts.skip?.(single ? path.join(targets[0].root.path, p) : p, single ? targets[0].root : rootOfReal(p))) return;
       let text = data.lines.text ?? Buffer.from(data.lines.bytes ?? '', 'base64').toString('utf8');
       text = text.replace(/\r?\n$/, '');
       const ascii = !/[^\x00-\x7f]/.test(text);

@@ -69,6 +69,8 @@ export function createFilesService(deps: FilesDeps) {
   };
 
   const inside = (real: string) => fence.roots().some((r) => isInside(real, r.path));
+  /** What a walk of `root` must not enter: engine state, and the whole home when reached through a mount. */
+  const skipThrough = (real: string, root: Root) => (root.kind === 'mount' ? fence.insideProtected(real) : fence.isProtected(real));
 
   const exists = async (p: string) => {
     try {
@@ -105,13 +107,18 @@ export function createFilesService(deps: FilesDeps) {
   }
 
   /** Atomic write through the symlink (if any) so a fenced link stays a link. */
-  async function writeAt(r: Resolved, data: string | Uint8Array): Promise<boolean> {
-    const st = await stat(r.real).catch(() => undefined);
-    if (st?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
-    const target = st ? await realpath(r.real) : r.real;
+  async function writeAt(r: Resolved, data: string | Uint8Array | ((current: string) => string)): Promise<boolean> {
+    const first = await stat(r.real).catch(() => undefined);
+    if (first?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
+    const target = first ? await realpath(r.real) : r.real;
     markOwn(target, r.real);
-    await home.serialize(target, () => writeFileAtomic(target, data, st ? st.mode & 0o777 : undefined));
-    return !st;
+    // One queue per real file: an edit's read-modify-write cannot interleave with another writer.
+    return home.serialize(target, async () => {
+      const st = await stat(target).catch(() => undefined);
+      const bytes = typeof data === 'function' ? data(await readTextAt(r)) : data;
+      await writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined);
+      return !st;
+    });
   }
 
   async function writeText(virtual: string, content: string, emit: Emit = deps.emit) {
@@ -133,19 +140,22 @@ export function createFilesService(deps: FilesDeps) {
   /** Replaces exactly one occurrence per edit, in order, against the evolving buffer; all or nothing. */
   async function edit(virtual: string, edits: Array<{ old_string: string; new_string: string }>, emit: Emit = deps.emit) {
     const r = await fence.resolve(virtual);
-    let text = await readTextAt(r);
-    edits.forEach((e, i) => {
-      const which = edits.length > 1 ? `edit ${i + 1} of ${edits.length}: ` : '';
-      if (e.old_string === '') throw badRequest(`${which}old_string is empty; give the exact text to replace`);
-      const count = countOccurrences(text, e.old_string);
-      if (count !== 1) {
-        const hint = count === 0 ? 'copy the exact text (whitespace included) from read_file' : 'include more surrounding text so it matches once';
-        throw badRequest(`${which}old_string occurs ${count} times in ${r.virtual}; it must occur exactly once (${hint}). Nothing was written`);
-      }
-      const at = text.indexOf(e.old_string);
-      text = text.slice(0, at) + e.new_string + text.slice(at + e.old_string.length); // literal: no $& / $1 expansion
+    await readTextAt(r); // missing, folder, binary or too large: refused before queueing
+    await writeAt(r, (current) => {
+      let text = current;
+      edits.forEach((e, i) => {
+        const which = edits.length > 1 ? `edit ${i + 1} of ${edits.length}: ` : '';
+        if (e.old_string === '') throw badRequest(`${which}old_string is empty; give the exact text to replace`);
+        const count = countOccurrences(text, e.old_string);
+        if (count !== 1) {
+          const hint = count === 0 ? 'copy the exact text (whitespace included) from read_file' : 'include more surrounding text so it matches once';
+          throw badRequest(`${which}old_string occurs ${count} times in ${r.virtual}; it must occur exactly once (${hint}). Nothing was written`);
+        }
+        const at = text.indexOf(e.old_string);
+        text = text.slice(0, at) + e.new_string + text.slice(at + e.old_string.length); // literal: no $& / $1 expansion
+      });
+      return text;
     });
-    await writeAt(r, text);
     emit('file.edited', { path: r.virtual, edits: edits.length });
     return { path: r.virtual, edits: edits.length };
   }
@@ -274,7 +284,7 @@ export function createFilesService(deps: FilesDeps) {
         for (const e of list) {
           const rel = relDir ? `${relDir}/${e.name}` : e.name;
           if (e.isDirectory()) {
-            if (e.name !== '.git' && e.name !== 'node_modules') next.push(rel);
+            if (e.name !== '.git' && e.name !== 'node_modules' && !skipThrough(path.join(start, rel), root)) next.push(rel);
           } else if (e.isFile() || e.isSymbolicLink()) fileEntries.push(e);
         }
         const sized = await Promise.all(
@@ -309,6 +319,7 @@ export function createFilesService(deps: FilesDeps) {
     const list = (await readdir(r.real, { withFileTypes: true })).sort(byName);
     const entries: DirEntry[] = [];
     for (const e of list) {
+      if (skipThrough(path.join(r.real, e.name), r.root)) continue; // the engine home inside a mount
       if (e.isSymbolicLink()) {
         const link = await linkInside(path.join(r.real, e.name), inside);
         if (!link.ok) continue; // a link leading outside is not shown: it could not be used anyway
@@ -356,13 +367,14 @@ export function createFilesService(deps: FilesDeps) {
       pattern: args.pattern,
       literal: args.literal === true,
       ignoreCase: args.ignoreCase === true,
-      include: args.include ? [args.include] : [],
-      exclude: args.exclude ? [args.exclude] : [],
+      include: splitGlobs(args.include),
+      exclude: splitGlobs(args.exclude),
       targets: await targets(args.path),
       maxRows: args.maxRows,
       exact: true,
       rg,
       signal: args.signal,
+      skip: skipThrough,
     });
   }
 
@@ -372,6 +384,9 @@ export function createFilesService(deps: FilesDeps) {
     const named = args.pattern.split('/');
     const mayEnter = (name: string) =>
       !(SKIPPED_DIRS.has(name) || name.startsWith('.')) || named.some((seg) => seg === name || (seg.includes('.') && picomatch.isMatch(name, seg, { dot: true })));
+    // The pattern's literal leading folders ("src/lib" of "src/lib/**/*.ts") prune the walk.
+    const staticBase = picomatch.scan(args.pattern).base;
+    const compatible = (dir: string) => !staticBase || dir === staticBase || staticBase.startsWith(dir + '/') || dir.startsWith(staticBase + '/');
     const rows: string[] = [];
     let complete = true;
     for (const t of await targets(args.path)) {
@@ -381,7 +396,7 @@ export function createFilesService(deps: FilesDeps) {
       await walkSorted(base, {
         inside,
         signal: args.signal,
-        enter: (_rel, name) => mayEnter(name),
+        enter: (rel, name, abs) => mayEnter(name) && (compatible(rel) || compatible(prefix ? `${prefix}/${rel}` : rel)) && !skipThrough(abs, t.root),
         file: (rel) => {
           const virtual = prefix ? `${prefix}/${rel}` : rel;
           if (!isMatch(rel) && !isMatch(virtual)) return;
@@ -410,6 +425,7 @@ export function createFilesService(deps: FilesDeps) {
       maxRows: LIMITS.searchResultsCap + 1,
       exact: false,
       rg,
+      skip: skipThrough,
     });
     return groupResults(out.rows, !out.complete);
   }
@@ -451,6 +467,24 @@ export function createFilesService(deps: FilesDeps) {
 
 function label(root: Root): string {
   return root.kind === 'workspace' ? 'the workspace' : `mount "${root.name}"`;
+}
+
+/** "*.ts,*.md" is two globs; commas inside braces ("*.{ts,md}") belong to the glob. */
+export function splitGlobs(value: string | undefined): string[] {
+  if (!value) return [];
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of value) {
+    if (ch === '{') depth++;
+    if (ch === '}') depth = Math.max(0, depth - 1);
+    if (ch === ',' && depth === 0) {
+      if (current.trim()) out.push(current.trim());
+      current = '';
+    } else current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
+  return out;
 }
 
 function countOccurrences(text: string, needle: string): number {

@@ -141,7 +141,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     name: 'grep',
     group: 'files',
     readOnly: true,
-    description: `Search file contents for a regular expression (or literal text with literal=true) across the workspace and mounts, or under path. Respects .gitignore/.ignore and skips hidden and binary files. Returns rows "path:line: text", sorted by path, lines clamped to ${LIMITS.grepLineChars} characters. At most ${LIMITS.grepMatches} rows and ${LIMITS.grepChars} characters per call; the first line says which matches you got and, when more remain, the offset to call again with (offset up to ${LIMITS.grepMaxOffset}). include/exclude are file globs such as "*.ts" or "src/**".`,
+    description: `Search file contents for a regular expression (or literal text with literal=true) across the workspace and mounts, or under path. Respects .gitignore/.ignore and skips hidden and binary files. Returns rows "path:line: text", sorted by path, lines clamped to ${LIMITS.grepLineChars} characters. At most ${LIMITS.grepMatches} rows and ${LIMITS.grepChars} characters per call; the first line says which matches you got and, when more remain, the offset to call again with (offset up to ${LIMITS.grepMaxOffset}). include/exclude are file globs such as "*.ts", "src/**" or "*.ts,*.md".`,
     parameters: {
       type: 'object',
       properties: {

@@ -43,8 +43,8 @@ export async function linkInside(abs: string, inside: (real: string) => boolean)
 }
 
 export interface SkipWalkOptions {
-  /** Whether to descend into a folder (rel to the start, and its name). */
-  enter: (rel: string, name: string) => boolean;
+  /** Whether to descend into a folder (rel to the start, its name, its absolute path). */
+  enter: (rel: string, name: string, abs: string) => boolean;
   /** Called per file in sorted order; return false to stop the walk. */
   file: (rel: string, abs: string) => boolean | void | Promise<boolean | void>;
   inside: (real: string) => boolean;
@@ -59,7 +59,7 @@ export async function walkSorted(start: string, opts: SkipWalkOptions): Promise<
       const rel = relDir ? `${relDir}/${e.name}` : e.name;
       const abs = path.join(dir, e.name);
       if (e.isDirectory()) {
-        if (opts.enter(rel, e.name) && !(await visit(abs, rel))) return false;
+        if (opts.enter(rel, e.name, abs) && !(await visit(abs, rel))) return false;
       } else if (e.isFile()) {
         if ((await opts.file(rel, abs)) === false) return false;
       } else if (e.isSymbolicLink()) {
@@ -74,6 +74,10 @@ export async function walkSorted(start: string, opts: SkipWalkOptions): Promise<
 
 export interface IgnoreWalkOptions {
   overrides: Overrides;
+  /** Folders from the root down to (not including) the start, whose ignore files also apply. */
+  ancestors?: string[];
+  /** Real paths never entered or searched. */
+  skip?: (abs: string) => boolean;
   /** Called per file in sorted order; return false to stop. */
   file: (rel: string, abs: string) => boolean | void | Promise<boolean | void>;
   signal?: AbortSignal;
@@ -81,6 +85,11 @@ export interface IgnoreWalkOptions {
 
 /** The ripgrep-compatible walk: ignore files, overrides, hidden entries; symlinks are never followed. */
 export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Promise<void> {
+  const above: IgnoreLevel[] = [];
+  for (const dir of opts.ancestors ?? []) {
+    const families = await Promise.all(IGNORE_FILES.map(async (f) => parseIgnore(await readFile(path.join(dir, f), 'utf8').catch(() => ''))));
+    if (families.some((r) => r.length)) above.push({ base: '', up: path.relative(dir, start).split(path.sep).join('/'), families });
+  }
   const visit = async (dir: string, relDir: string, parents: IgnoreLevel[]): Promise<boolean> => {
     const list = await entries(dir);
     const names = new Set(list.map((e) => e.name));
@@ -94,6 +103,7 @@ export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Prom
     for (const e of list) {
       if (opts.signal?.aborted) return false;
       const rel = relDir ? `${relDir}/${e.name}` : e.name;
+      if (opts.skip?.(path.join(dir, e.name))) continue;
       if (e.isDirectory()) {
         if (judge(levels, opts.overrides, rel, e.name, true) && !(await visit(path.join(dir, e.name), rel, levels))) return false;
       } else if (e.isFile()) {
@@ -102,5 +112,5 @@ export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Prom
     }
     return true;
   };
-  await visit(start, '', []);
+  await visit(start, '', above);
 }

@@ -38,6 +38,7 @@ export function createFileWatcher(deps: {
   const onEvents = (events: Event[]) => {
     for (const e of events) {
       if (deps.isOwnWrite(e.path)) continue;
+      if (deps.fence.isProtected(e.path)) continue; // engine state (run logs ...) under a mount holding the home
       const virtual = deps.fence.toVirtual(e.path);
       if (virtual === undefined || virtual === '') continue;
       pending.set(virtual, e.type);
