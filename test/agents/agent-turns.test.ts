@@ -197,3 +197,41 @@ test('a provider failure during consolidate is a 500 with the provider\'s senten
   assert.equal((await t.api('GET', '/api/memory/shared/a.md')).body.content, 'fact one\n');
   assert.equal((await t.api('POST', '/api/memory/consolidate', { scope: 'empty-scope' })).status, 400);
 });
+
+test('a subagent\'s calls gate under the parent\'s policy: its prompt belongs to the parent run and session', async () => {
+  await t.api('PUT', '/api/agents/chief', { description: 'Chief', system: 'Chief.', tools: ['delegate'] });
+  await t.api('PUT', '/api/agents/sheller', { description: 'Runs commands', system: 'Sheller.', tools: ['run_shell'] });
+  model.script(
+    { toolCalls: [{ name: 'delegate', args: { agent: 'sheller', task: 'say hi' } }] },
+    { toolCalls: [{ name: 'run_shell', args: { command: 'echo hi-from-sub' }, id: 'sub-call-1' }] },
+    { text: 'said hi' },
+    { text: 'chief done' },
+  );
+  const seq = events.events.at(-1)?.seq ?? 0;
+  await t.api('POST', '/api/chat', { sessionId: 's-gate', message: 'go', agent: 'chief', permissionMode: 'ask' });
+  const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 's-gate' && e.seq > seq, 20_000);
+  const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.runId === started.runId, 20_000);
+  assert.equal(asked.tool, 'run_shell');
+  const ok = await t.api('POST', '/api/permissions/resolve', { runId: started.runId, callId: asked.callId, decision: 'allow' });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  const end = await events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+  assert.equal(end.kind, 'run.completed');
+  const shell = results(end.runId!, 'run_shell')[0];
+  assert.equal(shell.ok, true);
+  assert.match(String(shell.result), /hi-from-sub/);
+
+  // With the session in allow mode, the same subagent call runs without a prompt.
+  model.script(
+    { toolCalls: [{ name: 'delegate', args: { agent: 'sheller', task: 'again' } }] },
+    { toolCalls: [{ name: 'run_shell', args: { command: 'echo again' } }] },
+    { text: 'ok' },
+    { text: 'done' },
+  );
+  const seq2 = events.events.at(-1)?.seq ?? 0;
+  await t.api('POST', '/api/chat', { sessionId: 's-gate', message: 'again', agent: 'chief', permissionMode: 'allow' });
+  const started2 = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 's-gate' && e.seq > seq2, 20_000);
+  const end2 = await events.waitFor((e) => e.runId === started2.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+  assert.equal(end2.kind, 'run.completed');
+  assert.ok(!events.events.some((e) => e.kind === 'permission.requested' && e.runId === started2.runId));
+  assert.match(String(results(end2.runId!, 'run_shell')[0].result), /again/);
+});
