@@ -208,7 +208,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...webTools(createWebService()));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
-  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
+  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome, history: () => history });
   const runnerDeps = { tools, runs, providers, settings };
   const memory = createMemoryService({
     home,
@@ -218,6 +218,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const agents = createAgentsService({
     home,
     tools: toolNames,
+    history: () => history,
     providerNames: () => config.get().providers.map((p) => p.name),
     promptBlocks: async (def, allow) => {
       const blocks: string[] = [];
@@ -239,6 +240,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     memoryTool(memory),
     engineActivityTool(reports),
   );
+  history.registerAdapter('agent', agents.historyAdapter);
+  history.registerAdapter('skill', skills.historyAdapter);
   agentsRoutes(app, agents);
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);
