@@ -208,17 +208,19 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...webTools(createWebService()));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
-  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome, history: () => history });
+  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome, history: () => history, emit: (k, p) => bus.emit(k, p) });
   const runnerDeps = { tools, runs, providers, settings };
   const memory = createMemoryService({
     home,
     agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name),
     modelPass: createModelPass(runnerDeps),
+    emit: (k, p) => bus.emit(k, p),
   });
   const agents = createAgentsService({
     home,
     tools: toolNames,
     history: () => history,
+    emit: (k, p) => bus.emit(k, p),
     providerNames: () => config.get().providers.map((p) => p.name),
     promptBlocks: async (def, allow) => {
       const blocks: string[] = [];

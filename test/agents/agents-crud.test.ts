@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { collectEvents } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
@@ -11,6 +12,7 @@ before(async () => {
 after(() => t.close());
 
 test('an agent saves, lists, reads back and deletes', async () => {
+  const events = await collectEvents(t.url);
   const put = await t.api('PUT', '/api/agents/reviewer', {
     description: 'Reviews diffs',
     system: 'You review code.',
@@ -40,6 +42,9 @@ test('an agent saves, lists, reads back and deletes', async () => {
   assert.equal((await t.api('DELETE', '/api/agents/reviewer')).status, 200);
   assert.equal((await t.api('GET', '/api/agents/reviewer')).status, 404);
   assert.equal((await t.api('DELETE', '/api/agents/reviewer')).status, 404);
+  await events.waitFor((e) => e.kind === 'agents.changed' && e.name === 'reviewer' && e.op === 'delete');
+  assert.ok(events.events.some((e) => e.kind === 'agents.changed' && e.name === 'reviewer' && e.op === 'create'));
+  events.close();
 });
 
 test('agent validation answers 400 with a sentence naming the problem', async () => {
