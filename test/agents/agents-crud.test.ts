@@ -94,7 +94,7 @@ test('a Claude Code subagent file dropped in by hand loads as is', async () => {
       '---',
       'name: code-reviewer',
       'description: Expert code review specialist. Use proactively after writing code.',
-      'tools: Read, Grep, TodoWrite, Skill, NotebookEdit, memory',
+      'tools: Read, Grep, TodoWrite, Skill, NotebookEdit, memory, mcp__github__create_issue',
       'model: sonnet',
       'color: purple',
       '---',
@@ -108,7 +108,8 @@ test('a Claude Code subagent file dropped in by hand loads as is', async () => {
   assert.ok(row, JSON.stringify(list.body));
   assert.equal(row.description, 'Expert code review specialist. Use proactively after writing code.');
   // Claude Code names map to the engine's; NotebookEdit has no engine tool, so it is dropped and reported.
-  assert.deepEqual(row.tools, ['read_file', 'grep', 'set_plan', 'load_skill', 'memory']);
+  assert.deepEqual(row.tools, ['read_file', 'grep', 'set_plan', 'load_skill', 'memory', 'github_create_issue']);
+  assert.ok(row.warnings.some((w: string) => /"github_create_issue" is not registered now/.test(w)));
   assert.equal(row.model, null);
   assert.ok(row.warnings.some((w: string) => /model "sonnet" is a Claude Code alias/.test(w)));
   assert.ok(row.warnings.some((w: string) => /"NotebookEdit" is not a registered tool/.test(w)), JSON.stringify(row.warnings));
