@@ -122,8 +122,10 @@ export class ToolRegistry {
     return outcomes;
   }
 
+  /** Only built-in tools may run concurrently; an MCP tool runs serially whatever it declares (seed 001 §1). */
   private isReadOnly(name: string): boolean {
-    return this.tools.get(name)?.readOnly === true;
+    const tool = this.tools.get(name);
+    return tool?.readOnly === true && (tool.source ?? 'built-in') === 'built-in';
   }
 
   /** One call, never throwing: every failure comes back as a teaching error text. */

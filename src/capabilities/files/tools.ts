@@ -14,7 +14,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     name: 'read_file',
     group: 'files',
     readOnly: true,
-    description: `Read a text file. Use it before editing a file, to see its exact current text. Give offset (1-based first line) and limit (line count) to read part of a long file; a ranged read starts with a header "[lines a-b of N]". Whole-file results over ${LIMITS.toolResultChars} characters are clipped, so read long files in ranges. Binary files are refused. ${PATHS}`,
+    description: `Read a text file. Use it before editing a file, to see its exact current text. Give offset (1-based first line) and limit (line count) to read part of a long file; a ranged read starts with a header "[lines a-b of N; more remain, call again with offset=M]". A file longer than ${LIMITS.readFileChars} characters is answered in whole lines up to that size with the same header, so page through it with offset. Binary files and files over ${LIMITS.fileTextBytes / 1024 / 1024} MB are refused. ${PATHS}`,
     parameters: {
       type: 'object',
       properties: {
@@ -28,13 +28,18 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     permission: 'other',
     async run(args, ctx) {
       const { path, content } = await files.readText(args.path, ctx.emit);
-      if (args.offset === undefined && args.limit === undefined) return content;
+      const ranged = args.offset !== undefined || args.limit !== undefined;
+      if (content === '') return `${path} is empty (0 lines)`; // an empty answer reads as a failure to a model
+      if (!ranged && content.length <= LIMITS.readFileChars) return content;
+      // A ranged read, or a whole file too long for one answer: whole lines up to the budget, header first.
       const lines = content.split('\n');
       if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
       const total = lines.length;
       const start = args.offset ?? 1;
       if (start > total) return { text: `${path} has ${total} lines; offset ${start} is past the end. Call again with offset between 1 and ${total}.`, isError: true };
-      const end = Math.min(total, start - 1 + (args.limit ?? total));
+      const wanted = Math.min(total, start - 1 + (args.limit ?? total));
+      let end = start;
+      for (let size = lines[start - 1].length; end < wanted && size + lines[end].length + 1 <= LIMITS.readFileChars; end++) size += lines[end].length + 1;
       const more = end < total ? `; more remain, call again with offset=${end + 1}` : '';
       return `[lines ${start}-${end} of ${total}${more}]\n${lines.slice(start - 1, end).join('\n')}`;
     },
