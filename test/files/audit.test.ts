@@ -166,3 +166,20 @@ test('an MCP tool declaring itself read-only still runs serially', async () => {
     t.engine.tools.unregister('srv_lookup');
   }
 });
+
+test('GET /api/files lists at most 1500 files per root and says so; GET /api/search stops at 500 matches, truncated', async () => {
+  const many = path.join(ws, 'many');
+  await mkdir(many, { recursive: true });
+  await Promise.all(Array.from({ length: 1520 }, (_, i) => writeFile(path.join(many, `f${String(i).padStart(4, '0')}.txt`), 'cap-probe\n')));
+  try {
+    const tree = await t.api('GET', '/api/files');
+    assert.equal(tree.status, 200);
+    assert.equal(tree.body.files.length, 1500); // no mount is left at this point: every file is the workspace's
+    assert.ok(tree.body.warnings.some((w: string) => /the workspace has more than 1500 files/.test(w)), JSON.stringify(tree.body.warnings));
+    const search = await t.api('GET', '/api/search?q=cap-probe');
+    assert.equal(search.body.truncated, true);
+    assert.equal(search.body.results.reduce((sum: number, r: { matches: unknown[] }) => sum + r.matches.length, 0), 500);
+  } finally {
+    await rm(many, { recursive: true, force: true });
+  }
+});

@@ -211,6 +211,7 @@ test('escape corpus over HTTP: every attempt fails and the outside is untouched'
   await symlink(outside, path.join(ws, 'leakdir'));
   await mkdir(path.join(ws, 'deep'), { recursive: true });
   await symlink(outside, path.join(ws, 'deep', 'up'));
+  await symlink(path.join(outside, 'dangling.txt'), path.join(ws, 'dangling.txt'));
   const attempts: Array<[string, string, string?]> = [
     ['GET', '/api/files/..%2f..%2fsecret.txt'],
     ['GET', '/api/files/%2e%2e/%2e%2e/etc/passwd'],
@@ -236,7 +237,18 @@ test('escape corpus over HTTP: every attempt fails and the outside is untouched'
     ['POST', '/api/files-op', JSON.stringify({ op: 'mkdir', path: 'leakdir/newdir' })],
     ['POST', '/api/files-op', JSON.stringify({ op: 'delete', path: 'notes\\..\\..\\x' })],
     ['POST', '/api/files-op', JSON.stringify({ op: 'delete', path: path.join(outside, 'secret.txt') })],
+    ['GET', '/api/files/%2e%2e%5c%2e%2e%5csecret.txt'],
+    ['GET', '/api/files/~/.ssh/id_rsa'],
+    ['GET', '/api/files/file:%2F%2F%2Fetc%2Fpasswd'],
+    ['GET', '/api/files/C:%2FWindows%2Fwin.ini'],
+    ['GET', '/api/files/leakdir'],
+    ['PUT', '/api/files/dangling.txt', JSON.stringify({ content: 'pwned' })],
+    ['PUT', '/api/files-bin/..%2f..%2fescape.bin', 'pwned'],
+    ['POST', '/api/files-op', JSON.stringify({ op: 'rename', path: 'notes/todo.md', to: 'leakdir/moved.md' })],
+    ['POST', '/api/files-op', JSON.stringify({ op: 'mkdir', path: 'deep/up/x/y' })],
+    ['POST', '/api/files-op', JSON.stringify({ op: 'copy', path: 'notes/todo.md', to: '/tmp/escaped.md' })],
   ];
+  assert.ok(attempts.length >= 30);
   for (const [method, route, body] of attempts) {
     const r = await raw(method, route, body);
     assert.ok(r.status >= 400 && r.status < 500, `${method} ${route} answered ${r.status}`);
@@ -246,6 +258,8 @@ test('escape corpus over HTTP: every attempt fails and the outside is untouched'
   await assert.rejects(stat(path.join(outside, 'new.txt')));
   await assert.rejects(stat(path.join(outside, 'todo.md')));
   await assert.rejects(stat(path.join(outside, 'newdir')));
+  for (const absent of ['dangling.txt', 'moved.md', 'x']) await assert.rejects(stat(path.join(outside, absent)));
+  assert.equal(await readFile(path.join(ws, 'notes/todo.md'), 'utf8').then(() => true), true);
   // the symlinks are never listed
   const tree = await t.api('GET', '/api/files');
   assert.ok(!tree.body.files.some((f: { path: string }) => f.path.startsWith('leak')));
