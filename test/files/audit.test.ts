@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { mkdir, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { defineTool, type ToolContext } from '../../src/tools/types.js';
+import { rawJson } from '../support/raw-http.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
@@ -26,20 +26,7 @@ after(async () => {
   await rm(proj, { recursive: true, force: true });
 });
 
-/** The path reaches the engine exactly as written (fetch would normalize it). */
-function raw(method: string, rawPath: string, body?: string): Promise<{ status: number; body: any }> {
-  const u = new URL(t.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, method, path: rawPath, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-    });
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
-}
+const raw = (method: string, rawPath: string, body?: string) => rawJson(t.url, method, rawPath, body);
 
 const ctx = (): Omit<ToolContext, 'callId'> => ({ signal: new AbortController().signal, emit: (k, p) => t.engine.bus.emit(k, p), attended: false });
 let n = 0;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile, realpath, rm, symlink, writeFile, stat } from 'node:fs/promises';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { collectEvents } from '../support/events.js';
+import { rawJson } from '../support/raw-http.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
@@ -25,28 +25,7 @@ after(async () => {
   await rm(proj, { recursive: true, force: true });
 });
 
-/** A raw request, so the path reaches the engine exactly as written (fetch would normalize `..`). */
-function raw(method: string, rawPath: string, body?: string): Promise<{ status: number; body: any }> {
-  const u = new URL(t.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, method, path: rawPath, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
-}
+const raw = (method: string, rawPath: string, body?: string) => rawJson(t.url, method, rawPath, body);
 
 test('PUT then GET a file, with file.written on the socket', async () => {
   const events = await collectEvents(t.url);
