@@ -170,3 +170,23 @@ test('GET /api/files lists at most 1500 files per root and says so; GET /api/sea
     await rm(many, { recursive: true, force: true });
   }
 });
+
+test('creating a path under a file is a 409 sentence, through the routes and the tools', async () => {
+  await t.api('PUT', '/api/files/plain.txt', { content: 'x' });
+  await t.api('PUT', '/api/files/other.txt', { content: 'o' });
+  for (const [method, route, body] of [
+    ['PUT', '/api/files/plain.txt/sub.txt', { content: 'x' }],
+    ['PUT', '/api/files/plain.txt/a/b.txt', { content: 'x' }],
+    ['POST', '/api/files-op', { op: 'mkdir', path: 'plain.txt/d' }],
+    ['POST', '/api/files-op', { op: 'copy', path: 'other.txt', to: 'plain.txt/other.txt' }],
+    ['POST', '/api/files-op', { op: 'rename', path: 'other.txt', to: 'plain.txt/other.txt' }],
+  ] as const) {
+    const r = await t.api(method, route, body);
+    assert.equal(r.status, 409, `${method} ${route}: ${JSON.stringify(r.body)}`);
+    assert.match(r.body.error, /a folder on its path is a file/);
+  }
+  const bin = await t.api('PUT', '/api/files-bin/plain.txt/x.bin', 'bytes');
+  assert.equal(bin.status, 409);
+  assert.match((await call('write_file', { path: 'plain.txt/x.md', content: 'x' })).text, /a folder on its path is a file/);
+  assert.equal(await readFile(path.join(ws, 'plain.txt'), 'utf8'), 'x');
+});

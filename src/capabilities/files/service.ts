@@ -80,6 +80,18 @@ export function createFilesService(deps: FilesDeps) {
     return first !== '' && first !== '..' && deps.mounts.has(first);
   };
 
+  /** Creating `virtual` failed because a folder on its way is a file: a 409 sentence, not an internal error. */
+  const creating = async <T>(virtual: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      // mkdir -p answers EEXIST when the parent itself is a file, ENOTDIR when a folder above it is.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTDIR' && code !== 'EEXIST') throw err;
+      throw conflict(`"${virtual}" cannot be created: a folder on its path is a file; choose another path or rename that file`);
+    }
+  };
+
   const exists = async (p: string) => {
     try {
       return await lstat(p);
@@ -124,7 +136,7 @@ export function createFilesService(deps: FilesDeps) {
     return home.serialize(target, async () => {
       const st = await stat(target).catch(() => undefined);
       const bytes = typeof data === 'function' ? data(await readTextAt(r)) : data;
-      await writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined);
+      await creating(r.virtual, () => writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined));
       return !st;
     });
   }
@@ -210,7 +222,7 @@ export function createFilesService(deps: FilesDeps) {
         if (st && !st.isDirectory()) throw conflict(`"${r.virtual}" already exists as a file`);
         if (!st) {
           markOwn(r.real);
-          await mkdir(r.real, { recursive: true });
+          await creating(r.virtual, () => mkdir(r.real, { recursive: true }));
           emit('folder.created', { path: r.virtual });
         }
         return { ok: true, op: kind, path: r.virtual };
@@ -224,7 +236,7 @@ export function createFilesService(deps: FilesDeps) {
         if (await exists(to.real)) throw conflict(`"${to.virtual}" already exists; choose another name or delete it first`);
         if (isInside(to.real, from.real)) throw badRequest(`cannot ${kind} "${from.virtual}" into itself`);
         markOwn(from.real, to.real);
-        await mkdir(path.dirname(to.real), { recursive: true });
+        await creating(to.virtual, () => mkdir(path.dirname(to.real), { recursive: true }));
         if (kind === 'copy') {
           await cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
           emit('file.copied', { path: from.virtual, to: to.virtual });
