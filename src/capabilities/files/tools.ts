@@ -146,7 +146,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     name: 'grep',
     group: 'files',
     readOnly: true,
-    description: `Search file contents for a regular expression (or literal text with literal=true) across the workspace and mounts, or under path. Respects .gitignore/.ignore and skips hidden and binary files. Returns rows "path:line: text", sorted by path, lines clamped to ${LIMITS.grepLineChars} characters. At most ${LIMITS.grepMatches} rows and ${LIMITS.grepChars} characters per call; the first line says which matches you got and, when more remain, the offset to call again with (offset up to ${LIMITS.grepMaxOffset}). include/exclude are file globs such as "*.ts", "src/**" or "*.ts,*.md".`,
+    description: `Search file contents for a regular expression (or literal text with literal=true) across the workspace and mounts, or under path. Respects .gitignore/.ignore and skips hidden and binary files. Returns rows "path:line: text", sorted by path, lines clamped to ${LIMITS.grepLineChars} characters. At most ${LIMITS.grepMatches} rows and ${LIMITS.grepChars} characters per call; the first line says which matches you got and, when more remain, the offset to call again with (offset up to ${LIMITS.grepMaxOffset}). include/exclude are file globs such as "*.ts", "src/**" or "*.ts,*.md". Each root is searched for at most ${LIMITS.grepRootTimeoutMs / 1000} s; a search cut short says so in a note. To find files by name use glob.`,
     parameters: {
       type: 'object',
       properties: {
@@ -188,7 +188,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     name: 'glob',
     group: 'files',
     readOnly: true,
-    description: `Find files by name pattern ("**/*.ts", "src/*.md", "?" for one character) across the workspace and mounts, or under path. Returns sorted virtual paths, at most ${LIMITS.globPaths} per call; the first line says which you got and the offset to call again with when more remain (offset up to ${LIMITS.globMaxOffset}). Skips node_modules, dist, build, .next, coverage and dot-folders unless the pattern names them.`,
+    description: `Find files by name pattern ("**/*.ts", "src/*.md", "?" for one character) across the workspace and mounts, or under path. Returns sorted virtual paths, at most ${LIMITS.globPaths} per call; the first line says which you got and the offset to call again with when more remain (offset up to ${LIMITS.globMaxOffset}). Skips node_modules, dist, build, .next, coverage and dot-folders unless the pattern names them. To search file contents use grep.`,
     parameters: {
       type: 'object',
       properties: {
