@@ -124,7 +124,7 @@ export class Fence {
     return { virtual, root, real, relative };
   }
 
-  /** The virtual path of a real path inside a root, or undefined when it lies outside every root. */
+  /** The virtual path of a real path inside a root, or undefined when it lies outside every root (or is hidden by a mount). */
   toVirtual(realPath: string): string | undefined {
     const abs = path.resolve(realPath);
     let best: Root | undefined;
@@ -133,7 +133,11 @@ export class Fence {
     }
     if (!best) return undefined;
     const rel = path.relative(best.path, abs).split(path.sep).filter(Boolean).join('/');
-    if (best.kind === 'workspace') return rel;
+    if (best.kind === 'workspace') {
+      // A workspace entry hidden by a same-named mount has no virtual path of its own.
+      const first = rel.split('/')[0];
+      return first && this.mounts().some((m) => m.name === first) ? undefined : rel;
+    }
     return rel ? `${best.name}/${rel}` : best.name;
   }
 }

@@ -21,6 +21,8 @@ export const LIMITS = {
 
   // Tools (seed 001 §8)
   toolResultChars: 24_000,
+  toolDescriptionChars: 300, // GET /api/tools clips each description to this
+  toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
   mcpTextChars: 20_000,
   parallelReadOnlyTools: 4,
   listDirEntries: 500,

@@ -84,6 +84,7 @@ test('toVirtual maps real paths back', () => {
   assert.equal(fence.toVirtual(path.join(mountDir, 'm.txt')), 'proj/m.txt');
   assert.equal(fence.toVirtual(outside), undefined);
   assert.equal(fence.toVirtual(ws + 'x'), undefined);
+  assert.equal(fence.toVirtual(path.join(ws, 'proj', 'hidden.md')), undefined); // hidden by mount "proj"
 });
 
 test('the escape corpus is refused and the outside is untouched', async () => {
