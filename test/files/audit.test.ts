@@ -190,3 +190,31 @@ test('creating a path under a file is a 409 sentence, through the routes and the
   assert.match((await call('write_file', { path: 'plain.txt/x.md', content: 'x' })).text, /a folder on its path is a file/);
   assert.equal(await readFile(path.join(ws, 'plain.txt'), 'utf8'), 'x');
 });
+
+test('a comma string on an array of numbers or booleans splits into typed items', async () => {
+  let got: unknown;
+  t.engine.tools.register(
+    defineTool<{ range: number[]; flags?: boolean[] }>({
+      name: 'test_typed_split',
+      group: 'test',
+      description: 'test tool',
+      parameters: {
+        type: 'object',
+        properties: { range: { type: 'array', items: { type: 'integer' } }, flags: { type: 'array', items: { type: 'boolean' } } },
+        required: ['range'],
+      },
+      permission: 'other',
+      run: async (args) => {
+        got = args;
+        return 'ok';
+      },
+    }),
+  );
+  try {
+    assert.equal((await call('test_typed_split', { range: '3, 10', flags: 'true,false' })).text, 'ok');
+    assert.deepEqual(got, { range: [3, 10], flags: [true, false] });
+    assert.equal((await call('test_typed_split', { range: '3,x' })).text, 'Invalid arguments for tool "test_typed_split": field "range.1" must be integer.');
+  } finally {
+    t.engine.tools.unregister('test_typed_split');
+  }
+});
