@@ -33,10 +33,20 @@ test('a change made outside the engine is an fs.changed event', async () => {
 test('the engine\'s own writes are file.written, not echoed as fs.changed', async () => {
   await t.api('PUT', '/api/files/own.txt', { content: 'mine' });
   await events.waitFor((e) => e.kind === 'file.written' && e.path === 'own.txt');
-  // A later outside change proves the watcher has caught up past the engine's write.
+  // New parent folders, a mkdir, a copy, a rename and a delete are the engine's own too.
+  await t.api('PUT', '/api/files/nested/a/b/own.txt', { content: 'mine' });
+  await t.api('POST', '/api/files-op', { op: 'mkdir', path: 'made/x/y' });
+  await t.api('POST', '/api/files-op', { op: 'copy', path: 'nested', to: 'copied/deep/nested' });
+  await t.api('POST', '/api/files-op', { op: 'rename', path: 'copied', to: 'moved/here' });
+  await t.api('POST', '/api/files-op', { op: 'delete', path: 'moved' });
+  // A later outside change proves the watcher has caught up past the engine's writes.
   await writeFile(path.join(ws, 'marker.txt'), 'm');
   await events.waitFor(changed('marker.txt'), 20_000);
-  assert.ok(!events.events.some(changed('own.txt')), 'own write echoed as fs.changed');
+  const echoed = events.events
+    .filter((e) => e.kind === 'fs.changed')
+    .flatMap((e) => e.paths as string[])
+    .filter((p) => /^(own\.txt|nested|made|copied|moved)/.test(p));
+  assert.deepEqual(echoed, [], 'own writes echoed as fs.changed');
 });
 
 test('mounting re-arms the watcher over the new root', async () => {

@@ -55,6 +55,21 @@ export function createFilesService(deps: FilesDeps) {
     const until = Date.now() + LIMITS.ownWriteEchoMs;
     for (const r of reals) own.set(r, until);
   };
+  /** Runs a change with its paths marked as the engine's own, the echo window counted from when it ends (a slow disk or a busy machine cannot outlast it). */
+  const asOwn = async <T>(reals: string[], change: () => Promise<T>): Promise<T> => {
+    markOwn(...reals);
+    try {
+      return await change();
+    } finally {
+      markOwn(...reals);
+    }
+  };
+  /** The topmost folder a write to `real` would create (or `real` itself): marking it covers every new parent. */
+  const firstMissing = async (real: string): Promise<string> => {
+    let top = real;
+    for (let up = path.dirname(top); up !== top && !(await exists(up)) && inside(up); up = path.dirname(up)) top = up;
+    return top;
+  };
   const isOwnWrite = (real: string): boolean => {
     const now = Date.now();
     if (/\.\d+\.[0-9a-f]{8}\.tmp$/.test(real)) return true; // writeFileAtomic's temp files
@@ -131,12 +146,11 @@ export function createFilesService(deps: FilesDeps) {
     const first = await stat(r.real).catch(() => undefined);
     if (first?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
     const target = first ? await realpath(r.real) : r.real;
-    markOwn(target, r.real);
     // One queue per real file: an edit's read-modify-write cannot interleave with another writer.
     return home.serialize(target, async () => {
       const st = await stat(target).catch(() => undefined);
       const bytes = typeof data === 'function' ? data(await readTextAt(r)) : data;
-      await creating(r.virtual, () => writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined));
+      await asOwn([target, await firstMissing(r.real)], () => creating(r.virtual, () => writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined)));
       return !st;
     });
   }
@@ -184,22 +198,19 @@ export function createFilesService(deps: FilesDeps) {
     const r = await fence.resolve(virtual);
     const st = await exists(r.real);
     if (!st) throw notFound(`"${r.virtual}" does not exist`);
-    markOwn(r.real);
-    if (st.isDirectory()) {
-      if (opts.recursive) await rm(r.real, { recursive: true, force: true });
-      else {
-        try {
-          await rmdir(r.real);
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ENOTEMPTY' || (err as NodeJS.ErrnoException).code === 'EEXIST') {
-            throw badRequest(`folder "${r.virtual}" is not empty; only a file or an empty folder can be deleted this way`);
-          }
-          throw err;
+    await asOwn([r.real], async () => {
+      if (!st.isDirectory()) return unlink(r.real);
+      if (opts.recursive) return rm(r.real, { recursive: true, force: true });
+      try {
+        await rmdir(r.real);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+          throw badRequest(`folder "${r.virtual}" is not empty; only a file or an empty folder can be deleted this way`);
         }
+        throw err;
       }
-    } else {
-      await unlink(r.real);
-    }
+    });
     emit('file.deleted', { path: r.virtual, folder: st.isDirectory() });
     return { path: r.virtual, folder: st.isDirectory() };
   }
@@ -221,8 +232,7 @@ export function createFilesService(deps: FilesDeps) {
         const st = await exists(r.real);
         if (st && !st.isDirectory()) throw conflict(`"${r.virtual}" already exists as a file`);
         if (!st) {
-          markOwn(r.real);
-          await creating(r.virtual, () => mkdir(r.real, { recursive: true }));
+          await asOwn([await firstMissing(r.real)], () => creating(r.virtual, () => mkdir(r.real, { recursive: true })));
           emit('folder.created', { path: r.virtual });
         }
         return { ok: true, op: kind, path: r.virtual };
@@ -235,12 +245,9 @@ export function createFilesService(deps: FilesDeps) {
         if (!(await exists(from.real))) throw notFound(`"${from.virtual}" does not exist`);
         if (await exists(to.real)) throw conflict(`"${to.virtual}" already exists; choose another name or delete it first`);
         if (isInside(to.real, from.real)) throw badRequest(`cannot ${kind} "${from.virtual}" into itself`);
-        markOwn(from.real, to.real);
-        await creating(to.virtual, () => mkdir(path.dirname(to.real), { recursive: true }));
-        if (kind === 'copy') {
-          await cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-          emit('file.copied', { path: from.virtual, to: to.virtual });
-        } else {
+        await asOwn([from.real, await firstMissing(to.real)], async () => {
+          await creating(to.virtual, () => mkdir(path.dirname(to.real), { recursive: true }));
+          if (kind === 'copy') return cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
           try {
             await rename(from.real, to.real);
           } catch (err) {
@@ -248,8 +255,8 @@ export function createFilesService(deps: FilesDeps) {
             await cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
             await rm(from.real, { recursive: true, force: true });
           }
-          emit('file.renamed', { path: from.virtual, to: to.virtual });
-        }
+        });
+        emit(kind === 'copy' ? 'file.copied' : 'file.renamed', { path: from.virtual, to: to.virtual });
         return { ok: true, op: kind, path: from.virtual, to: to.virtual };
       }
       case 'reveal': {
