@@ -20,34 +20,29 @@ export interface Usage {
   reasoning: number;
 }
 
-export interface RunRecord {
-  runId: string;
+/** What a run is about: who started it and for what (all optional but the source). */
+export interface RunLabels {
   source: string;
+  workflowId?: string;
+  agent?: string;
+  model?: string;
+  provider?: string;
+  sessionId?: string;
+  workItem?: string;
+  parentRunId?: string;
+  title?: string;
+}
+
+export interface RunRecord extends RunLabels {
+  runId: string;
   status: RunStatus;
   startedAt: number;
   endedAt?: number;
   usage: Usage;
-  workflowId?: string;
-  agent?: string;
-  model?: string;
-  provider?: string;
-  sessionId?: string;
-  workItem?: string;
-  parentRunId?: string;
-  title?: string;
   error?: string;
 }
 
-export interface StartRun {
-  source: string;
-  workflowId?: string;
-  agent?: string;
-  model?: string;
-  provider?: string;
-  sessionId?: string;
-  workItem?: string;
-  parentRunId?: string;
-  title?: string;
+export interface StartRun extends RunLabels {
   /** A parent's signal: aborting it aborts this run too. */
   signal?: AbortSignal;
 }
@@ -187,7 +182,7 @@ export class RunLedger {
     this.records.set(record.runId, record);
     this.liveRuns.set(record.runId, run);
     this.index.append(record);
-    run.emit('run.started', { source: record.source, ...fieldsForEvent(record) });
+    run.emit('run.started', { ...fields });
     return run;
   }
 
@@ -240,9 +235,4 @@ export class RunLedger {
     for (const run of this.liveRuns.values()) run.log.flushSync();
     this.index?.flushSync();
   }
-}
-
-function fieldsForEvent(record: RunRecord): Record<string, unknown> {
-  const { workflowId, agent, model, provider, sessionId, workItem, parentRunId, title } = record;
-  return { workflowId, agent, model, provider, sessionId, workItem, parentRunId, title };
 }
