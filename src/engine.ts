@@ -7,7 +7,8 @@ import path from 'node:path';
 import { chatRoutes } from './capabilities/chat/routes.js';
 import { createChatService, type ChatService } from './capabilities/chat/service.js';
 import { agentsRoutes } from './capabilities/agents/routes.js';
-import { delegateTool, type RunSubagent } from './capabilities/agents/delegate.js';
+import { delegateTool } from './capabilities/agents/delegate.js';
+import { createModelPass, createSubagentRunner } from './capabilities/agents/runner.js';
 import { setPlanTool } from './capabilities/agents/plan-tool.js';
 import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
 import { memoryRoutes } from './capabilities/memory/routes.js';
@@ -32,10 +33,11 @@ import { createNotificationsService, type NotificationsService } from './capabil
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { providerRoutes } from './capabilities/providers/routes.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
-import { fallbackFloor } from './capabilities/skills/fallback-floor.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
-import { loadSkillTool, type UrlFloor } from './capabilities/skills/tool.js';
+import { loadSkillTool } from './capabilities/skills/tool.js';
+import { urlFloor, type UrlFloor } from './capabilities/web/floor.js';
+import { floorGet } from './capabilities/web/http-get.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
 import type { SecretStore } from './capabilities/secrets/types.js';
@@ -207,7 +209,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
   const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
-  const memory = createMemoryService({ home, agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name) });
+  const runnerDeps = { tools, runs, providers, settings };
+  const memory = createMemoryService({
+    home,
+    agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name),
+    modelPass: createModelPass(runnerDeps),
+  });
   const agents = createAgentsService({
     home,
     tools: toolNames,
@@ -220,10 +227,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     },
   });
   const reports = createReportsService({ runs, providers: () => config.get().providers });
-  let runSubagent: RunSubagent | undefined;
+  const runSubagent = createSubagentRunner(runnerDeps);
+  chat.setAgentResolver(agents.resolve);
   tools.register(
     delegateTool({ agents, runSubagent: () => runSubagent }),
-    loadSkillTool({ skills, floor: () => options.skillUrlFloor ?? fallbackFloor, allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
+    loadSkillTool({
+      skills,
+      fetch: (url, o) => floorGet(url, { floor: options.skillUrlFloor ?? urlFloor, signal: o.signal, maxBytes: o.maxBytes, headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.5' } }),
+      allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
     setPlanTool,
     memoryTool(memory),
     engineActivityTool(reports),

@@ -115,6 +115,9 @@ export const LIMITS = {
   termReattachGraceMs: 3_000, // a terminal outlives its last socket this long (a panel reload)
   webFetchMaxBytes: 5 * 1024 * 1024, // bytes read of one page before it is cut
   webRedirects: 5,
+  webFetchCacheMs: 60_000, // paging a page with offset reads the text fetched this recently
+  webFetchCachePages: 8,
+  termSessions: 16, // live terminals at once; a 17th id is refused until one closes
 } as const;
 
 export type Limits = typeof LIMITS;

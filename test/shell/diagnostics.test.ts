@@ -5,7 +5,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { formatDiagnostics, parseTsc } from '../../src/capabilities/shell/diagnostics.js';
 import { createShellService, type ShellService } from '../../src/capabilities/shell/service.js';
-import { stubFence } from './fence-stub.js';
+import { Fence } from '../../src/kernel/fence.js';
+
+const fenceOver = (workspace: string, mounts: Record<string, string> = {}) =>
+  new Fence(workspace, () => Object.entries(mounts).map(([name, p]) => ({ name, path: p, kind: 'mount' as const })));
 
 let dir: string;
 let shell: ShellService;
@@ -24,7 +27,7 @@ before(async () => {
   await writeFile(path.join(proj, 'tsconfig.json'), tsconfig);
   await writeFile(path.join(proj, 'src', 'bad.ts'), 'export const n: number = "one";\nexport function f(x) { return x; }\n');
   await writeFile(path.join(plain, 'notes.md'), '# notes\n');
-  shell = createShellService({ fence: stubFence(ws, { proj, plain }), home: dir });
+  shell = createShellService({ fence: fenceOver(ws, { proj, plain }), home: dir });
 });
 after(() => rm(dir, { recursive: true, force: true }));
 

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { termSocket } from '../../src/http/sockets/term.js';
+import { allowAllGate } from '../../src/tools/types.js';
 import { collectEvents } from '../support/events.js';
-import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
 before(async () => {
@@ -15,6 +16,9 @@ before(async () => {
 });
 after(() => t.close());
 
+// These tests are about the tools, not the gate: calls go through a headless allow-all gate
+// (seed 001 §5 rule 7), except where the hard denylist beneath the gate is the point.
+const open = { gate: allowAllGate };
 const ctx = () => ({ signal: new AbortController().signal, emit: (k: string, p?: Record<string, unknown>) => void t.engine.bus.emit(k, p), attended: false });
 
 test('the shell, diagnostics and web tools are registered', () => {
@@ -24,7 +28,7 @@ test('the shell, diagnostics and web tools are registered', () => {
 
 test('run_shell through the registry: exit first, output, shell.exec on the bus', async () => {
   const events = await collectEvents(t.url);
-  const out = await t.engine.tools.call({ callId: 'c1', name: 'run_shell', args: { command: 'echo hello; pwd; exit 4', cwd: '.' } }, ctx());
+  const out = await t.engine.tools.call({ callId: 'c1', name: 'run_shell', args: { command: 'echo hello; pwd; exit 4', cwd: '.' } }, ctx(), open);
   assert.equal(out.isError, false);
   assert.match(out.text, /^exit 4\nhello\n/);
   assert.ok(out.text.includes(path.join(t.home, 'workspace')));
@@ -35,10 +39,55 @@ test('run_shell through the registry: exit first, output, shell.exec on the bus'
   events.close();
 });
 
+test('shell.exec on the bus carries the command with secret-shaped text masked', async () => {
+  const events = await collectEvents(t.url);
+  const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ';
+  await t.engine.tools.call({ callId: 'k1', name: 'run_shell', args: { command: `echo ${secret} >/dev/null` } }, ctx(), open);
+  const ev = await events.waitFor((e) => e.kind === 'shell.exec' && String(e.command).startsWith('echo ghp_'));
+  assert.ok(!String(ev.command).includes(secret), String(ev.command));
+  assert.match(String(ev.command), /ghp_\*\*\*/);
+  events.close();
+});
+
 test('run_shell refuses a cwd outside the fence with a sentence', async () => {
-  const out = await t.engine.tools.call({ callId: 'c2', name: 'run_shell', args: { command: 'ls', cwd: '../..' } }, ctx());
+  const out = await t.engine.tools.call({ callId: 'c2', name: 'run_shell', args: { command: 'ls', cwd: '../..' } }, ctx(), open);
   assert.equal(out.isError, true);
   assert.match(out.text, /\.\./);
+});
+
+test('a mounted folder: ENGINE_MOUNTS names it and it can be the cwd', async () => {
+  const folder = await tempDir('shell-mount-');
+  try {
+    const added = await t.api('POST', '/api/mounts', { path: folder, name: 'notes' });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const out = await t.engine.tools.call(
+      { callId: 'm1', name: 'run_shell', args: { command: 'echo "mounts=$ENGINE_MOUNTS"; echo "ceil=$GIT_CEILING_DIRECTORIES"; pwd', cwd: 'notes' } },
+      ctx(),
+      open,
+    );
+    assert.match(out.text, /^mounts=notes$/m);
+    assert.match(out.text, new RegExp(`^ceil=${t.home}$`, 'm'));
+    assert.match(out.text, new RegExp(`^${await realpath(folder)}$`, 'm'));
+    const diag = await t.api('POST', '/api/diagnostics', { root: 'notes' });
+    assert.equal(diag.body.checker, null);
+  } finally {
+    await t.api('DELETE', '/api/mounts/notes');
+    await rm(folder, { recursive: true, force: true });
+  }
+});
+
+test('the hard denylist refuses beneath any gate, and the unattended default applies to shell calls', async () => {
+  const denied = await t.engine.tools.call({ callId: 'd1', name: 'run_shell', args: { command: 'rm -rf ./data' } }, ctx(), open);
+  assert.equal(denied.isError, true);
+  assert.match(denied.text, /recursive delete/);
+  assert.equal((await t.api('PUT', '/api/permissions/defaults', { unattended: 'deny' })).status, 200);
+  try {
+    const unattended = await t.engine.tools.call({ callId: 'd2', name: 'run_shell', args: { command: 'ls' } }, ctx());
+    assert.equal(unattended.isError, true);
+    assert.match(unattended.text, /run_shell\(ls:\*\)/);
+  } finally {
+    await t.api('PUT', '/api/permissions/defaults', { unattended: 'allow' });
+  }
 });
 
 test('POST /api/diagnostics: a TypeScript workspace with an error, then one with no checker', async () => {
@@ -61,7 +110,7 @@ test('POST /api/diagnostics: a TypeScript workspace with an error, then one with
   );
   assert.match(res.body.summary, /1 error in root "workspace"/);
 
-  const tool = await t.engine.tools.call({ callId: 'c3', name: 'check_diagnostics', args: {} }, ctx());
+  const tool = await t.engine.tools.call({ callId: 'c3', name: 'check_diagnostics', args: {} }, ctx(), open);
   assert.match(tool.text, /^error src\/main\.ts:1:7 - Type 'string' is not assignable to type 'number'\. \(TS2322\)$/m);
 
   assert.equal((await t.api('POST', '/api/diagnostics', { root: 'nope' })).status, 404);

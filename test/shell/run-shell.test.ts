@@ -5,7 +5,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { clipOutput, runCommand } from '../../src/capabilities/shell/run-command.js';
 import { createShellService, type ShellService } from '../../src/capabilities/shell/service.js';
-import { stubFence } from './fence-stub.js';
+import { Fence } from '../../src/kernel/fence.js';
+
+const fenceOver = (workspace: string, mounts: Record<string, string> = {}) =>
+  new Fence(workspace, () => Object.entries(mounts).map(([name, p]) => ({ name, path: p, kind: 'mount' as const })));
 
 let dir: string;
 let workspace: string;
@@ -21,7 +24,7 @@ before(async () => {
   await mkdir(path.join(workspace, 'sub'), { recursive: true });
   await mkdir(docs, { recursive: true });
   await symlink(os.tmpdir(), path.join(workspace, 'escape'));
-  shell = createShellService({ fence: stubFence(workspace, { docs, 'we,ird': docs }), home });
+  shell = createShellService({ fence: fenceOver(workspace, { docs, 'we,ird': docs }), home });
 });
 after(() => rm(dir, { recursive: true, force: true }));
 
@@ -72,8 +75,8 @@ test('cwd: "." is the workspace root, folders and mounts resolve inside the fenc
 });
 
 test('cwd outside the fence is refused before anything runs', async () => {
-  await assert.rejects(shell.exec({ command: 'touch ran', cwd: '../..' }), /outside/);
-  await assert.rejects(shell.exec({ command: 'touch ran', cwd: '/tmp' }), /outside/);
+  await assert.rejects(shell.exec({ command: 'touch ran', cwd: '../..' }), /climb out/);
+  await assert.rejects(shell.exec({ command: 'touch ran', cwd: '/tmp' }), /absolute/);
   await assert.rejects(shell.exec({ command: 'touch ran', cwd: 'escape' }), /outside/);
   await assert.rejects(shell.exec({ command: 'touch ran', cwd: 'missing' }), /not a directory/);
 });
@@ -132,7 +135,7 @@ test('an abort kills the whole process group', async () => {
 
 test('shell.exec carries the masked command, cwd, exit code and duration', async () => {
   const events: Array<{ kind: string; payload: any }> = [];
-  const masked = createShellService({ fence: stubFence(workspace), home, mask: (t) => t.replace(/hunter2/g, '****') });
+  const masked = createShellService({ fence: fenceOver(workspace), home, mask: (t) => t.replace(/hunter2/g, '****') });
   await masked.exec({ command: 'echo hunter2', cwd: 'sub', emit: (kind, payload) => events.push({ kind, payload }) });
   assert.equal(events.length, 1);
   assert.equal(events[0].kind, 'shell.exec');
@@ -144,7 +147,7 @@ test('shell.exec carries the masked command, cwd, exit code and duration', async
 
 test('the hard denylist is enforced in the spawn path and surfaces in the permission request', async () => {
   const denied = createShellService({
-    fence: stubFence(workspace),
+    fence: fenceOver(workspace),
     home,
     hardDenied: (c) => (/rm -rf/.test(c) ? 'recursive delete refused' : undefined),
   });

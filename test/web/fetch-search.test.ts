@@ -29,11 +29,13 @@ function ddgPage(results: Array<[string, string]>, ad = true) {
 let server: http.Server;
 let base: string;
 const seenQueries: string[] = [];
+let articleRequests = 0;
 before(async () => {
   server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     switch (url.pathname) {
       case '/article':
+        articleRequests++;
         return res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(ARTICLE);
       case '/gz':
         return res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' }).end(zlib.gzipSync('<p>zipped &amp; fine</p>'));
@@ -96,6 +98,11 @@ test('web_fetch extracts readable text and pages it 12 000 characters at a time'
     offset = Number(h[2]);
   }
   assert.match(last, /end of page\]/);
+  // Paging read the text fetched by the first call: one request, whatever the number of pages.
+  assert.equal(articleRequests, 1);
+  // A first call (offset 0) always fetches fresh.
+  await web.fetchText({ url: `${base}/article` });
+  assert.equal(articleRequests, 2);
   assert.match(last, /THE END$/);
   await assert.rejects(web.fetchText({ url: `${base}/article`, offset: total + 5 }), /past the end/);
 });
@@ -108,6 +115,9 @@ test('web_fetch passes text through, follows redirects, decompresses, names the 
   assert.match(await web.fetchText({ url: `${base}/gz` }), /zipped & fine/);
   assert.match(await web.fetchText({ url: `${base}/missing` }), /— HTTP 404; characters .*\nNot here/);
   assert.match(await web.fetchText({ url: `${base}/image` }), /refused .*image\/png, not text or HTML/);
+  const events: any[] = [];
+  const withUser = await web.fetchText({ url: base.replace('//', '//user:hunter2@') + '/plain', emit: (_k, p) => events.push(p) });
+  assert.doesNotMatch(withUser + JSON.stringify(events), /hunter2/);
 });
 
 test('web_fetch gives up at its timeout', async () => {

@@ -72,7 +72,10 @@ export function createAgentsService(deps: AgentsDeps) {
   async function get(name: string): Promise<AgentDefinition> {
     checkAgentName(name);
     const text = await readText(name);
-    if (text === undefined) throw notFound(`no agent "${name}"; GET /api/agents lists the agents`);
+    if (text === undefined) {
+      const known = await names();
+      throw notFound(`unknown agent "${name}"; ${known.length ? `the agents are ${known.join(', ')}` : 'no agents are defined (PUT /api/agents/<name> creates one)'}`);
+    }
     return parse(name, text);
   }
 

@@ -71,29 +71,39 @@ const tokens = (u: Usage) => u.input + u.output + u.cached + u.reasoning;
 export type ReportsService = ReturnType<typeof createReportsService>;
 
 export function createReportsService(deps: ReportsDeps) {
-  function priceFor(r: RunRecord): ModelPrice | undefined {
-    if (!r.model) return undefined;
+  /** Prices per (provider, model), looked up once per report rather than once per run. */
+  function pricer(): (r: RunRecord) => ModelPrice | undefined {
     const providers = deps.providers?.() ?? [];
-    const own = providers.find((p) => p.name === r.provider)?.prices;
-    if (own) {
-      const p = lookupPrice(r.model, own);
-      if (p) return p;
-    }
-    for (const p of providers) {
-      if (!p.prices) continue;
-      const found = lookupPrice(r.model, p.prices);
-      if (found) return found;
-    }
-    return lookupPrice(r.model, BUILT_IN_PRICES);
+    const cache = new Map<string, ModelPrice | undefined>();
+    return (r) => {
+      if (!r.model) return undefined;
+      const key = `${r.provider ?? ''}\u0000${r.model}`;
+      if (cache.has(key)) return cache.get(key);
+      let price: ModelPrice | undefined;
+      const own = providers.find((p) => p.name === r.provider)?.prices;
+      if (own) price = lookupPrice(r.model, own);
+      for (const p of providers) {
+        if (price) break;
+        if (p.prices) price = lookupPrice(r.model, p.prices);
+      }
+      price ??= lookupPrice(r.model, BUILT_IN_PRICES);
+      cache.set(key, price);
+      return price;
+    };
   }
 
-  function costFor(r: RunRecord): number | null {
-    if (tokens(r.usage) === 0) return 0;
-    const price = priceFor(r);
-    return price ? costOf(r.usage, price) : null;
+  function coster(): (r: RunRecord) => number | null {
+    const price = pricer();
+    return (r) => {
+      if (tokens(r.usage) === 0) return 0;
+      const p = price(r);
+      return p ? costOf(r.usage, p) : null;
+    };
   }
 
-  function row(r: RunRecord): RunRow {
+  const priceFor = (r: RunRecord) => pricer()(r);
+
+  function row(r: RunRecord, costFor = coster()): RunRow {
     return {
       runId: r.runId,
       source: r.source,
@@ -142,7 +152,7 @@ export function createReportsService(deps: ReportsDeps) {
     }
   }
 
-  function rollup(records: RunRecord[], by: GroupBy | 'total'): Bucket[] {
+  function rollup(records: RunRecord[], by: GroupBy | 'total', costFor = coster()): Bucket[] {
     const buckets = new Map<string, Bucket>();
     for (const r of records) {
       const key = by === 'total' ? 'total' : keyOf(r, by);
@@ -176,24 +186,32 @@ export function createReportsService(deps: ReportsDeps) {
   /** GET /api/report */
   function summary(filter: { from?: number; to?: number }) {
     const records = select(filter);
-    const empty = rollup([], 'total');
-    const [totals] = records.length ? rollup(records, 'total') : empty;
+    // Each run's cost once, shared by the five rollups.
+    const costs = new Map<RunRecord, number | null>();
+    const base = coster();
+    const costFor = (r: RunRecord) => {
+      let c = costs.get(r);
+      if (c === undefined) costs.set(r, (c = base(r)));
+      return c;
+    };
+    const [totals] = rollup(records, 'total', costFor);
     return {
       from: filter.from ?? null,
       to: filter.to ?? null,
       currency: 'USD',
       totals: totals ?? { key: 'total', runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: null, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} },
-      byModel: rollup(records, 'model'),
-      byAgent: rollup(records, 'agent'),
-      byWorkflow: rollup(records, 'workflow'),
-      bySource: rollup(records, 'source'),
+      byModel: rollup(records, 'model', costFor),
+      byAgent: rollup(records, 'agent', costFor),
+      byWorkflow: rollup(records, 'workflow', costFor),
+      bySource: rollup(records, 'source', costFor),
     };
   }
 
   /** GET /api/report/runs: newest first. */
   function runs(filter: RunFilter, page: { limit: number; offset: number }) {
     const records = select(filter).sort((a, b) => b.startedAt - a.startedAt);
-    return { runs: records.slice(page.offset, page.offset + page.limit).map(row), total: records.length, limit: page.limit, offset: page.offset };
+    const costFor = coster();
+    return { runs: records.slice(page.offset, page.offset + page.limit).map((r) => row(r, costFor)), total: records.length, limit: page.limit, offset: page.offset };
   }
 
   return { summary, runs, rollup, select, row, priceFor };

@@ -1,6 +1,6 @@
 /**
  * `load_skill` (seed 001 §4.4): by name (no permission) from the skill tiers, or by URL, fetched fresh
- * on every call after the URL floor, asking permission per host as `load_skill(<host>)`. A successful
+ * on every call through the URL floor (each redirect hop and the connection re-checked), asking permission per host as `load_skill(<host>)`. A successful
  * load is exempt from the result clip: a skill cut in half is worse than none.
  */
 import { badRequest } from '../../kernel/errors.js';
@@ -8,13 +8,15 @@ import { LIMITS } from '../../kernel/limits.js';
 import { defineTool } from '../../tools/types.js';
 import type { SkillsService } from './service.js';
 
-/** Throws a sentence when a URL may not be fetched (loopback, private ranges ...). */
-export type UrlFloor = (url: URL) => void | Promise<void>;
+/**
+ * One GET through the URL floor (every hop and the connection itself), bounded in time and bytes;
+ * supplied by the composition root from the web capability. Throws a sentence when the floor refuses.
+ */
+export type FetchSkill = (url: string, opts: { signal: AbortSignal; maxBytes: number }) => Promise<{ url: string; status: number; body: Buffer; truncated: boolean }>;
 
 export interface LoadSkillDeps {
   skills: SkillsService;
-  /** The URL floor; applied to the first URL and to every redirect hop. */
-  floor: () => UrlFloor;
+  fetch: FetchSkill;
   /** The skills an agent may load by name (its `skills:`); undefined means all. */
   allowedSkills?: (agent: string | undefined) => Promise<string[] | undefined>;
 }
@@ -30,38 +32,12 @@ function parseUrl(raw: string): URL {
   return url;
 }
 
-async function fetchSkill(start: URL, floor: UrlFloor, signal: AbortSignal): Promise<string> {
-  let url = start;
-  const timeout = AbortSignal.timeout(LIMITS.webFetchTimeoutMs);
-  const both = AbortSignal.any([signal, timeout]);
-  for (let hop = 0; ; hop++) {
-    await floor(url);
-    let res: Response;
-    try {
-      res = await fetch(url, { redirect: 'manual', signal: both, headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.5' } });
-    } catch (err) {
-      if (timeout.aborted) throw badRequest(`load_skill: ${url.host} did not answer within ${LIMITS.webFetchTimeoutMs / 1000} s`);
-      throw badRequest(`load_skill: fetching ${url.href} failed (${(err as Error).message})`);
-    }
-    if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
-      if (hop >= LIMITS.skillUrlRedirects) throw badRequest(`load_skill: more than ${LIMITS.skillUrlRedirects} redirects from ${start.href}`);
-      url = new URL(res.headers.get('location')!, url);
-      await res.body?.cancel();
-      continue;
-    }
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw badRequest(`load_skill: ${url.href} answered ${res.status}; check the URL points at a raw SKILL.md`);
-    }
-    const declared = Number(res.headers.get('content-length') ?? 0);
-    if (declared > LIMITS.skillUrlBytes) {
-      await res.body?.cancel();
-      throw badRequest(`load_skill: ${url.href} is ${declared} bytes; a skill may be at most ${LIMITS.skillUrlBytes} bytes`);
-    }
-    const bytes = new Uint8Array(await res.arrayBuffer());
-    if (bytes.byteLength > LIMITS.skillUrlBytes) throw badRequest(`load_skill: ${url.href} is larger than ${LIMITS.skillUrlBytes} bytes; a skill may be at most that`);
-    return new TextDecoder().decode(bytes);
-  }
+async function fetchSkill(url: URL, get: FetchSkill, signal: AbortSignal): Promise<string> {
+  const res = await get(url.href, { signal, maxBytes: LIMITS.skillUrlBytes });
+  if (res.status < 200 || res.status >= 300) throw badRequest(`load_skill: ${res.url} answered ${res.status}; check the URL points at a raw SKILL.md`);
+  // A skill cut short would be followed as if whole: refuse instead.
+  if (res.truncated) throw badRequest(`load_skill: ${res.url} is larger than ${LIMITS.skillUrlBytes} bytes; a skill may be at most that`);
+  return res.body.toString('utf8');
 }
 
 export function loadSkillTool(deps: LoadSkillDeps) {
@@ -87,7 +63,7 @@ export function loadSkillTool(deps: LoadSkillDeps) {
     async run(args, ctx) {
       if (!!args.name === !!args.url) throw badRequest('load_skill: give exactly one of name or url');
       if (args.url) {
-        const text = await fetchSkill(parseUrl(args.url), deps.floor(), ctx.signal);
+        const text = await fetchSkill(parseUrl(args.url), deps.fetch, ctx.signal);
         return { text: `# Skill from ${args.url}\n\n${text}`, unclipped: true };
       }
       const name = args.name!;

@@ -47,22 +47,23 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
     } catch {
       throw new FloorRefusal(`"${String(input).slice(0, 200)}" is not a valid URL; pass an absolute http(s) URL`);
     }
-    const shown = url.href.slice(0, 200);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`refused ${shown}: only http and https URLs can be fetched`);
+    const shown = withoutCredentials(url.href).slice(0, 200);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`the URL floor refuses ${shown}: only http and https URLs can be fetched`);
     const host = bareHost(url.hostname);
     const hostReason = hostRefusal(host);
-    if (hostReason) throw new FloorRefusal(`refused ${shown}: ${hostReason}`);
+    if (hostReason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${hostReason}`);
     if (net.isIP(host)) return url;
     let addresses: ResolvedAddress[];
     try {
       addresses = await resolve(host);
     } catch (err) {
-      throw new FloorRefusal(`could not resolve ${host} (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}); check the URL`);
+      // Not a refusal: the name does not resolve (or DNS is unreachable).
+      throw new EngineError(502, `could not resolve ${host} (${(err as NodeJS.ErrnoException).code ?? 'lookup failed'}); check the URL`);
     }
-    if (addresses.length === 0) throw new FloorRefusal(`could not resolve ${host}; check the URL`);
+    if (addresses.length === 0) throw new EngineError(502, `could not resolve ${host}; check the URL`);
     for (const a of addresses) {
       const reason = addressRefusal(a.address);
-      if (reason) throw new FloorRefusal(`refused ${shown}: ${host} resolves to ${a.address}, ${reason}`);
+      if (reason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${host} resolves to ${a.address}, ${reason}`);
     }
     return url;
   }
@@ -73,7 +74,7 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
         const wanted = typeof options === 'object' && options.family ? addresses.filter((a) => a.family === options.family) : addresses;
         for (const a of wanted) {
           const reason = addressRefusal(a.address);
-          if (reason) return callback(new FloorRefusal(`refused connection to ${hostname}: it resolves to ${a.address}, ${reason}`), '', 0);
+          if (reason) return callback(new FloorRefusal(`the URL floor refuses the connection to ${hostname}: it resolves to ${a.address}, ${reason}`), '', 0);
         }
         if (!wanted.length) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
         if (typeof options === 'object' && options.all) return (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, wanted);
@@ -186,4 +187,17 @@ function v6Bytes(input: string): number[] | undefined {
   const bytes = groups.flatMap((g) => [g >> 8, g & 0xff]);
   if (dotted) bytes.splice(12, 4, ...tail);
   return bytes;
+}
+
+/** The URL as shown in results, events and errors: never with user:password. */
+export function withoutCredentials(href: string): string {
+  try {
+    const url = new URL(href);
+    if (!url.username && !url.password) return href;
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return href;
+  }
 }

@@ -8,7 +8,9 @@ import https from 'node:https';
 import zlib from 'node:zlib';
 import { EngineError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
-import type { UrlFloor } from './floor.js';
+import { withoutCredentials, type UrlFloor } from './floor.js';
+
+export { withoutCredentials };
 
 export interface GetOptions {
   floor: UrlFloor;
@@ -43,7 +45,7 @@ export async function floorGet(input: string, options: GetOptions): Promise<GetR
       try {
         next = new URL(res.location, url);
       } catch {
-        throw new EngineError(502, `${url.href} redirected to an invalid URL`);
+        throw new EngineError(502, `${withoutCredentials(url.href)} redirected to an invalid URL`);
       }
       url = await options.floor.check(next);
       continue;
@@ -63,16 +65,17 @@ interface Hop {
 function requestOnce(url: URL, options: GetOptions, signal: AbortSignal, timeoutMs: number): Promise<Hop> {
   const maxBytes = options.maxBytes ?? LIMITS.webFetchMaxBytes;
   const mod = url.protocol === 'https:' ? https : http;
+  const shown = withoutCredentials(url.href);
   return new Promise<Hop>((resolve, reject) => {
     const fail = (err: unknown) => {
       if (err instanceof EngineError) return reject(err);
       if (signal.aborted) {
         const reason = signal.reason as Error | undefined;
-        if (reason?.name === 'TimeoutError') return reject(new EngineError(504, `${url.href} did not answer within ${timeoutMs / 1000} s`));
-        return reject(new EngineError(499, `fetching ${url.href} was stopped`));
+        if (reason?.name === 'TimeoutError') return reject(new EngineError(504, `${shown} did not answer within ${timeoutMs / 1000} s`));
+        return reject(new EngineError(499, `fetching ${shown} was stopped`));
       }
       const code = (err as NodeJS.ErrnoException).code;
-      reject(new EngineError(502, `could not fetch ${url.href}: ${code ?? (err as Error).message}`));
+      reject(new EngineError(502, `could not fetch ${shown}: ${code ?? (err as Error).message}`));
     };
     const req = mod.get(
       url,

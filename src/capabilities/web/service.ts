@@ -8,7 +8,7 @@ import { badRequest, describeError, isEngineError } from '../../kernel/errors.js
 import type { Emit } from '../../kernel/bus.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { urlFloor, type UrlFloor } from './floor.js';
-import { floorGet } from './http-get.js';
+import { floorGet, withoutCredentials } from './http-get.js';
 import { parseDuckDuckGo, type SearchResult } from './search-parse.js';
 
 export const DEFAULT_SEARCH_URL = 'https://html.duckduckgo.com/html/';
@@ -28,19 +28,37 @@ export function createWebService(deps: WebDeps = {}) {
   const searchUrl = deps.searchUrl ?? (() => process.env.ENGINE_WEB_SEARCH_URL || DEFAULT_SEARCH_URL);
 
   /** The readable text of a page, 12 000 characters from `offset`, with a header naming the range and how to continue. */
+  // Pages read recently, so paging with offset reads the same text (offsets stay valid) without
+  // fetching again. Keyed by the requested URL; a first call (offset 0) always fetches fresh.
+  const pages = new Map<string, { at: number; page: Page }>();
+
+  async function load(url: string, offset: number, signal?: AbortSignal): Promise<{ page: Page; cached: boolean }> {
+    const hit = pages.get(url);
+    if (offset > 0 && hit && Date.now() - hit.at < LIMITS.webFetchCacheMs) return { page: hit.page, cached: true };
+    const fetched = await floorGet(url, { floor, signal, timeoutMs });
+    const kind = classify(fetched.contentType, fetched.body);
+    const text = kind === 'binary' ? '' : kind === 'html' ? htmlToText(decode(fetched.body, fetched.contentType)) : decode(fetched.body, fetched.contentType);
+    // Credentials in a URL (user:pass@) never reach an event or a result.
+    const page: Page = { url: withoutCredentials(fetched.url), status: fetched.status, contentType: fetched.contentType, truncated: fetched.truncated, binary: kind === 'binary', text };
+    if (!page.binary) {
+      pages.delete(url);
+      pages.set(url, { at: Date.now(), page });
+      while (pages.size > LIMITS.webFetchCachePages) pages.delete(pages.keys().next().value as string);
+    }
+    return { page, cached: false };
+  }
+
+  /** The readable text of a page, 12 000 characters from `offset`, with a header naming the range and how to continue. */
   async function fetchText(options: { url: string; offset?: number; signal?: AbortSignal; emit?: Emit }): Promise<string> {
     const offset = options.offset ?? 0;
     if (!Number.isInteger(offset) || offset < 0) throw badRequest('offset must be a whole number of characters, 0 or more');
     const started = Date.now();
-    const res = await floorGet(options.url, { floor, signal: options.signal, timeoutMs });
-    const kind = classify(res.contentType, res.body);
-    if (kind === 'binary') {
-      options.emit?.('web.fetch', { url: res.url, status: res.status, contentType: res.contentType, chars: 0, durationMs: Date.now() - started });
+    const { page: res, cached } = await load(options.url, offset, options.signal);
+    const text = res.text;
+    options.emit?.('web.fetch', { url: res.url, status: res.status, contentType: res.contentType, chars: text.length, cached, durationMs: Date.now() - started });
+    if (res.binary) {
       return `web_fetch refused ${res.url}: it is ${res.contentType || 'binary content'}, not text or HTML; web_fetch reads web pages and text files only.`;
     }
-    const raw = decode(res.body, res.contentType);
-    const text = kind === 'html' ? htmlToText(raw) : raw;
-    options.emit?.('web.fetch', { url: res.url, status: res.status, contentType: res.contentType, chars: text.length, durationMs: Date.now() - started });
     if (offset > 0 && offset >= text.length) {
       throw badRequest(`offset ${offset} is past the end of ${res.url} (${text.length} characters of text); use an offset below ${text.length}`);
     }
@@ -81,6 +99,15 @@ export function createWebService(deps: WebDeps = {}) {
 }
 
 type Kind = 'html' | 'text' | 'binary';
+
+interface Page {
+  url: string;
+  status: number;
+  contentType: string;
+  truncated: boolean;
+  binary: boolean;
+  text: string;
+}
 
 /** HTML by type or by sniffing; text/*, JSON, XML and scripts pass through; anything else is binary. */
 function classify(contentType: string, body: Buffer): Kind {

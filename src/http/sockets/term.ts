@@ -4,6 +4,7 @@
  * Protocol (documented in docs/shell.md):
  * - Upgrade `ws://127.0.0.1:<port>/term?id=<id>&cols=<n>&rows=<n>`. `id` is 1-64 of [A-Za-z0-9_-];
  *   cols 1-1000 and rows 1-500 (whole numbers, default 80x24). Bad values: 400 on the upgrade.
+ *   At most LIMITS.termSessions live terminals: a new id beyond that is 409.
  *   A loopback peer is required whatever ENGINE_BIND says (the guard checks it, and this handler
  *   checks it again); the mobile token never opens it.
  * - Server -> client: text frames of raw terminal output. A socket attaching to a live id first gets
@@ -34,6 +35,8 @@ export interface TermDeps {
   env: () => Record<string, string>;
   /** How long a terminal outlives its last socket (default LIMITS.termReattachGraceMs). */
   graceMs?: number;
+  /** Live terminals at once (default LIMITS.termSessions). */
+  maxSessions?: number;
 }
 
 interface Session {
@@ -53,6 +56,7 @@ export function termSocket(deps: TermDeps): SocketHandler & { sessions: () => st
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const sessions = new Map<string, Session>();
   const graceMs = deps.graceMs ?? LIMITS.termReattachGraceMs;
+  const maxSessions = deps.maxSessions ?? LIMITS.termSessions;
 
   function start(id: string, cols: number, rows: number): Session {
     const shell = loginShell();
@@ -135,6 +139,10 @@ export function termSocket(deps: TermDeps): SocketHandler & { sessions: () => st
       if (!ID.test(id)) return refuse(socket, 400, 'the terminal id must be 1-64 characters of letters, digits, "-" or "_": /term?id=<id>&cols=<n>&rows=<n>');
       const size = checkSize(params.get('cols') ?? 80, params.get('rows') ?? 24);
       if (typeof size === 'string') return refuse(socket, 400, size);
+      const live = sessions.get(id);
+      if ((!live || live.exited) && sessions.size >= maxSessions) {
+        return refuse(socket, 409, `${sessions.size} terminals are open, the most the engine keeps; close one or reattach to a live id (${[...sessions.keys()].join(', ')})`);
+      }
       wss.handleUpgrade(req, socket, head, (ws) => {
         let session = sessions.get(id);
         let replay = '';
