@@ -208,16 +208,19 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...webTools(createWebService()));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
-  const skills = createSkillsService({ home, workspace: home.path(HOME_LAYOUT.workspace), userHome: options.skillsUserHome });
+  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit: (k, p) => bus.emit(k, p) });
   const runnerDeps = { tools, runs, providers, settings };
   const memory = createMemoryService({
     home,
     agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name),
     modelPass: createModelPass(runnerDeps),
+    emit: (k, p) => bus.emit(k, p),
   });
   const agents = createAgentsService({
     home,
     tools: toolNames,
+    history: () => history,
+    emit: (k, p) => bus.emit(k, p),
     providerNames: () => config.get().providers.map((p) => p.name),
     promptBlocks: async (def, allow) => {
       const blocks: string[] = [];
@@ -234,11 +237,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     loadSkillTool({
       skills,
       fetch: (url, o) => floorGet(url, { floor: options.skillUrlFloor ?? urlFloor, signal: o.signal, maxBytes: o.maxBytes, headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.5' } }),
-      allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined) }),
+      allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined),
+    }),
     setPlanTool,
     memoryTool(memory),
     engineActivityTool(reports),
   );
+  history.registerAdapter('agent', agents.historyAdapter);
+  history.registerAdapter('skill', skills.historyAdapter);
   agentsRoutes(app, agents);
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);

@@ -235,3 +235,12 @@ test('a subagent\'s calls gate under the parent\'s policy: its prompt belongs to
   assert.ok(!events.events.some((e) => e.kind === 'permission.requested' && e.runId === started2.runId));
   assert.match(String(results(end2.runId!, 'run_shell')[0].result), /again/);
 });
+
+test('delegate names the agents that exist when asked for one that does not', async () => {
+  const out = await t.engine.tools.call(
+    { callId: 'd1', name: 'delegate', args: { agent: 'nobody', task: 'x' } },
+    { signal: new AbortController().signal, emit: () => undefined, attended: false },
+  );
+  assert.equal(out.isError, true);
+  assert.match(out.text, /there is no agent "nobody"; the agents are .*planner/);
+});

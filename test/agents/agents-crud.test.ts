@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { collectEvents } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
@@ -11,6 +12,7 @@ before(async () => {
 after(() => t.close());
 
 test('an agent saves, lists, reads back and deletes', async () => {
+  const events = await collectEvents(t.url);
   const put = await t.api('PUT', '/api/agents/reviewer', {
     description: 'Reviews diffs',
     system: 'You review code.',
@@ -40,6 +42,9 @@ test('an agent saves, lists, reads back and deletes', async () => {
   assert.equal((await t.api('DELETE', '/api/agents/reviewer')).status, 200);
   assert.equal((await t.api('GET', '/api/agents/reviewer')).status, 404);
   assert.equal((await t.api('DELETE', '/api/agents/reviewer')).status, 404);
+  await events.waitFor((e) => e.kind === 'agents.changed' && e.name === 'reviewer' && e.op === 'delete');
+  assert.ok(events.events.some((e) => e.kind === 'agents.changed' && e.name === 'reviewer' && e.op === 'create'));
+  events.close();
 });
 
 test('agent validation answers 400 with a sentence naming the problem', async () => {
@@ -89,7 +94,7 @@ test('a Claude Code subagent file dropped in by hand loads as is', async () => {
       '---',
       'name: code-reviewer',
       'description: Expert code review specialist. Use proactively after writing code.',
-      'tools: Read, Grep, TodoWrite, Skill, NotebookEdit, memory',
+      'tools: Read, Grep, TodoWrite, Skill, NotebookEdit, memory, mcp__github__create_issue',
       'model: sonnet',
       'color: purple',
       '---',
@@ -103,7 +108,8 @@ test('a Claude Code subagent file dropped in by hand loads as is', async () => {
   assert.ok(row, JSON.stringify(list.body));
   assert.equal(row.description, 'Expert code review specialist. Use proactively after writing code.');
   // Claude Code names map to the engine's; NotebookEdit has no engine tool, so it is dropped and reported.
-  assert.deepEqual(row.tools, ['read_file', 'grep', 'set_plan', 'load_skill', 'memory']);
+  assert.deepEqual(row.tools, ['read_file', 'grep', 'set_plan', 'load_skill', 'memory', 'github_create_issue']);
+  assert.ok(row.warnings.some((w: string) => /"github_create_issue" is not registered now/.test(w)));
   assert.equal(row.model, null);
   assert.ok(row.warnings.some((w: string) => /model "sonnet" is a Claude Code alias/.test(w)));
   assert.ok(row.warnings.some((w: string) => /"NotebookEdit" is not a registered tool/.test(w)), JSON.stringify(row.warnings));

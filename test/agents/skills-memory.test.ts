@@ -85,6 +85,7 @@ test('an agent prompt lists its skills and, with memory: true only, the memory b
 });
 
 test('memory routes: scopes, files, validation', async () => {
+  const events = await collectEvents(t.url);
   assert.equal((await t.api('PUT', '/api/memory/shared/team.md', { content: '# Team\n' })).status, 200);
   assert.equal((await t.api('PUT', '/api/memory/writer/style.md', { content: 'short sentences\n' })).status, 200);
   const scopes = await t.api('GET', '/api/memory');
@@ -99,6 +100,8 @@ test('memory routes: scopes, files, validation', async () => {
   assert.equal((await t.api('GET', '/api/memory/shared/missing.md')).status, 404);
   assert.equal((await t.api('DELETE', '/api/memory/shared/team.md')).status, 200);
   assert.equal((await t.api('GET', '/api/memory/shared/team.md')).status, 404);
+  await events.waitFor((e) => e.kind === 'memory.changed' && e.scope === 'shared' && e.file === 'team.md' && e.op === 'delete');
+  events.close();
 });
 
 test('memory tool: every command, file.written on writes, and the escapes it refuses', async () => {

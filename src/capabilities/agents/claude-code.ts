@@ -24,3 +24,10 @@ export const CLAUDE_CODE_TOOLS: Readonly<Record<string, string>> = {
 
 /** Claude Code model aliases; each reads as "no model of its own" (the default provider decides). */
 export const CLAUDE_CODE_MODEL_ALIASES: ReadonlySet<string> = new Set(['inherit', 'sonnet', 'opus', 'haiku']);
+
+/** Claude Code writes MCP tools as `mcp__<server>__<tool>`; the engine registers them as `<server>_<tool>`. */
+export function mapClaudeCodeTool(name: string): string {
+  const mcp = /^mcp__([^_].*?)__(.+)$/.exec(name);
+  if (mcp) return `${mcp[1]}_${mcp[2]}`;
+  return CLAUDE_CODE_TOOLS[name] ?? name;
+}

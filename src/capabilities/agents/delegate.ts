@@ -5,7 +5,7 @@
  * and token usage land in the parent run), the session and whether a human is watching — which is
  * what the permission gate decides by, so its calls gate under the parent's policy. Depth is capped.
  */
-import { badRequest } from '../../kernel/errors.js';
+import { badRequest, EngineError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { defineTool, type ToolContext } from '../../tools/types.js';
 import type { ResolvedAgent } from './types.js';
@@ -52,7 +52,8 @@ export function delegateTool(deps: DelegateDeps) {
       let agent: ResolvedAgent;
       try {
         agent = await deps.agents.resolve(args.agent);
-      } catch {
+      } catch (err) {
+        if (!(err instanceof EngineError) || err.status !== 404) throw badRequest(`delegate: agent "${args.agent}" cannot be used: ${(err as Error).message}`);
         const names = await deps.agents.names();
         throw badRequest(`delegate: there is no agent "${args.agent}"; the agents are ${names.join(', ') || '(none defined)'}`);
       }

@@ -15,6 +15,8 @@ export interface AgentsDeps {
   history?: () => HistoryRecorder | undefined;
   /** Names of configured providers, so `model: <provider name>` picks that provider. */
   providerNames?: () => string[];
+  /** Announces changes (`agents.changed {name, op}`) so clients refresh their lists. */
+  emit?: (kind: string, payload: Record<string, unknown>) => void;
   /** Extra prompt blocks (skills, memory) for a resolved agent, supplied by the composition root. */
   promptBlocks?: (def: AgentDefinition, tools: string[] | undefined) => Promise<string[]>;
 }
@@ -126,6 +128,7 @@ export function createAgentsService(deps: AgentsDeps) {
     const text = formatFrontmatter(definitionToFrontmatter(def, keep), def.system.endsWith('\n') || !def.system ? def.system : def.system + '\n');
     await home.writeAtomic(file(name), text);
     await deps.history?.()?.record('agent', name, text, previous === undefined ? 'created' : 'saved');
+    deps.emit?.('agents.changed', { name, op: previous === undefined ? 'create' : 'update' });
     return parse(name, text);
   }
 
@@ -135,6 +138,7 @@ export function createAgentsService(deps: AgentsDeps) {
     if (previous === undefined) throw notFound(`no agent "${name}" to delete; GET /api/agents lists the agents`);
     await deps.history?.()?.record('agent', name, previous, 'deleted');
     await fs.rm(file(name), { force: true });
+    deps.emit?.('agents.changed', { name, op: 'delete' });
   }
 
   async function getOrder(): Promise<AgentOrder> {
@@ -152,6 +156,7 @@ export function createAgentsService(deps: AgentsDeps) {
     }
     const order = { groups: b.groups as string[], agents: b.agents as string[] };
     await home.writeJson(orderFile(), order);
+    deps.emit?.('agents.changed', { op: 'order' });
     return order;
   }
 
@@ -197,6 +202,7 @@ export function createAgentsService(deps: AgentsDeps) {
     write: async (name: string, content: string) => {
       checkAgentName(name);
       await home.writeAtomic(file(name), content);
+      deps.emit?.('agents.changed', { name, op: 'restore' });
     },
   };
 

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { CLAUDE_CODE_MODEL_ALIASES, CLAUDE_CODE_TOOLS } from './claude-code.js';
+import { CLAUDE_CODE_MODEL_ALIASES, mapClaudeCodeTool } from './claude-code.js';
 import { EFFORT_VALUES, type AgentDefinition, type Effort } from './types.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -53,8 +53,8 @@ export function toolNameProblem(entry: string, tools: ToolNames): string | undef
   if (prefixed.length) {
     return `tools: "${entry}" is not a tool name; an allowlist holds exact names, not prefixes: write the full names, e.g. ${prefixed.slice(0, 6).join(', ')}`;
   }
-  const mapped = CLAUDE_CODE_TOOLS[entry];
-  if (mapped) return `tools: "${entry}" is a Claude Code tool name; the engine's tool is "${mapped}"`;
+  const mapped = mapClaudeCodeTool(entry);
+  if (mapped !== entry) return `tools: "${entry}" is a Claude Code tool name; the engine's tool is "${mapped}"`;
   return `tools: "${entry}" is not a registered tool; GET /api/tools lists the exact names`;
 }
 
@@ -168,15 +168,15 @@ export function definitionFromFile(name: string, data: Record<string, unknown>, 
   if (def.tools) {
     const kept: string[] = [];
     for (const entry of def.tools) {
-      const mapped = tools.has(entry) ? entry : (CLAUDE_CODE_TOOLS[entry] ?? entry);
+      const mapped = tools.has(entry) ? entry : mapClaudeCodeTool(entry);
       if (tools.has(mapped)) {
         if (!kept.includes(mapped)) kept.push(mapped);
         continue;
       }
       // An MCP server may simply be disconnected now: keep an MCP-shaped name, it may come back.
-      if (/^[A-Za-z0-9-]+_[A-Za-z0-9_.-]+$/.test(entry) && !tools.names().some((n) => n.startsWith(entry.split('_')[0] + '_'))) {
-        kept.push(entry);
-        warnings.push(`tools: "${entry}" is not registered now (an MCP server may be disconnected); it is kept`);
+      if (/^[A-Za-z0-9-]+_[A-Za-z0-9_.-]+$/.test(mapped) && !tools.names().some((n) => n.startsWith(mapped.split('_')[0] + '_'))) {
+        if (!kept.includes(mapped)) kept.push(mapped);
+        warnings.push(`tools: "${mapped}" is not registered now (an MCP server may be disconnected); it is kept`);
         continue;
       }
       warnings.push(toolNameProblem(entry, tools) ?? `tools: "${entry}" is not a registered tool`);

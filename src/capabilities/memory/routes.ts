@@ -13,10 +13,12 @@ export function memoryRoutes(app: FastifyInstance, memory: MemoryService): void 
   }));
   app.put<{ Params: { scope: string; file: string } }>('/api/memory/:scope/:file', async (req) => {
     await memory.write(req.params.scope, req.params.file, bodyField(req.body, 'content'));
+    memory.changed(req.params.scope, req.params.file, 'write');
     return { ok: true };
   });
   app.delete<{ Params: { scope: string; file: string } }>('/api/memory/:scope/:file', async (req) => {
     await memory.remove(req.params.scope, req.params.file);
+    memory.changed(req.params.scope, req.params.file, 'delete');
     return { ok: true };
   });
   app.post('/api/memory/consolidate', async (req) => {

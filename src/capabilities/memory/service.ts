@@ -35,6 +35,8 @@ export interface MemoryDeps {
   home: Home;
   /** Agent names with `memory: true`, so their (maybe still empty) scopes are listed. */
   agentScopes?: () => Promise<string[]>;
+  /** Announces changes made outside the memory tool (`memory.changed {scope, file?, op}`). */
+  emit?: (kind: string, payload: Record<string, unknown>) => void;
   /** The model pass behind consolidation; wired to the agent loop by the composition root. */
   modelPass?: ModelPass;
 }
@@ -169,6 +171,7 @@ export function createMemoryService(deps: MemoryDeps) {
     const contents = new Map<string, string>();
     for (const name of snap.files) contents.set(name, await fs.readFile(path.join(snapRoot(scope), id, name), 'utf8'));
     await replaceScope(scope, contents);
+    deps.emit?.('memory.changed', { scope, op: 'restore', snapshot: id });
     return { restored: id, snapshot: before };
   }
 
@@ -200,13 +203,16 @@ export function createMemoryService(deps: MemoryDeps) {
       if (!next.size) throw serverError('the model answered without any <<<FILE name.md>>> blocks; nothing was changed');
       const snap = await snapshot(scope, 'before consolidation');
       await replaceScope(scope, next);
+      deps.emit?.('memory.changed', { scope, op: 'consolidate', snapshot: snap });
       return { ok: true, scope, snapshot: snap, files: [...next.keys()], before: current.map((f) => f.name) };
     } finally {
       consolidating.delete(scope);
     }
   }
 
-  return { scopes, files, read, exists, write, remove, rename, consolidate, snapshot, listSnapshots, restore };
+  const changed = (scope: string, file: string | undefined, op: string) => deps.emit?.('memory.changed', { scope, file, op });
+
+  return { scopes, files, read, exists, write, remove, rename, consolidate, snapshot, listSnapshots, restore, changed };
 }
 
 const FILE_OPEN = '<<<FILE ';

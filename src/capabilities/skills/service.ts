@@ -47,6 +47,8 @@ export interface SkillsDeps {
   workspace: string;
   /** The user's home folder; injectable so tests never touch the real one. */
   userHome?: string;
+  /** Announces changes (`skills.changed {name?, op}`). */
+  emit?: (kind: string, payload: Record<string, unknown>) => void;
   history?: () => { record(kind: string, name: string, content: string, note?: string): unknown } | undefined;
 }
 
@@ -91,6 +93,7 @@ export function createSkillsService(deps: SkillsDeps) {
       next.skillsDir = b.skillsDir;
     }
     await home.writeJson(CONFIG_FILE, next);
+    deps.emit?.('skills.changed', { op: 'config' });
     return next;
   }
 
@@ -168,6 +171,7 @@ export function createSkillsService(deps: SkillsDeps) {
     const text = formatFrontmatter({ ...keep, name, description: b.description.trim() }, b.body.endsWith('\n') || !b.body ? b.body : b.body + '\n');
     await home.writeAtomic(file, text);
     await deps.history?.()?.record('skill', name, text, 'saved');
+    deps.emit?.('skills.changed', { name, op: 'save' });
     return (await readSkill('workspace', name, cfg))!;
   }
 
@@ -185,6 +189,7 @@ export function createSkillsService(deps: SkillsDeps) {
     await deps.history?.()?.record('skill', name, text, 'deleted');
     // The folder is the skill (SKILL.md plus the files it refers to).
     await fs.rm(ws.dir, { recursive: true, force: true });
+    deps.emit?.('skills.changed', { name, op: 'delete' });
   }
 
   /** Names and descriptions an agent's prompt lists: its `skills:` or every included skill. */
@@ -210,6 +215,7 @@ export function createSkillsService(deps: SkillsDeps) {
       checkSkillName(name);
       const cfg = await config();
       await home.writeAtomic(path.join(tierRoot('workspace', cfg), name, 'SKILL.md'), content);
+      deps.emit?.('skills.changed', { name, op: 'restore' });
     },
   };
 
