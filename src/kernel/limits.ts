@@ -85,6 +85,8 @@ export const LIMITS = {
   reportRunsLimitDefault: 100,
   reportRunsLimitCap: 1000,
 
+  shutdownGraceMs: 3_000, // on SIGTERM/SIGINT, live runs get this long to end as stopped
+
   // Foundation capabilities (settings, secrets, config, notifications, history)
   chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
   compactFractionMin: 0.1, // PUT /api/settings: compactFraction is within [min, max]

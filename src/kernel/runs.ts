@@ -57,6 +57,9 @@ export class LiveRun {
   readonly controller = new AbortController();
   readonly log: JsonlAppender;
   private ended = false;
+  private markDone!: () => void;
+  /** Resolves once the run has finished (any status) and its log is closed. */
+  readonly finished: Promise<void> = new Promise((resolve) => (this.markDone = resolve));
 
   constructor(
     readonly record: RunRecord,
@@ -105,6 +108,7 @@ export class LiveRun {
     if (extra.error) this.record.error = extra.error;
     this.emit(`run.${status}`, { source: this.record.source, usage: this.record.usage, ...extra });
     await this.ledger.retire(this);
+    this.markDone();
   }
 }
 
@@ -223,7 +227,20 @@ export class RunLedger {
     return readJsonl<EngineEvent>(this.logFile(runId));
   }
 
-  /** Stops every live run and flushes every log (engine shutdown). */
+  /**
+   * Asks every live run to stop and waits (at most `graceMs`) for their owners to end them, so a
+   * clean shutdown records `run.stopped` instead of leaving them to be marked interrupted.
+   */
+  async stopAll(graceMs: number): Promise<void> {
+    const live = this.live();
+    if (!live.length) return;
+    for (const run of live) run.stop();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(live.map((r) => r.finished)), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Flushes every log and closes the index (engine shutdown). Runs still live stay `running` on disk and are marked interrupted by the next engine. */
   async close(): Promise<void> {
     this.unsubscribe?.();
     await Promise.all([...this.liveRuns.values()].map((r) => r.log.close()));
