@@ -125,7 +125,7 @@ test("check_diagnostics asks permission as code when the root's own tsc would ru
   const events = await collectEvents(t.url);
   const call = (callId: string) => {
     const run = t.engine.runs.start({ source: 'test' });
-    const outcome = t.engine.tools.call({ callId, name: 'check_diagnostics', args: {} }, { signal: run.signal, emit: run.emit, runId: run.id, callId, attended: true });
+    const outcome = t.engine.tools.call({ callId, name: 'check_diagnostics', args: {} }, { signal: run.signal, emit: run.emit, runId: run.id, attended: true });
     return { run, outcome };
   };
   try {
