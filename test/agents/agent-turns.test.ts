@@ -175,7 +175,7 @@ test('consolidate merges a scope through the model, records the previous state, 
   const memRuns = (await t.api('GET', '/api/report/runs?source=memory')).body.runs;
   assert.equal(memRuns[0].usage.input, 50);
 
-  const snaps = (await t.api('GET', '/api/memory/snapshots/shared')).body.snapshots;
+  const snaps = (await t.api('GET', '/api/memory-snapshots/shared')).body.snapshots;
   assert.equal(snaps[0].id, res.body.snapshot);
   assert.deepEqual(snaps[0].files.sort(), ['a.md', 'b.md']);
   const undo = await t.api('POST', '/api/memory/restore', { scope: 'shared', snapshot: res.body.snapshot });
@@ -183,7 +183,7 @@ test('consolidate merges a scope through the model, records the previous state, 
   assert.equal((await t.api('GET', '/api/memory/shared/b.md')).body.content, 'fact one again\nfact two\n');
   assert.equal((await t.api('GET', '/api/memory/shared/facts.md')).status, 404);
   // The restore itself snapshotted the consolidated state, so it can be redone.
-  const again = (await t.api('GET', '/api/memory/snapshots/shared')).body.snapshots;
+  const again = (await t.api('GET', '/api/memory-snapshots/shared')).body.snapshots;
   assert.deepEqual(again[0].files, ['facts.md']);
   const files = await readdir(path.join(t.home, 'memory', 'shared'));
   assert.deepEqual(files.sort(), ['a.md', 'b.md']);

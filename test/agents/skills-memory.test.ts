@@ -104,6 +104,21 @@ test('memory routes: scopes, files, validation', async () => {
   events.close();
 });
 
+test('no route shadows an agent\'s memory: agents named like the memory routes reach their files', async () => {
+  for (const name of ['snapshots', 'consolidate', 'restore']) {
+    assert.equal((await t.api('PUT', `/api/agents/${name}`, { description: `named ${name}`, memory: true })).status, 200);
+    assert.equal((await t.api('PUT', `/api/memory/${name}/notes.md`, { content: `${name} notes\n` })).status, 200);
+    assert.deepEqual((await t.api('GET', `/api/memory/${name}/notes.md`)).body, { content: `${name} notes\n` });
+    assert.deepEqual((await t.api('GET', `/api/memory-snapshots/${name}`)).body, { snapshots: [] });
+    assert.equal((await t.api('DELETE', `/api/memory/${name}/notes.md`)).status, 200);
+    assert.equal((await t.api('GET', `/api/memory/${name}/notes.md`)).status, 404);
+    assert.equal((await t.api('DELETE', `/api/agents/${name}`)).status, 200);
+  }
+  const bad = await t.api('GET', `/api/memory-snapshots/${encodeURIComponent('../x')}`);
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error, /memory scope .* is not valid/);
+});
+
 test('memory tool: every command, file.written on writes, and the escapes it refuses', async () => {
   const events = await collectEvents(t.url);
   const ok = async (args: Record<string, unknown>, agent = 'writer') => {
