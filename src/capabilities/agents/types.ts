@@ -58,14 +58,7 @@ export interface ResolvedAgent {
   memory: boolean;
   vault?: string;
   skills?: string[];
-  settings: {
-    temperature?: number;
-    topP?: number;
-    maxTokens?: number;
-    seed?: number;
-    effort?: Effort;
-    extraBody?: Record<string, unknown>;
-  };
+  settings: Pick<AgentDefinition, 'temperature' | 'topP' | 'maxTokens' | 'seed' | 'effort' | 'extraBody'>;
 }
 
 export interface AgentOrder {

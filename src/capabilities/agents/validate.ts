@@ -47,6 +47,8 @@ export function checkAgentName(name: string): string {
 /** Why a `tools:` entry is refused, or undefined when it is a registered tool. */
 export function toolNameProblem(entry: string, tools: ToolNames): string | undefined {
   if (tools.has(entry)) return undefined;
+  // seed 001 §5: the vault tool is opt-in by `vault: <mount>`, whatever `tools:` says.
+  if (entry === 'vault') return 'tools: "vault" is not set through tools:; the vault tool is added to an agent whose definition sets vault: <mount>, and an agent without vault: never sees it';
   if (/[*?[\]{}]/.test(entry)) {
     const prefix = entry.split(/[*?[{]/)[0];
     const matches = prefix ? tools.names().filter((n) => n.startsWith(prefix)) : [];
@@ -62,7 +64,11 @@ export function toolNameProblem(entry: string, tools: ToolNames): string | undef
     return `tools: "${entry}" is not a tool name; an allowlist holds exact names, not prefixes: write the full names, e.g. ${prefixed.slice(0, 6).join(', ')}`;
   }
   const mapped = mapClaudeCodeTool(entry);
-  if (mapped !== entry) return `tools: "${entry}" is a Claude Code tool name; the engine's tool is "${mapped}"`;
+  if (mapped !== entry) {
+    return tools.has(mapped)
+      ? `tools: "${entry}" is a Claude Code tool name; the engine's tool is "${mapped}"`
+      : `tools: "${entry}" is a Claude Code tool name; the engine would call it "${mapped}", which is not registered now (connect its MCP server first; GET /api/tools lists the exact names)`;
+  }
   return `tools: "${entry}" is not a registered tool; GET /api/tools lists the exact names`;
 }
 
