@@ -87,6 +87,8 @@ export const LIMITS = {
   reportRunsLimitDefault: 100,
   reportRunsLimitCap: 1000,
 
+  shutdownGraceMs: 3_000, // on SIGTERM/SIGINT, live runs get this long to end as stopped
+
   // Foundation capabilities (settings, secrets, config, notifications, history)
   chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
   compactFractionMin: 0.1, // PUT /api/settings: compactFraction is within [min, max]
@@ -108,6 +110,7 @@ export const LIMITS = {
   shellParseTimeoutMs: 5_000, // a bash parse taking longer fails closed (forces a prompt); ~1 s per 100 KB on 2 cores
   shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
   shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
+  shellDrainMs: 1_000, // after the shell exits, how long its output pipes may stay open (a background process holding them)
   diagnosticsTimeoutMs: 120_000, // one typechecker run
   termScrollbackChars: 16_000, // replayed to a socket that attaches to a live terminal
   termMaxCols: 1_000,
