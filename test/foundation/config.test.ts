@@ -69,8 +69,10 @@ test('invalid maps are 400 sentences and change nothing', async () => {
 
 test('an edit of engine.config.json on disk emits config.reloaded and notifies listeners', async () => {
   const events = await collectEvents(t.url);
+  // A reload still in flight from an earlier test's write may land first: wait for this edit's.
   const seen = new Promise<string | null>((resolve) => {
     const off = t.engine.config.onChange((c) => {
+      if (c.defaultProvider !== 'edited') return;
       off();
       resolve(c.defaultProvider);
     });
@@ -79,7 +81,7 @@ test('an edit of engine.config.json on disk emits config.reloaded and notifies l
   file.providers.push({ type: 'openai', model: 'gpt-x', name: 'edited' });
   file.defaultProvider = 'edited';
   await writeFile(path.join(t.home, 'engine.config.json'), JSON.stringify(file, null, 2));
-  const event = await events.waitFor((e) => e.kind === 'config.reloaded' && e.ok === true);
+  const event = await events.waitFor((e) => e.kind === 'config.reloaded' && e.ok === true && e.defaultProvider === 'edited');
   assert.equal(event.defaultProvider, 'edited');
   assert.equal(await seen, 'edited');
   assert.equal((await t.api('GET', '/api/config')).body.defaultProvider, 'edited');
