@@ -89,18 +89,22 @@ export function validateArgs(tool: string, args: Record<string, unknown>, schema
     compiled.set(schema, validate);
   }
   if (validate(args)) return undefined;
-  return describeSchemaError(tool, validate.errors?.[0]);
+  return describeSchemaError(tool, validate.errors?.[0], schema);
 }
 
-function describeSchemaError(tool: string, error: ErrorObject | undefined): string {
+function describeSchemaError(tool: string, error: ErrorObject | undefined, schema: JsonSchema): string {
   if (!error) return `Invalid arguments for tool "${tool}".`;
   const params = error.params as Record<string, unknown>;
   const base = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
   switch (error.keyword) {
     case 'required':
       return `Invalid arguments for tool "${tool}": field "${join(base, String(params.missingProperty))}" is required.`;
-    case 'additionalProperties':
-      return `Invalid arguments for tool "${tool}": field "${join(base, String(params.additionalProperty))}" is not a known argument.`;
+    case 'additionalProperties': {
+      // At the top level, name the arguments that do exist so the model can correct the call.
+      const known = base ? [] : Object.keys((schema.properties ?? {}) as object);
+      const hint = known.length ? ` (the arguments are: ${known.join(', ')})` : '';
+      return `Invalid arguments for tool "${tool}": field "${join(base, String(params.additionalProperty))}" is not a known argument${hint}.`;
+    }
     case 'enum':
       return `Invalid arguments for tool "${tool}": field "${base}" must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
     case 'type':

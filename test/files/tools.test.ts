@@ -230,7 +230,7 @@ test('coercion: "5", "true", "a,b" and "" on an optional argument', async () => 
 test('validation: one uniform error naming the tool and the field', async () => {
   assert.equal((await call('read_file', {})).text, 'Invalid arguments for tool "read_file": field "path" is required.');
   assert.equal((await call('read_file', { path: 'c.txt', offset: 'two' })).text, 'Invalid arguments for tool "read_file": field "offset" must be integer.');
-  assert.equal((await call('write_file', { path: 'c.txt', content: 'x', mode: 1 })).text, 'Invalid arguments for tool "write_file": field "mode" is not a known argument.');
+  assert.equal((await call('write_file', { path: 'c.txt', content: 'x', mode: 1 })).text, 'Invalid arguments for tool "write_file": field "mode" is not a known argument (the arguments are: path, content).');
   assert.match((await call('write_file', 'not json')).text, /Invalid arguments for tool "write_file"/);
   assert.match((await call('no_such_tool', {})).text, /Unknown tool "no_such_tool"/);
 });
