@@ -218,3 +218,17 @@ test('a comma string on an array of numbers or booleans splits into typed items'
     t.engine.tools.unregister('test_typed_split');
   }
 });
+
+test('a named pipe in the workspace is refused, not read forever', async () => {
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('mkfifo', [path.join(ws, 'pipe')]);
+  const r = await t.api('GET', '/api/files/pipe');
+  assert.equal(r.status, 400);
+  assert.match(r.body.error, /not a regular file/);
+  assert.match((await call('read_file', { path: 'pipe' })).text, /not a regular file/);
+  assert.match((await call('edit_file', { path: 'pipe', old_string: 'a', new_string: 'b' })).text, /not a regular file/);
+  assert.equal((await t.api('GET', '/api/files/pipe?raw=1')).status, 400);
+  assert.match((await call('grep', { pattern: 'x', path: 'pipe' })).text, /not a regular file/);
+  assert.doesNotMatch((await call('grep', { pattern: 'zz-nothing-zz' })).text, /pipe/); // a whole-tree search passes it by
+  await rm(path.join(ws, 'pipe'));
+});

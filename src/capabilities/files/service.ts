@@ -126,6 +126,8 @@ export function createFilesService(deps: FilesDeps) {
     const st = await stat(r.real).catch(() => undefined);
     if (!st) throw notFound(`file "${r.virtual}" does not exist`);
     if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
+    // A pipe, socket or device would block the read (or never end): only regular files are read.
+    if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be read`);
     if (st.size > LIMITS.fileTextBytes) {
       throw tooLarge(`"${r.virtual}" is ${st.size} bytes, over the ${LIMITS.fileTextBytes / 1024 / 1024} MB text limit; fetch it raw or search it with grep`);
     }
@@ -137,7 +139,9 @@ export function createFilesService(deps: FilesDeps) {
   async function readBytes(virtual: string): Promise<{ path: string; bytes: Buffer }> {
     const r = await fence.resolve(virtual);
     const st = await stat(r.real).catch(() => undefined);
-    if (!st || !st.isFile()) throw notFound(`file "${r.virtual}" does not exist`);
+    if (!st) throw notFound(`file "${r.virtual}" does not exist`);
+    if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
+    if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be read`);
     return { path: r.virtual, bytes: await readFile(r.real) };
   }
 
@@ -385,6 +389,7 @@ export function createFilesService(deps: FilesDeps) {
     const r = await fence.resolve(virtual, { allowRoot: true });
     const st = await stat(r.real).catch(() => undefined);
     if (!st) throw notFound(`"${virtual}" does not exist`);
+    if (!st.isFile() && !st.isDirectory()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be searched`);
     return [{ root: r.root, rel: r.relative, isFile: !st.isDirectory() }];
   }
 
