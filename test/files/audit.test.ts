@@ -232,3 +232,12 @@ test('a named pipe in the workspace is refused, not read forever', async () => {
   assert.doesNotMatch((await call('grep', { pattern: 'zz-nothing-zz' })).text, /pipe/); // a whole-tree search passes it by
   await rm(path.join(ws, 'pipe'));
 });
+
+test('exactly the seed\'s read-only tools that are registered are marked read-only (they alone run four at a time)', () => {
+  const seventeen = new Set(['read_file', 'list_dir', 'grep', 'glob', 'search_code', 'web_fetch', 'web_search', 'db_connections', 'db_schema', 'dashboard_source', 'atlas_source', 'read_card', 'list_node_types', 'get_workflow', 'validate_workflow', 'engine_activity', 'state_get']);
+  assert.equal(seventeen.size, 17);
+  for (const tool of t.engine.tools.all()) {
+    if ((tool.source ?? 'built-in') !== 'built-in') continue;
+    assert.equal(tool.readOnly === true, seventeen.has(tool.name), `${tool.name}: readOnly is ${tool.readOnly}`);
+  }
+});
