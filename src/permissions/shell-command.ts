@@ -351,6 +351,8 @@ function inspectProgram(info: CommandInfo): void {
     // suffix that starts with a plain word as the command it may be.
     for (let k = 0; k < args.length; k++) {
       if (args[k].static && !args[k].text.startsWith('-')) info.inline.push(shellJoin(args.slice(k)));
+      // `script -c 'cmd'`, `flock lock -c 'cmd'`, `runuser -c 'cmd'`: the string is shell code.
+      if (/^(-[A-Za-z]*c|--command)$/.test(args[k].text) && args[k + 1]) info.inline.push(args[k + 1].text);
     }
   }
   if (program === 'eval') {

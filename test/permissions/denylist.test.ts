@@ -69,6 +69,8 @@ const DENIED: Array<[string, RegExp]> = [
   ['flock /tmp/lock rm -rf build', /recursive delete/],
   ['chroot / rm -rf build', /recursive delete/],
   ["flock /tmp/lock sh -c 'rm -rf build'", /recursive delete/],
+  ["script -qc 'rm -rf build' /dev/null", /recursive delete/],
+  ["flock /tmp/lock -c 'rm -rf build'", /recursive delete/],
   ["find . -exec sh -c 'rm -rf \"$1\"' _ {} \\;", /recursive delete/],
 ];
 

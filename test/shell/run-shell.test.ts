@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { clipOutput, runCommand } from '../../src/capabilities/shell/run-command.js';
 import { createShellService, type ShellService } from '../../src/capabilities/shell/service.js';
 import { Fence } from '../../src/kernel/fence.js';
+import { alive, waitGone } from './helpers.js';
 
 const fenceOver = (workspace: string, mounts: Record<string, string> = {}) =>
   new Fence(workspace, () => Object.entries(mounts).map(([name, p]) => ({ name, path: p, kind: 'mount' as const })));
@@ -27,20 +28,6 @@ before(async () => {
   shell = createShellService({ fence: fenceOver(workspace, { docs, 'we,ird': docs }), home });
 });
 after(() => rm(dir, { recursive: true, force: true }));
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-async function waitGone(pid: number, ms = 20_000) {
-  const end = Date.now() + ms;
-  while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
-}
 
 test('exit code first, then combined stdout and stderr', async () => {
   const r = await shell.exec({ command: 'echo out; echo err 1>&2; exit 3' });
