@@ -88,6 +88,12 @@ test('delegate nests two deep, is refused at three, and the subagents\' usage ad
   assert.equal(end.kind, 'run.completed');
   assert.equal(model.requests.length - first, 6);
   assert.match(systemOf(first), /^You are lead/);
+  // A delegate caller is told whom it can hand work to (everyone but itself), by name and description.
+  const agentsBlock = systemOf(first).split('# Agents\n')[1];
+  assert.ok(agentsBlock, systemOf(first));
+  assert.match(agentsBlock, /\n- mid: The mid\n/);
+  assert.match(agentsBlock, /\n- leaf: The leaf/);
+  assert.doesNotMatch(agentsBlock, /- lead:/);
   assert.match(systemOf(first + 1), /^You are mid/);
   assert.match(systemOf(first + 2), /^You are leaf/);
   // The subagent starts fresh: its only user message is the task.
