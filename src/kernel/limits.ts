@@ -80,6 +80,7 @@ export const LIMITS = {
   // Agents, skills, memory, reports (engine's own bounds)
   agentNameChars: 64,
   skillNameChars: 64,
+  agentListDescriptionChars: 400, // each agent's description in the "# Agents" prompt block (delegate)
   skillUrlBytes: 1024 * 1024, // a skill fetched by URL; larger is refused, never cut
   skillUrlRedirects: 5,
   memoryFileBytes: 1024 * 1024, // one memory note

@@ -32,13 +32,20 @@ after(async () => {
   await rm(userHome, { recursive: true, force: true });
 });
 
+/** Sends a chat turn and waits for its run to start. */
+async function begin(sessionId: string, message: string, agent?: string, extra: Record<string, unknown> = {}): Promise<EngineEvent> {
+  const seq = events.events.at(-1)?.seq ?? 0;
+  const res = await t.api('POST', '/api/chat', { sessionId, message, ...(agent ? { agent } : {}), ...extra });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  return events.waitFor((e) => e.kind === 'run.started' && e.sessionId === sessionId && e.seq > seq, 20_000);
+}
+
+/** The event that ended a run. */
+const ended = (runId: string | undefined) => events.waitFor((e) => e.runId === runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+
 /** Sends a chat turn and waits for its run to end. */
 async function turn(sessionId: string, message: string, agent?: string): Promise<EngineEvent> {
-  const seq = events.events.at(-1)?.seq ?? 0;
-  const res = await t.api('POST', '/api/chat', { sessionId, message, ...(agent ? { agent } : {}) });
-  assert.equal(res.status, 202, JSON.stringify(res.body));
-  const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === sessionId && e.seq > seq, 20_000);
-  return events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+  return ended((await begin(sessionId, message, agent)).runId);
 }
 
 const offered = (i: number) => (model.requests[i].body.tools ?? []).map((x: { function: { name: string } }) => x.function.name).sort();
@@ -88,6 +95,12 @@ test('delegate nests two deep, is refused at three, and the subagents\' usage ad
   assert.equal(end.kind, 'run.completed');
   assert.equal(model.requests.length - first, 6);
   assert.match(systemOf(first), /^You are lead/);
+  // A delegate caller is told whom it can hand work to (everyone but itself), by name and description.
+  const agentsBlock = systemOf(first).split('# Agents\n')[1];
+  assert.ok(agentsBlock, systemOf(first));
+  assert.match(agentsBlock, /\n- mid: The mid\n/);
+  assert.match(agentsBlock, /\n- leaf: The leaf/);
+  assert.doesNotMatch(agentsBlock, /- lead:/);
   assert.match(systemOf(first + 1), /^You are mid/);
   assert.match(systemOf(first + 2), /^You are leaf/);
   // The subagent starts fresh: its only user message is the task.
@@ -107,12 +120,10 @@ test('stopping the parent turn stops a subagent mid-step', async () => {
   await t.api('PUT', '/api/agents/worker', { description: 'Worker', system: 'Worker.', tools: ['set_plan'] });
   const before = model.requests.length;
   model.script({ toolCalls: [{ name: 'delegate', args: { agent: 'worker', task: 'work forever' } }] }, { text: 'working', hang: true });
-  const seq = events.events.at(-1)?.seq ?? 0;
-  await t.api('POST', '/api/chat', { sessionId: 's-stop', message: 'go', agent: 'boss' });
-  const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 's-stop' && e.seq > seq, 20_000);
+  const started = await begin('s-stop', 'go', 'boss');
   await model.waitForRequests(before + 2, 20_000);
   await t.api('POST', '/api/chat/stop', { sessionId: 's-stop' });
-  const end = await events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 20_000);
+  const end = await ended(started.runId);
   assert.equal(end.kind, 'run.stopped');
   for (let i = 0; i < 100 && model.hanging() > 0; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(model.hanging(), 0, 'the subagent\'s model request was aborted');
@@ -207,14 +218,12 @@ test('a subagent\'s calls gate under the parent\'s policy: its prompt belongs to
     { text: 'said hi' },
     { text: 'chief done' },
   );
-  const seq = events.events.at(-1)?.seq ?? 0;
-  await t.api('POST', '/api/chat', { sessionId: 's-gate', message: 'go', agent: 'chief', permissionMode: 'ask' });
-  const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 's-gate' && e.seq > seq, 20_000);
+  const started = await begin('s-gate', 'go', 'chief', { permissionMode: 'ask' });
   const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.runId === started.runId, 20_000);
   assert.equal(asked.tool, 'run_shell');
   const ok = await t.api('POST', '/api/permissions/resolve', { runId: started.runId, callId: asked.callId, decision: 'allow' });
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
-  const end = await events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+  const end = await ended(started.runId);
   assert.equal(end.kind, 'run.completed');
   const shell = results(end.runId!, 'run_shell')[0];
   assert.equal(shell.ok, true);
@@ -227,10 +236,8 @@ test('a subagent\'s calls gate under the parent\'s policy: its prompt belongs to
     { text: 'ok' },
     { text: 'done' },
   );
-  const seq2 = events.events.at(-1)?.seq ?? 0;
-  await t.api('POST', '/api/chat', { sessionId: 's-gate', message: 'again', agent: 'chief', permissionMode: 'allow' });
-  const started2 = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 's-gate' && e.seq > seq2, 20_000);
-  const end2 = await events.waitFor((e) => e.runId === started2.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+  const started2 = await begin('s-gate', 'again', 'chief', { permissionMode: 'allow' });
+  const end2 = await ended(started2.runId);
   assert.equal(end2.kind, 'run.completed');
   assert.ok(!events.events.some((e) => e.kind === 'permission.requested' && e.runId === started2.runId));
   assert.match(String(results(end2.runId!, 'run_shell')[0].result), /again/);
@@ -248,14 +255,12 @@ test('a subagent\'s call ids never repeat its parent\'s within the run, so a pro
     { toolCalls: [{ name: 'set_plan', args: { steps: [{ text: 'x', status: 'done' }] }, id: 'call_0' }] },
     { text: 'parent done' },
   );
-  const seq = events.events.at(-1)?.seq ?? 0;
-  await t.api('POST', '/api/chat', { sessionId: 's-twin', message: 'go', agent: 'twin-parent', permissionMode: 'ask' });
-  const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 's-twin' && e.seq > seq, 20_000);
+  const started = await begin('s-twin', 'go', 'twin-parent', { permissionMode: 'ask' });
   const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.runId === started.runId, 20_000);
   assert.equal(asked.callId, 'call_0/call_0');
   const ok = await t.api('POST', '/api/permissions/resolve', { runId: started.runId, callId: asked.callId, decision: 'allow' });
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
-  const end = await events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+  const end = await ended(started.runId);
   assert.equal(end.kind, 'run.completed');
   const calls = events.events.filter((e) => e.runId === end.runId && e.kind === 'tool.call');
   assert.deepEqual(calls.map((e) => [e.tool, e.callId]), [['delegate', 'call_0'], ['run_shell', 'call_0/call_0'], ['set_plan', 'call_0']]);

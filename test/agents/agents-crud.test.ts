@@ -131,6 +131,18 @@ test('a Claude Code subagent file dropped in by hand loads as is', async () => {
   assert.match(text, /tools: set_plan\n/);
 });
 
+test('hand-written files from Windows editors (CRLF, a byte-order mark) load as well', async () => {
+  await writeFile(path.join(t.home, 'agents', 'crlf.md'), '---\r\nname: crlf\r\ndescription: Windows file\r\ntools: Read, Grep\r\n---\r\nYou are CRLF.\r\n');
+  await writeFile(path.join(t.home, 'agents', 'bom.md'), '\ufeff---\nname: bom\ndescription: BOM file\ntools: Read\n---\nYou are BOM.\n');
+  const crlf = (await t.api('GET', '/api/agents/crlf')).body;
+  assert.equal(crlf.description, 'Windows file');
+  assert.deepEqual(crlf.tools, ['read_file', 'grep']);
+  const bom = (await t.api('GET', '/api/agents/bom')).body;
+  assert.equal(bom.description, 'BOM file');
+  assert.deepEqual(bom.tools, ['read_file']);
+  assert.equal(bom.system, 'You are BOM.\n');
+});
+
 test('a file whose frontmatter name differs from its file name keeps the file name', async () => {
   await writeFile(path.join(t.home, 'agents', 'helper.md'), '---\nname: someone-else\ndescription: Helps\n---\nHelp.\n');
   const one = await t.api('GET', '/api/agents/helper');

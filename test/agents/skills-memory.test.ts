@@ -25,7 +25,8 @@ test('skills: a folder dropped in by hand (Claude Code layout), the user tier re
   await writeFile(path.join(wsSkill, 'SKILL.md'), '---\nname: pdf-forms\ndescription: Fill PDF forms\nallowed-tools: Read\n---\n\n# PDF forms\nUse the fill script.\n');
   const userSkill = path.join(userHome, '.claude', 'skills', 'house-style');
   await mkdir(userSkill, { recursive: true });
-  await writeFile(path.join(userSkill, 'SKILL.md'), '---\nname: house-style\ndescription: Our writing style\n---\nWrite plainly.\n');
+  // Written by a Windows editor: a byte-order mark before the fence.
+  await writeFile(path.join(userSkill, 'SKILL.md'), '\ufeff---\nname: house-style\ndescription: Our writing style\n---\nWrite plainly.\n');
 
   const list = await t.api('GET', '/api/skills');
   assert.equal(list.status, 200);
@@ -42,6 +43,7 @@ test('skills: a folder dropped in by hand (Claude Code layout), the user tier re
   assert.equal(loaded.isError, false, loaded.text);
   assert.match(loaded.text, /# Skill: pdf-forms[\s\S]*Use the fill script\./);
   assert.match((await call('load_skill', { name: 'house-style' })).text, /Write plainly/);
+  assert.doesNotMatch((await call('load_skill', { name: 'house-style' })).text, /description: Our writing style/);
 
   const refuse = await t.api('DELETE', '/api/skills/house-style');
   assert.equal(refuse.status, 400);

@@ -4,6 +4,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { badRequest, notFound } from '../../kernel/errors.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { formatFrontmatter, HOME_LAYOUT, type Home, parseFrontmatter } from '../../kernel/home.js';
 import type { AgentDefinition, AgentOrder, AgentSummary, HistoryRecorder, ResolvedAgent } from './types.js';
 import { checkAgentName, definitionFromBody, definitionFromFile, definitionToFrontmatter, RESERVED, type ToolNames } from './validate.js';
@@ -23,6 +24,9 @@ export interface AgentsDeps {
 
 export type AgentsService = ReturnType<typeof createAgentsService>;
 
+/** Editors on Windows may start a file with a byte-order mark, which would hide the frontmatter fence. */
+export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 export function createAgentsService(deps: AgentsDeps) {
   const { home, tools } = deps;
   const dir = () => home.path(HOME_LAYOUT.agents);
@@ -41,7 +45,7 @@ export function createAgentsService(deps: AgentsDeps) {
   function parse(name: string, text: string): AgentDefinition {
     let doc;
     try {
-      doc = parseFrontmatter(text);
+      doc = parseFrontmatter(withoutBom(text));
     } catch (err) {
       throw badRequest(`agents/${name}.md has frontmatter that is not valid YAML (${(err as Error).message.split('\n')[0]}); fix the file by hand or save the agent again`);
     }
@@ -124,7 +128,7 @@ export function createAgentsService(deps: AgentsDeps) {
     let keep: Record<string, unknown> = {};
     if (previous !== undefined) {
       try {
-        keep = parseFrontmatter(previous).data;
+        keep = parseFrontmatter(withoutBom(previous)).data;
       } catch {
         keep = {};
       }
@@ -177,6 +181,10 @@ export function createAgentsService(deps: AgentsDeps) {
     }
     if (!def.vault && (allow || tools.has('vault'))) allow = (allow ?? tools.names()).filter((t) => t !== 'vault');
     const blocks = deps.promptBlocks ? await deps.promptBlocks(def, allow) : [];
+    if (!allow || allow.includes('delegate')) {
+      const agentsBlock = await delegateBlock(name);
+      if (agentsBlock) blocks.push(agentsBlock);
+    }
     const system = [def.system.trim(), ...blocks].filter(Boolean).join('\n\n');
     const providers = deps.providerNames?.() ?? [];
     const byProvider = def.model && providers.includes(def.model);
@@ -202,6 +210,24 @@ export function createAgentsService(deps: AgentsDeps) {
     };
   }
 
+  /**
+   * The agents a `delegate` caller may hand work to, by name and description (as Claude Code lists them
+   * for its Task tool), so a model need not guess names. Empty when there is no other agent.
+   */
+  async function delegateBlock(self?: string): Promise<string> {
+    const others = (await list()).filter((a) => a.name !== self && a.description);
+    if (!others.length) return '';
+    const clip = (d: string) => {
+      const line = d.replace(/\s+/g, ' ').trim();
+      return line.length > LIMITS.agentListDescriptionChars ? `${line.slice(0, LIMITS.agentListDescriptionChars - 1)}…` : line;
+    };
+    return [
+      '# Agents',
+      'Hand a self-contained task to one of these agents with the delegate tool (by name). It starts fresh and sees only the task you write, so include every fact it needs.',
+      ...others.map((a) => `- ${a.name}: ${clip(a.description)}`),
+    ].join('\n');
+  }
+
   /** For the history store: read and write an agent's file text (restore). */
   const historyAdapter = {
     read: async (name: string) => (checkAgentName(name), readText(name)),
@@ -212,5 +238,5 @@ export function createAgentsService(deps: AgentsDeps) {
     },
   };
 
-  return { list, get, find, save, remove, getOrder, setOrder, resolve, names, historyAdapter };
+  return { list, get, find, save, remove, getOrder, setOrder, resolve, names, delegateBlock, historyAdapter };
 }

@@ -101,8 +101,6 @@ export function createReportsService(deps: ReportsDeps) {
     };
   }
 
-  const priceFor = (r: RunRecord) => pricer()(r);
-
   function row(r: RunRecord, costFor = coster()): RunRow {
     return {
       runId: r.runId,
@@ -218,7 +216,7 @@ export function createReportsService(deps: ReportsDeps) {
     return { runs: records.slice(page.offset, page.offset + page.limit).map((r) => row(r, costFor)), total: records.length, limit: page.limit, offset: page.offset };
   }
 
-  return { summary, runs, rollup, select, row, priceFor };
+  return { summary, runs, rollup, select };
 }
 
 // --- query validation (shared by the routes and the tool) -------------------------------------

@@ -109,7 +109,8 @@ export function createSkillsService(deps: SkillsDeps) {
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw err;
     }
-    const doc = parseFrontmatter(text);
+    // A byte-order mark (Windows editors) would hide the frontmatter fence.
+    const doc = parseFrontmatter(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     const description = typeof doc.data.description === 'string' ? doc.data.description : '';
     const location = tier === 'workspace' ? `${cfg.skillsDir}/skills/${name}` : `~/${cfg.skillsDir}/skills/${name}`;
     return { name, description, body: doc.body.replace(/^\n+/, ''), tier, dir, location };
