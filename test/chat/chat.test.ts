@@ -237,6 +237,19 @@ for (const type of WIRE_TYPES) {
       assert.equal(status.outcome, 'failed');
     });
 
+    it('lists the workspace skills in the system prompt of a chat without an agent', async () => {
+      const put = await h.t.api('PUT', `/api/skills/notes-${type}`, { description: 'Write release notes', body: 'List the changes.' });
+      assert.ok(put.status < 300, JSON.stringify(put.body));
+      h.model.script({ text: 'noted' });
+      const seq = h.lastSeq();
+      await h.send('s-skills', 'write the notes');
+      assert.equal((await h.turnEnd('s-skills', seq)).kind, 'run.completed');
+      const body = h.model.requests.at(-1)!.body;
+      const system = JSON.stringify(type === 'anthropic' ? body.system : body.messages[0]);
+      assert.match(system, /You are the assistant inside Workbench/);
+      assert.match(system, new RegExp(`# Skills[\\s\\S]*notes-${type}: Write release notes`));
+    });
+
     it('validates requests and answers with sentences', async () => {
       assert.equal((await h.t.api('POST', '/api/chat', { message: 'x' })).status, 400);
       assert.equal((await h.t.api('POST', '/api/chat', { sessionId: 'ok', message: '' })).status, 400);

@@ -31,6 +31,8 @@ export interface ChatServiceDeps {
   /** The permission gate's chat hooks; absent until a gate is wired. */
   gate?: ChatGateHooks;
   resolveAgent?: ResolveAgent;
+  /** Extra system-prompt blocks of a turn that names no agent (the workspace skills); wired by the composition root. */
+  promptBlocks?: () => Promise<string[]>;
   log?: (line: string) => void;
 }
 
@@ -60,6 +62,7 @@ export function createChatService(deps: ChatServiceDeps) {
   const store = new ChatStore(deps.home);
   const sessions = new Map<string, Session>();
   let resolveAgent = deps.resolveAgent;
+  let promptBlocks = deps.promptBlocks;
   const log = deps.log ?? (() => undefined);
 
   /** Loads every session; a turn that was in flight when the engine died is marked interrupted. */
@@ -209,7 +212,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const settings = deps.settings.get();
       const result = await runAgent({
         model: client,
-        system: agent?.system ?? DEFAULT_CHAT_SYSTEM,
+        system: agent?.system ?? (await plainSystem()),
         messages: repairContext(session.context),
         tools: deps.tools,
         allowlist: agent?.tools ? new Set(agent.tools) : undefined,
@@ -262,6 +265,12 @@ export function createChatService(deps: ChatServiceDeps) {
     session.busy = false;
     emit('chat.status', { sessionId: session.id, busy: false, status: 'idle', outcome, ...(error ? { error } : {}) });
     await run.finish(runStatus, { ...(error ? { error } : {}), ...(outcome === 'max_turns' ? { reason: 'max_turns' } : {}) });
+  }
+
+  /** The system prompt of a turn without an agent: the default prompt plus the blocks an agent's prompt gets too (skills). */
+  async function plainSystem(): Promise<string> {
+    const blocks = promptBlocks ? (await promptBlocks()).filter(Boolean) : [];
+    return [DEFAULT_CHAT_SYSTEM, ...blocks].join('\n\n');
   }
 
   /** Starts the next queued message, if any. A message whose provider or agent vanished fails alone. */
@@ -382,6 +391,10 @@ export function createChatService(deps: ChatServiceDeps) {
     /** Wires the agents capability (composition root). */
     setAgentResolver: (fn: ResolveAgent) => {
       resolveAgent = fn;
+    },
+    /** Wires the system-prompt blocks of plain chat, e.g. the workspace skills (composition root). */
+    setPromptBlocks: (fn: () => Promise<string[]>) => {
+      promptBlocks = fn;
     },
     /** Wires the permission gate after construction (composition root). */
     setGate: (gate: ChatGateHooks) => {
