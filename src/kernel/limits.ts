@@ -62,6 +62,7 @@ export const LIMITS = {
   defaultContextWindow: 128_000, // tokens, when a provider entry does not say
   compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
   compactSummaryMaxTokens: 2_000,
+  chatPartialFlushMs: 250, // a reply being streamed is saved this often, so an engine crash keeps it
   chatQueueMax: 20, // messages waiting behind a busy session
   chatMessageChars: 200_000, // one chat message
   chatTitleChars: 200,

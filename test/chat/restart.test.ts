@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { after, it } from 'node:test';
 import { repairContext } from '../../src/capabilities/chat/session.js';
 import { collectEvents } from '../support/events.js';
@@ -58,6 +59,12 @@ it('a session busy when the engine died comes back idle with its turn marked int
   const started = await events.waitFor('run.started', 30_000);
   await events.waitFor((e) => e.kind === 'chat.delta' && String(e.text).includes('something'), 30_000);
   events.close();
+  // The reply being streamed is saved every chatPartialFlushMs; wait until it is on disk, then kill.
+  const file = path.join(home, 'chat', 'mid.jsonl');
+  for (let i = 0; !/"type":"partial"[^\n]*something/.test(await readFile(file, 'utf8').catch(() => '')); i++) {
+    assert.ok(i < 300, 'the partial reply was saved within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
   await exited;
@@ -70,7 +77,10 @@ it('a session busy when the engine died comes back idle with its turn marked int
   const turns = session.body.transcript.filter((r: any) => r.type === 'turn');
   assert.deepEqual(turns.map((r: any) => r.status), ['started', 'interrupted']);
   assert.equal(turns[1].runId, started.runId);
-  assert.deepEqual(session.body.messages.map((m: any) => m.text), ['tell me a story']);
+  // The partial reply survived, marked interrupted.
+  assert.deepEqual(session.body.messages.map((m: any) => m.text), ['tell me a story', 'I was saying something']);
+  assert.equal(session.body.messages[1].status, 'interrupted');
+  assert.ok(!session.body.transcript.some((r: any) => r.type === 'partial'), 'partial records are not shown');
   const runs = await t.api('GET', '/api/runs');
   assert.equal(runs.body.runs.find((r: any) => r.runId === started.runId).status, 'interrupted');
   const list = await t.api('GET', '/api/chat');
@@ -83,7 +93,7 @@ it('a session busy when the engine died comes back idle with its turn marked int
   assert.equal((await t.api('POST', '/api/chat', { sessionId: 'mid', message: 'go on' })).status, 202);
   const end = await ev.waitFor((e) => e.kind === 'run.completed' || e.kind === 'run.failed', 30_000);
   assert.equal(end.kind, 'run.completed', String(end.error));
-  assert.match(JSON.stringify(model.requests.at(-1)!.body), /tell me a story[\s\S]*go on/);
+  assert.match(JSON.stringify(model.requests.at(-1)!.body), /tell me a story[\s\S]*I was saying something[\s\S]*go on/);
 });
 
 it('repairs a conversation whose last tool calls never got results', () => {

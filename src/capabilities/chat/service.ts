@@ -71,19 +71,32 @@ export function createChatService(deps: ChatServiceDeps) {
       const session = new Session(id);
       session.persisted = true;
       for (const r of records) session.apply(r);
-      const now = Date.now();
-      const marks: SessionRecord[] = session.unfinishedTurns().map((runId) => ({ type: 'turn', ts: now, runId, status: 'interrupted' as const, error: 'the engine stopped while this turn was in flight' }));
-      if (marks.length) {
-        // Calls the dead turn made without results get an "interrupted" result, so the next turn is valid to send.
-        const deadRunId = session.unfinishedTurns().at(-1);
-        const repaired = repairContext(session.context).slice(session.context.length);
-        const fixes: SessionRecord[] = repaired.map((message) => ({ type: 'message', id: messageId(), ts: now, runId: deadRunId, message }));
-        await store.append(id, ...fixes, ...marks);
-        for (const m of [...fixes, ...marks]) session.apply(m);
-      }
+      const open = session.unfinishedTurns();
+      if (open.length) await markInterrupted(session, open);
       sessions.set(id, session);
     }
     deps.gate?.setModeLookup((sessionId) => sessions.get(sessionId)?.mode);
+  }
+
+  /**
+   * A turn in flight when the engine died: the reply it had streamed (saved as partial records)
+   * becomes its last message, calls it left without results get an "interrupted" result (so the
+   * next turn is valid to send), and the turn is marked interrupted.
+   */
+  async function markInterrupted(session: Session, open: string[]): Promise<void> {
+    const now = Date.now();
+    const deadRunId = open.at(-1)!;
+    const saved: SessionRecord[] = [];
+    const partial = session.partial;
+    if (partial && open.includes(partial.runId) && (partial.text || partial.reasoning)) {
+      const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: partial.text }] };
+      saved.push({ type: 'message', id: messageId(), ts: now, runId: partial.runId, message, ...(partial.reasoning ? { reasoning: partial.reasoning } : {}) });
+    }
+    const context = [...session.context, ...saved.map((r) => (r as { message: ModelMessage }).message)];
+    for (const message of repairContext(context).slice(context.length)) saved.push({ type: 'message', id: messageId(), ts: now, runId: deadRunId, message });
+    for (const runId of open) saved.push({ type: 'turn', ts: now, runId, status: 'interrupted', error: 'the engine stopped while this turn was in flight' });
+    await store.append(session.id, ...saved);
+    for (const r of saved) session.apply(r);
   }
 
   function checkSessionId(id: unknown): string {
@@ -191,6 +204,7 @@ export function createChatService(deps: ChatServiceDeps) {
     const emit = run.emit;
     let outcome: TurnStatus = 'failed';
     let error: string | undefined;
+    let stopPartials: (() => void) | undefined;
     try {
       const user: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message: userMessage(input), text: input.message };
       await record(
@@ -209,6 +223,25 @@ export function createChatService(deps: ChatServiceDeps) {
       };
       let lastAssistant: Extract<SessionRecord, { type: 'message' }> | undefined;
       let reasoning = '';
+      // The reply being streamed is saved every chatPartialFlushMs (only what is new), so a crash keeps it.
+      const unsaved = { text: '', reasoning: '' };
+      let flushTimer: NodeJS.Timeout | undefined;
+      const flushPartial = () => {
+        flushTimer = undefined;
+        if (!unsaved.text && !unsaved.reasoning) return;
+        persist({ type: 'partial', ts: Date.now(), runId, ...(unsaved.text ? { text: unsaved.text } : {}), ...(unsaved.reasoning ? { reasoning: unsaved.reasoning } : {}) });
+        unsaved.text = unsaved.reasoning = '';
+      };
+      const streamed = (field: 'text' | 'reasoning', text: string) => {
+        unsaved[field] += text;
+        flushTimer ??= setTimeout(flushPartial, LIMITS.chatPartialFlushMs);
+      };
+      const stepSaved = () => {
+        clearTimeout(flushTimer);
+        flushTimer = undefined;
+        unsaved.text = unsaved.reasoning = '';
+      };
+      stopPartials = stepSaved;
       const settings = deps.settings.get();
       const result = await runAgent({
         model: client,
@@ -220,14 +253,19 @@ export function createChatService(deps: ChatServiceDeps) {
         maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
         settings: agent?.settings,
         compaction: { fraction: settings.compactFraction },
-        onDelta: (text) => emit('chat.delta', { sessionId: session.id, text }),
+        onDelta: (text) => {
+          emit('chat.delta', { sessionId: session.id, text });
+          streamed('text', text);
+        },
         onReasoning: (text) => {
           reasoning += text;
           emit('chat.reasoning', { sessionId: session.id, text });
+          streamed('reasoning', text);
         },
         onMessage: (message: ModelMessage) => {
           const r: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message };
           if (message.role === 'assistant') {
+            stepSaved();
             if (reasoning) r.reasoning = reasoning;
             reasoning = '';
             lastAssistant = r;
@@ -245,6 +283,7 @@ export function createChatService(deps: ChatServiceDeps) {
           emit('chat.context', { sessionId: session.id, tokens, window, fraction: Math.round((tokens / window) * 1000) / 1000 });
         },
       });
+      stepSaved();
       await writes;
       outcome = result.status === 'max_turns' ? 'max_turns' : result.status;
       error = result.error;
@@ -257,6 +296,8 @@ export function createChatService(deps: ChatServiceDeps) {
     } catch (err) {
       error = describeError(err);
       outcome = run.signal.aborted ? 'stopped' : 'failed';
+    } finally {
+      stopPartials?.();
     }
     const turnEnd: SessionRecord = { type: 'turn', ts: Date.now(), runId, status: outcome, ...(error ? { error } : {}) };
     await record(session, turnEnd).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));

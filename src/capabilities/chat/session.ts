@@ -31,12 +31,22 @@ export class Session {
   readonly queue: QueuedMessage[] = [];
   /** Context size measured at the last step. */
   contextTokens: number | undefined;
+  /** Reply text of a step still streaming (from `partial` records), until its message is saved. */
+  partial: { runId: string; text: string; reasoning: string } | undefined;
 
   constructor(readonly id: string) {}
 
   apply(record: SessionRecord): void {
-    this.transcript.push(record);
     this.updatedAt = Math.max(this.updatedAt, record.ts);
+    if (record.type === 'partial') {
+      const p = this.partial?.runId === record.runId ? this.partial : { runId: record.runId, text: '', reasoning: '' };
+      p.text += record.text ?? '';
+      p.reasoning += record.reasoning ?? '';
+      this.partial = p;
+      return;
+    }
+    this.transcript.push(record);
+    if (record.type === 'turn' || (record.type === 'message' && record.message.role === 'assistant')) this.partial = undefined;
     switch (record.type) {
       case 'created':
         this.createdAt = record.ts;

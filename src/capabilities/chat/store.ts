@@ -1,8 +1,8 @@
 /**
  * Chat sessions on disk: one append-only JSONL file a session, `<home>/chat/<sessionId>.jsonl`.
  * Records are messages (the model's own message shape), turn boundaries, compactions, renames and
- * mode changes; a session is rebuilt by replaying its records, so a crash loses at most the reply
- * being streamed.
+ * mode changes; a session is rebuilt by replaying its records. The reply being streamed is saved
+ * as `partial` records every chatPartialFlushMs, so a crash loses at most that much of it.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,8 @@ export type SessionRecord =
   | { type: 'message'; id: string; ts: number; runId?: string; message: ModelMessage; reasoning?: string; text?: string }
   | { type: 'turn'; ts: number; runId: string; status: TurnStatus; error?: string; agent?: string; provider?: string; model?: string }
   | { type: 'compaction'; ts: number; runId?: string; summary: string; keep: number }
+  /** Reply text streamed since the last save, appended every chatPartialFlushMs while a step streams; superseded by the step's message. */
+  | { type: 'partial'; ts: number; runId: string; text?: string; reasoning?: string }
   | { type: 'title'; ts: number; title: string }
   | { type: 'mode'; ts: number; permissionMode: PermissionMode };
 
