@@ -17,7 +17,7 @@ import type { ModelClient } from '../../providers/types.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { AppSettings } from '../settings/types.js';
 import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
-import { repairContext, Session, viewOf } from './session.js';
+import { defaultTitle, repairContext, Session, viewOf } from './session.js';
 import { ChatStore, type SessionRecord, type TurnStatus } from './store.js';
 import type { ChatGateHooks, PermissionMode, QueuedMessage, ResolveAgent, ResolvedAgent } from './types.js';
 
@@ -187,7 +187,7 @@ export function createChatService(deps: ChatServiceDeps) {
   function startTurn(session: Session, input: PendingTurn, resolved: { agent?: ResolvedAgent; client: ModelClient }): void {
     session.busy = true;
     const { agent, client } = resolved;
-    const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || undefined });
+    const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || defaultTitle(input.message) });
     session.run = run;
     session.turnDone = executeTurn(session, input, agent, client)
       .catch((err) => log(`chat turn in ${session.id} failed unexpectedly: ${describeError(err)}`))
@@ -364,11 +364,19 @@ export function createChatService(deps: ChatServiceDeps) {
     return { ok: true, title: session.title };
   }
 
+  /**
+   * Stops the turn in flight. Stop means "hold on": the messages queued behind the turn do not
+   * start; they leave the queue and come back to the client (answer `unqueued`, and
+   * `chat.queue.removed` with reason `stopped` and the text) to put back in its input box, as Claude
+   * Code does on interrupt.
+   */
   function stop(body: unknown) {
     const session = existing((body as { sessionId?: unknown } | undefined)?.sessionId);
     if (!session.busy || !session.run) throw conflict(`session "${session.id}" has no turn in flight`);
+    const unqueued = session.queue.splice(0).map(({ id, message }) => ({ id, message }));
+    for (const q of unqueued) deps.bus.emit('chat.queue.removed', { sessionId: session.id, id: q.id, message: q.message, reason: 'stopped' });
     session.run.stop();
-    return { ok: true };
+    return { ok: true, unqueued };
   }
 
   async function setMode(id: unknown, mode: unknown) {

@@ -140,7 +140,7 @@ export function textOf(m: ModelMessage): string {
     .join('');
 }
 
-function defaultTitle(text: string): string {
+export function defaultTitle(text: string): string {
   const line = text.trim().split('\n')[0] ?? '';
   return line.length > 60 ? line.slice(0, 59) + '…' : line;
 }
