@@ -18,6 +18,7 @@ import type { ToolRegistry } from '../../tools/registry.js';
 import type { AppSettings } from '../settings/types.js';
 import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
 import { defaultTitle, repairContext, Session, viewOf } from './session.js';
+import type { SessionSnapshot } from './session.js';
 import { ChatStore, type SessionRecord, type TurnStatus } from './store.js';
 import type { ChatGateHooks, PermissionMode, QueuedMessage, ResolveAgent, ResolvedAgent } from './types.js';
 
@@ -65,17 +66,82 @@ export function createChatService(deps: ChatServiceDeps) {
   let promptBlocks = deps.promptBlocks;
   const log = deps.log ?? (() => undefined);
 
-  /** Loads every session; a turn that was in flight when the engine died is marked interrupted. */
+  /**
+   * Reads every session's summary: from the index when the file has not grown since, else by
+   * replaying what was appended after the indexed size (or the whole file). Transcripts load on
+   * first use. A turn that was in flight when the engine died is marked interrupted.
+   */
   async function init(): Promise<void> {
-    for (const [id, records] of await store.loadAll()) {
-      const session = new Session(id);
-      session.persisted = true;
-      for (const r of records) session.apply(r);
-      const open = session.unfinishedTurns();
-      if (open.length) await markInterrupted(session, open);
+    const index = await store.readIndex();
+    for (const { id, size } of await store.files()) {
+      const entry = index[id];
+      let session: Session;
+      if (entry && entry.size <= size) {
+        session = Session.fromSnapshot(id, entry, size);
+        if (entry.size < size) for (const r of await store.read(id, entry.size)) session.apply(r);
+      } else {
+        session = Session.fromSnapshot(id, { title: '', createdAt: 0, updatedAt: 0, messageCount: 0, selection: {}, openTurns: [] }, size);
+        for (const r of await store.read(id)) session.apply(r);
+      }
       sessions.set(id, session);
+      const open = session.unfinishedTurns();
+      if (open.length) {
+        await load(session);
+        await markInterrupted(session, open);
+      }
     }
     deps.gate?.setModeLookup((sessionId) => sessions.get(sessionId)?.mode);
+    await saveIndex();
+  }
+
+  /** Reads a session's transcript and context into memory (once; concurrent callers share the read). */
+  const loading = new Map<string, Promise<void>>();
+  async function load(session: Session): Promise<Session> {
+    session.lastUsed = Date.now();
+    if (session.loaded) return session;
+    let pending = loading.get(session.id);
+    if (!pending) {
+      pending = store.read(session.id).then((records) => {
+        if (!session.loaded) session.reload(records);
+      });
+      loading.set(session.id, pending);
+      void pending.finally(() => loading.delete(session.id)).catch(() => undefined);
+    }
+    await pending;
+    evictIdle();
+    return session;
+  }
+
+  /** Keeps at most chatSessionsLoaded transcripts in memory: the idle ones used longest ago are dropped. */
+  function evictIdle(): void {
+    const loaded = [...sessions.values()].filter((s) => s.loaded && s.persisted && !s.busy && !loading.has(s.id));
+    if (loaded.length <= LIMITS.chatSessionsLoaded) return;
+    loaded.sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const s of loaded.slice(0, loaded.length - LIMITS.chatSessionsLoaded)) s.unload();
+  }
+
+  /** The index is a cache of summaries; it is written a moment after changes and on close. */
+  let indexTimer: NodeJS.Timeout | undefined;
+  let indexWrite: Promise<void> = Promise.resolve();
+  function scheduleIndex(): void {
+    indexTimer ??= setTimeout(() => void saveIndex(), LIMITS.chatIndexFlushMs);
+  }
+  function saveIndex(): Promise<void> {
+    clearTimeout(indexTimer);
+    indexTimer = undefined;
+    const entries: Record<string, SessionSnapshot & { size: number }> = {};
+    for (const s of sessions.values()) if (s.persisted) entries[s.id] = { ...s.snapshot(), size: s.bytes };
+    indexWrite = indexWrite.then(() => store.writeIndex(entries)).catch((err) => log(`could not save the chat index: ${describeError(err)}`));
+    return indexWrite;
+  }
+
+  /** Applies records in memory and appends them to the session file, counting their bytes for the index. */
+  function append(session: Session, records: SessionRecord[]): Promise<void> {
+    for (const r of records) session.apply(r);
+    const text = store.encode(records);
+    session.bytes += Buffer.byteLength(text);
+    scheduleIndex();
+    return store.appendText(session.id, text);
   }
 
   /**
@@ -95,8 +161,7 @@ export function createChatService(deps: ChatServiceDeps) {
     const context = [...session.context, ...saved.map((r) => (r as { message: ModelMessage }).message)];
     for (const message of repairContext(context).slice(context.length)) saved.push({ type: 'message', id: messageId(), ts: now, runId: deadRunId, message });
     for (const runId of open) saved.push({ type: 'turn', ts: now, runId, status: 'interrupted', error: 'the engine stopped while this turn was in flight' });
-    await store.append(session.id, ...saved);
-    for (const r of saved) session.apply(r);
+    await append(session, saved);
   }
 
   function checkSessionId(id: unknown): string {
@@ -107,6 +172,7 @@ export function createChatService(deps: ChatServiceDeps) {
     return id;
   }
 
+  /** A known session (not loaded: enough for stop and the queue, which only a busy, loaded session has). */
   function existing(id: unknown): Session {
     const sessionId = checkSessionId(id);
     const session = sessions.get(sessionId);
@@ -114,21 +180,21 @@ export function createChatService(deps: ChatServiceDeps) {
     return session;
   }
 
-  function getOrCreate(id: string): Session {
+  /** A session with its transcript in memory, created when new. */
+  function getOrCreate(id: string): Promise<Session> {
     let session = sessions.get(id);
     if (!session) {
       session = new Session(id);
       sessions.set(id, session);
     }
-    return session;
+    return load(session);
   }
 
   /** Appends records to the session file (creating it first) and applies them in memory. */
   async function record(session: Session, ...records: SessionRecord[]): Promise<void> {
     const all: SessionRecord[] = session.persisted ? records : [{ type: 'created', ts: session.createdAt }, ...records];
     session.persisted = true;
-    for (const r of all) session.apply(r);
-    await store.append(session.id, ...all);
+    await append(session, all);
   }
 
   function parseSend(body: unknown): SendInput {
@@ -170,7 +236,7 @@ export function createChatService(deps: ChatServiceDeps) {
     const input = parseSend(body);
     // Resolve before answering so an unknown agent or provider is the caller's error now, not a failed turn later.
     const resolved = await resolveTurn(input);
-    const session = getOrCreate(input.sessionId);
+    const session = await getOrCreate(input.sessionId);
     if (input.permissionMode) await setMode(session.id, input.permissionMode);
     if (session.busy) {
       if (session.queue.length >= LIMITS.chatQueueMax) throw conflict(`session "${session.id}" already has ${LIMITS.chatQueueMax} queued messages; wait for the turn to end or cancel some`);
@@ -206,6 +272,7 @@ export function createChatService(deps: ChatServiceDeps) {
     let error: string | undefined;
     let stopPartials: (() => void) | undefined;
     try {
+      await load(session); // busy from here on, so it stays loaded until the turn ends
       const user: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message: userMessage(input), text: input.message };
       await record(
         session,
@@ -218,8 +285,8 @@ export function createChatService(deps: ChatServiceDeps) {
       // Messages are persisted in the order the loop makes them; the chain is awaited before the turn ends.
       let writes = Promise.resolve();
       const persist = (...records: SessionRecord[]) => {
-        for (const r of records) session.apply(r);
-        writes = writes.then(() => store.append(session.id, ...records)).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
+        const written = append(session, records);
+        writes = writes.then(() => written).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
       };
       let lastAssistant: Extract<SessionRecord, { type: 'message' }> | undefined;
       let reasoning = '';
@@ -337,8 +404,8 @@ export function createChatService(deps: ChatServiceDeps) {
     return { sessions: [...sessions.values()].filter((s) => s.persisted).map((s) => s.summary()).sort((a, b) => b.updatedAt - a.updatedAt) };
   }
 
-  function get(id: unknown, full: boolean) {
-    const session = existing(id);
+  async function get(id: unknown, full: boolean) {
+    const session = await load(existing(id));
     if (!full) return { messages: session.messages(), busy: session.busy };
     return {
       id: session.id,
@@ -355,7 +422,7 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   async function rename(id: unknown, body: unknown) {
-    const session = existing(id);
+    const session = await load(existing(id));
     const title = (body as { title?: unknown } | undefined)?.title;
     if (typeof title !== 'string' || !title.trim()) throw badRequest('title is required: a non-empty string');
     if (title.length > LIMITS.chatTitleChars) throw badRequest(`title is too long; the limit is ${LIMITS.chatTitleChars} characters`);
@@ -382,7 +449,7 @@ export function createChatService(deps: ChatServiceDeps) {
   async function setMode(id: unknown, mode: unknown) {
     const sessionId = checkSessionId(id);
     if (mode !== 'ask' && mode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
-    const session = getOrCreate(sessionId);
+    const session = await getOrCreate(sessionId);
     if (session.mode !== mode) await record(session, { type: 'mode', ts: Date.now(), permissionMode: mode });
     // The gate re-reads the mode on every call; a prompt blocking right now is released at once.
     if (mode === 'allow') deps.gate?.releaseSession(sessionId);
@@ -422,6 +489,7 @@ export function createChatService(deps: ChatServiceDeps) {
       s.run?.stop();
     }
     await Promise.all(turns.map((s) => s.turnDone));
+    await saveIndex();
   }
 
   return {
@@ -435,6 +503,8 @@ export function createChatService(deps: ChatServiceDeps) {
     editQueued,
     cancelQueued,
     close,
+    /** Whether a session's transcript is in memory (tests of lazy loading). */
+    isLoaded: (sessionId: string) => sessions.get(sessionId)?.loaded ?? false,
     /** The session's permission mode, for the gate. */
     modeOf: (sessionId: string) => sessions.get(sessionId)?.mode,
     /** Wires the agents capability (composition root). */
