@@ -62,7 +62,7 @@ function describeCause(err: unknown): string {
   let text = describeError(err);
   for (let depth = 0; e && depth < 5; depth++) {
     if (typeof e.code === 'string') return `${text} (${e.code})`;
-    if (e.cause && e.cause instanceof Error) text = `${text}: ${e.cause.message}`;
+    if (e.cause && e.cause instanceof Error && !text.includes(e.cause.message)) text = `${text}: ${e.cause.message}`;
     e = e.cause as typeof e;
   }
   return text;

@@ -3,7 +3,6 @@
  * the next turn works. The engine is a real child process killed with SIGKILL mid-turn.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, it } from 'node:test';
@@ -11,32 +10,19 @@ import { repairContext } from '../../src/capabilities/chat/session.js';
 import { collectEvents } from '../support/events.js';
 import { startTestEngine, tempDir } from '../support/engine.js';
 import { startModelServer } from '../support/model-server.js';
+import { spawnNode, type Spawned } from '../support/process.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-function spawnEngine(home: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '__engine'], {
-    env: { ...process.env, ENGINE_HOME: home, ENGINE_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`engine did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (d) => {
-      out += String(d);
-      const m = /serving (http:\/\/\S+)\/api/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-    child.stderr!.on('data', (d) => (out += String(d)));
-    child.on('exit', (code) => reject(new Error(`engine exited with ${code}: ${out}`)));
-  });
+/** The engine process alone (no supervisor), so SIGKILL leaves it dead. */
+async function spawnEngine(home: string): Promise<{ child: Spawned; url: string }> {
+  const child = spawnNode(['src/main.ts', '__engine'], { ENGINE_HOME: home, ENGINE_PORT: '0' });
+  cleanups.push(() => child.child.exitCode === null && child.kill('SIGKILL'));
+  const { match } = await child.waitForLine(/serving (http:\/\/\S+)\/api/, { timeoutMs: 30_000 });
+  return { child, url: match[1] };
 }
 
 const call = async (url: string, method: string, route: string, body?: unknown) => {
@@ -65,9 +51,8 @@ it('a session busy when the engine died comes back idle with its turn marked int
     assert.ok(i < 300, 'the partial reply was saved within 30 s');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');
-  await exited;
+  await child.exited;
 
   const t = await startTestEngine({ home });
   cleanups.push(() => t.close());
