@@ -73,13 +73,19 @@ export function createChatService(deps: ChatServiceDeps) {
    */
   async function init(): Promise<void> {
     const index = await store.readIndex();
-    for (const { id, size } of await store.files()) {
+    const files = await store.files();
+    let stale = files.length !== Object.keys(index).length;
+    for (const { id, size } of files) {
       const entry = index[id];
       let session: Session;
-      if (entry && entry.size <= size) {
+      if (entry?.size === size) {
         session = Session.fromSnapshot(id, entry, size);
-        if (entry.size < size) for (const r of await store.read(id, entry.size)) session.apply(r);
+      } else if (entry && entry.size < size) {
+        stale = true;
+        session = Session.fromSnapshot(id, entry, size);
+        for (const r of await store.read(id, entry.size)) session.apply(r);
       } else {
+        stale = true;
         session = Session.fromSnapshot(id, { title: '', createdAt: 0, updatedAt: 0, messageCount: 0, selection: {}, openTurns: [] }, size);
         for (const r of await store.read(id)) session.apply(r);
       }
@@ -91,7 +97,7 @@ export function createChatService(deps: ChatServiceDeps) {
       }
     }
     deps.gate?.setModeLookup((sessionId) => sessions.get(sessionId)?.mode);
-    await saveIndex();
+    if (stale) await saveIndex();
   }
 
   /** Reads a session's transcript and context into memory (once; concurrent callers share the read). */

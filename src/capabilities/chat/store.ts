@@ -84,11 +84,13 @@ export class ChatStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw err;
     }
+    const ids = names.filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -'.jsonl'.length));
+    // Stats in parallel batches: a thousand sequential stats are most of a cold start-up.
     const out: Array<{ id: string; size: number }> = [];
-    for (const name of names) {
-      if (!name.endsWith('.jsonl')) continue;
-      const { size } = await fs.stat(path.join(this.dir, name));
-      out.push({ id: name.slice(0, -'.jsonl'.length), size });
+    for (let i = 0; i < ids.length; i += 64) {
+      const batch = ids.slice(i, i + 64);
+      const sizes = await Promise.all(batch.map((id) => fs.stat(this.file(id)).then((st) => st.size, () => -1)));
+      batch.forEach((id, k) => sizes[k] >= 0 && out.push({ id, size: sizes[k] }));
     }
     return out;
   }
