@@ -263,7 +263,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const close = async () => {
     if (closed) return;
     closed = true;
-    for (const run of runs.live()) run.stop();
+    await runs.stopAll(LIMITS.shutdownGraceMs);
     for (const s of sockets) s.close();
     for (const c of closers.reverse()) await c();
     await app.close();

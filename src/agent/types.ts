@@ -58,7 +58,7 @@ export interface RunAgentOptions {
   system?: string;
   /** The conversation so far, ending with the new user message. Not mutated. */
   messages: ModelMessage[];
-  tools: ToolRegistry;
+  tools: Pick<ToolRegistry, 'visible' | 'runBatch'>;
   /** Exact tool names the model is shown and may call; undefined means every available tool. */
   allowlist?: ReadonlySet<string>;
   /** The permission gate for this loop's calls (a chat session's mode-aware gate, a parent's gate). */

@@ -124,7 +124,7 @@ export class Fence {
     return { virtual, root, real, relative };
   }
 
-  /** The virtual path of a real path inside a root, or undefined when it lies outside every root. */
+  /** The virtual path of a real path inside a root, or undefined when it lies outside every root (or is hidden by a mount). */
   toVirtual(realPath: string): string | undefined {
     const abs = path.resolve(realPath);
     let best: Root | undefined;
@@ -133,7 +133,11 @@ export class Fence {
     }
     if (!best) return undefined;
     const rel = path.relative(best.path, abs).split(path.sep).filter(Boolean).join('/');
-    if (best.kind === 'workspace') return rel;
+    if (best.kind === 'workspace') {
+      // A workspace entry hidden by a same-named mount has no virtual path of its own.
+      const first = rel.split('/')[0];
+      return first && this.mounts().some((m) => m.name === first) ? undefined : rel;
+    }
     return rel ? `${best.name}/${rel}` : best.name;
   }
 }
@@ -163,8 +167,11 @@ export function parseVirtual(input: unknown): string[] {
   const shown = JSON.stringify(input.length > 200 ? input.slice(0, 200) + '…' : input);
   if (input.includes('\0')) throw badRequest(`path ${shown} contains a NUL byte; send a plain relative path`);
   if (input.includes('\\')) throw badRequest(`path ${shown} contains a backslash; use forward slashes in a relative path`);
-  if (/%[0-9a-fA-F]{2}/.test(input)) throw badRequest(`path ${shown} contains percent-encoding; send the decoded relative path`);
-  if (input.startsWith('/') || /^[A-Za-z]:/.test(input) || input.startsWith('~')) {
+  if (hidesEncodedEscape(input)) {
+    throw badRequest(`path ${shown} hides "..", "/", "\\", "~" or NUL behind percent-encoding; send the decoded relative path`);
+  }
+  // `~` and `~/x` mean the home folder in a shell; `~notes.md` or `~$doc.docx` are ordinary names.
+  if (input.startsWith('/') || /^[A-Za-z]:/.test(input) || input === '~' || input.startsWith('~/')) {
     throw badRequest(`path ${shown} is absolute; use a workspace-relative path or <mount>/<path>`);
   }
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(input)) throw badRequest(`path ${shown} is a URL; use a workspace-relative path`);
@@ -177,6 +184,29 @@ export function parseVirtual(input: unknown): string[] {
     segments.push(seg);
   }
   return segments;
+}
+
+/**
+ * Percent signs are ordinary file-name characters (`100%25.txt`, `50%.md`): the fence never decodes a
+ * path. What it refuses is text that some decoding layer (a proxy, a client, a second decode) could
+ * turn into a climb or a separator: decoded up to three times, no step may yield a `..` segment, a
+ * slash, a backslash or a NUL that was not in the text before.
+ */
+function hidesEncodedEscape(input: string): boolean {
+  let text = input;
+  for (let i = 0; i < 3 && /%[0-9a-fA-F]{2}/.test(text); i++) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(text);
+    } catch {
+      // Not decodable as a whole (a lone "%" or a bad UTF-8 run): decode the valid escapes one by one.
+      decoded = text.replace(/%[0-9a-fA-F]{2}/g, (m) => String.fromCharCode(parseInt(m.slice(1), 16)));
+    }
+    if (/[\\\0]/.test(decoded) || decoded.split('/').length !== text.split('/').length) return true;
+    if (decoded.split('/').some((seg) => seg.trim() === '..') || decoded === '~' || decoded.startsWith('~/')) return true;
+    text = decoded;
+  }
+  return false;
 }
 
 /**

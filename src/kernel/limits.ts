@@ -21,6 +21,8 @@ export const LIMITS = {
 
   // Tools (seed 001 §8)
   toolResultChars: 24_000,
+  toolDescriptionChars: 300, // GET /api/tools clips each description to this
+  toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
   mcpTextChars: 20_000,
   parallelReadOnlyTools: 4,
   listDirEntries: 500,
@@ -72,7 +74,7 @@ export const LIMITS = {
 
   searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
   fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
-  grepPageDefault: 200, // rows per grep page when head_limit is not given
+  readFileChars: 23_800, // a read_file answer stays under the result clip, so its paging header survives
   grepSortedCap: 20_000, // above this many raw matches grep re-runs sorted and stops early
   watcherBatchMs: 100, // fs.changed events are batched over this window
   ownWriteEchoMs: 3_000, // the engine's own writes are not echoed as fs.changed for this long
@@ -87,6 +89,8 @@ export const LIMITS = {
   memorySnapshotsKept: 20, // consolidation snapshots per scope
   reportRunsLimitDefault: 100,
   reportRunsLimitCap: 1000,
+
+  shutdownGraceMs: 3_000, // on SIGTERM/SIGINT, live runs get this long to end as stopped
 
   // Foundation capabilities (settings, secrets, config, notifications, history)
   chatMaxTurnsMax: 1000, // PUT /api/settings: chatMaxTurns is 1..this
@@ -109,6 +113,7 @@ export const LIMITS = {
   shellParseTimeoutMs: 5_000, // a bash parse taking longer fails closed (forces a prompt); ~1 s per 100 KB on 2 cores
   shellParseMaxChars: 100_000, // a longer command is not parsed at all: it forces a prompt
   shellKillGraceMs: 2_000, // SIGTERM to SIGKILL of a stopped or timed-out process group
+  shellDrainMs: 1_000, // after the shell exits, how long its output pipes may stay open (a background process holding them)
   diagnosticsTimeoutMs: 120_000, // one typechecker run
   termScrollbackChars: 16_000, // replayed to a socket that attaches to a live terminal
   termMaxCols: 1_000,

@@ -20,34 +20,29 @@ export interface Usage {
   reasoning: number;
 }
 
-export interface RunRecord {
-  runId: string;
+/** What a run is about: who started it and for what (all optional but the source). */
+export interface RunLabels {
   source: string;
+  workflowId?: string;
+  agent?: string;
+  model?: string;
+  provider?: string;
+  sessionId?: string;
+  workItem?: string;
+  parentRunId?: string;
+  title?: string;
+}
+
+export interface RunRecord extends RunLabels {
+  runId: string;
   status: RunStatus;
   startedAt: number;
   endedAt?: number;
   usage: Usage;
-  workflowId?: string;
-  agent?: string;
-  model?: string;
-  provider?: string;
-  sessionId?: string;
-  workItem?: string;
-  parentRunId?: string;
-  title?: string;
   error?: string;
 }
 
-export interface StartRun {
-  source: string;
-  workflowId?: string;
-  agent?: string;
-  model?: string;
-  provider?: string;
-  sessionId?: string;
-  workItem?: string;
-  parentRunId?: string;
-  title?: string;
+export interface StartRun extends RunLabels {
   /** A parent's signal: aborting it aborts this run too. */
   signal?: AbortSignal;
 }
@@ -62,6 +57,9 @@ export class LiveRun {
   readonly controller = new AbortController();
   readonly log: JsonlAppender;
   private ended = false;
+  private markDone!: () => void;
+  /** Resolves once the run has finished (any status) and its log is closed. */
+  readonly finished: Promise<void> = new Promise((resolve) => (this.markDone = resolve));
 
   constructor(
     readonly record: RunRecord,
@@ -110,6 +108,7 @@ export class LiveRun {
     if (extra.error) this.record.error = extra.error;
     this.emit(`run.${status}`, { source: this.record.source, usage: this.record.usage, ...extra });
     await this.ledger.retire(this);
+    this.markDone();
   }
 }
 
@@ -187,7 +186,7 @@ export class RunLedger {
     this.records.set(record.runId, record);
     this.liveRuns.set(record.runId, run);
     this.index.append(record);
-    run.emit('run.started', { source: record.source, ...fieldsForEvent(record) });
+    run.emit('run.started', { ...fields });
     return run;
   }
 
@@ -228,7 +227,20 @@ export class RunLedger {
     return readJsonl<EngineEvent>(this.logFile(runId));
   }
 
-  /** Stops every live run and flushes every log (engine shutdown). */
+  /**
+   * Asks every live run to stop and waits (at most `graceMs`) for their owners to end them, so a
+   * clean shutdown records `run.stopped` instead of leaving them to be marked interrupted.
+   */
+  async stopAll(graceMs: number): Promise<void> {
+    const live = this.live();
+    if (!live.length) return;
+    for (const run of live) run.stop();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(live.map((r) => r.finished)), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Flushes every log and closes the index (engine shutdown). Runs still live stay `running` on disk and are marked interrupted by the next engine. */
   async close(): Promise<void> {
     this.unsubscribe?.();
     await Promise.all([...this.liveRuns.values()].map((r) => r.log.close()));
@@ -240,9 +252,4 @@ export class RunLedger {
     for (const run of this.liveRuns.values()) run.log.flushSync();
     this.index?.flushSync();
   }
-}
-
-function fieldsForEvent(record: RunRecord): Record<string, unknown> {
-  const { workflowId, agent, model, provider, sessionId, workItem, parentRunId, title } = record;
-  return { workflowId, agent, model, provider, sessionId, workItem, parentRunId, title };
 }

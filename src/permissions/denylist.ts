@@ -6,7 +6,7 @@
  * what only makes sense as a whole (fork bombs, a download piped into a shell).
  * The `command` workflow node uses the same function.
  */
-import { describeSegment, INTERPRETERS, SHELLS, type CommandInfo } from './shell-command.js';
+import { describeSegment, globMatches, INTERPRETERS, isGlob, SHELLS, type CommandInfo } from './shell-command.js';
 import { parseShellSync, type ShellParse } from './shell-parse.js';
 
 const SUFFIX = 'It is on the engine\'s hard denylist, which no permission rule can lift; do not retry it or a variant of it. If it is truly needed, ask the user to run it themselves.';
@@ -57,6 +57,37 @@ function deniedIn(parse: ShellParse, command: string, depth: number): string | u
         if (!code.trim()) continue;
         const inner = deniedIn(parseShellSync(code), code, depth + 1);
         if (inner) return inner;
+      }
+    }
+  }
+  return undefined;
+}
+
+// Programs the denylist judges by their arguments, and values a word known only at run time could
+// take that would make them denied (`F=-rf; rm $F /`, `dd of=$DEV`, `chmod -R $MODE .`).
+const ARG_JUDGED = new Set(['rm', 'chmod', 'dd', 'systemctl', 'loginctl', 'init', 'telinit']);
+const RUNTIME_PROBES = ['-rf', 'rf', '-R', 'R', '000', '/dev/sda', 'reboot', '0'];
+
+/**
+ * Why a segment must be asked about afresh because an argument only known when the shell runs it
+ * could turn it into a denied command, or undefined. Not a refusal: `rm "$f"` is usually a file.
+ */
+export function runtimeDenyRisk(info: CommandInfo): string | undefined {
+  if (!info.program || !ARG_JUDGED.has(info.program) || segmentDenied(info)) return undefined;
+  for (let k = 0; k < info.args.length; k++) {
+    const arg = info.args[k];
+    const glob = isGlob(arg);
+    if (arg.static && !glob) continue;
+    // What precedes the first expansion is fixed: `./$f` can never become a flag, `of=$DEV` can name a
+    // disk. A glob becomes the names it matches (`rm *` with a file named `-rf` in the directory).
+    const prefix = glob ? '' : arg.raw.split(/[$`]/)[0].replace(/["'\\]/g, '');
+    for (const probe of RUNTIME_PROBES) {
+      if (glob && !globMatches(arg.text, probe)) continue;
+      const text = prefix + probe;
+      const args = info.args.map((a, m) => (m === k ? { text, static: true, quoted: false, raw: text } : a));
+      if (segmentDenied({ ...info, args })) {
+        const hint = info.program === 'rm' ? ' (put `--` before file operands: rm -- "$f")' : '';
+        return `\`${clip(info.segment.text)}\` has an argument only known when the shell runs it (${clip(arg.raw)}) that could make it a command the hard denylist refuses${hint}`;
       }
     }
   }

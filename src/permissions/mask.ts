@@ -37,7 +37,7 @@ const TOKEN_SHAPES: Array<[RegExp, Replacer]> = [
 
 // A secret value: JSON-escaped quotes (\"x\"), double or single quotes, or a bare word. Bare words
 // never swallow a backslash, so masking JSON text keeps it valid JSON.
-const VALUE = String.raw`\\"(?:[^"\\]|\\[^"])*?\\"|"[^"]*"|'[^']*'|[^\s'"\\,;&|)}]+`;
+const VALUE = String.raw`\\"(?:[^"\\]|\\[^"])*?\\"|"[^"]*"|'[^']*'|[^\s'"\\,;&|)}<>]+`;
 const re = (source: string) => new RegExp(source, 'gi');
 
 // Contextual shapes: what is around the value says it is secret.
@@ -55,7 +55,13 @@ const CONTEXT_SHAPES: Array<[RegExp, Replacer]> = [
   ],
   // mysql / mariadb / mysqldump -p<password> (attached form); sshpass -p <password>.
   [re(String.raw`\b((?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p)(${VALUE})`), (_m, p, value) => `${p}${quoteLike(value)}`],
-  [re(String.raw`\b(sshpass\s+-p\s*)(${VALUE})`), (_m, p, value) => `${p}${quoteLike(value)}`],
+  // sshpass -p x; redis-cli -a x; docker/podman/helm ... login -p x.
+  [
+    re(String.raw`\b(sshpass\s+-p\s*|redis-cli\b[^\n|;&]*?\s-a\s+|(?:docker|podman|buildah|skopeo|helm)\b[^\n|;&]*?\slogin\b[^\n|;&]*?\s-p\s+)(${VALUE})`),
+    (_m, p, value) => `${p}${quoteLike(value)}`,
+  ],
+  // curl/wget/http -u user:password, --user user:password, --proxy-user user:password (not a URL after -u).
+  [/(\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:'"]+:)([^\s'"/][^\s'"]*)/g, (_m, p) => `${p}${MASK}`],
   // Assignments: DB_PASSWORD=x, token: "x", "api_key": "x", secret = 'x', PGPASSWORD=x, and their JSON-escaped forms.
   [
     re(String.raw`\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_]*)(\\?["']?\s*[:=]\s*)(${VALUE})`),
@@ -66,7 +72,7 @@ const CONTEXT_SHAPES: Array<[RegExp, Replacer]> = [
 /** Counts and limits named like secrets (`max_tokens: 4096`, `tokens=12`) and already-masked values stay. */
 function isHarmlessAssignment(name: string, value: string): boolean {
   const bare = value.replace(/^\\?["']|\\?["']$/g, '');
-  if (bare === MASK || bare === '' || /^(true|false|null|undefined)$/i.test(bare)) return true;
+  if (bare.startsWith(MASK) || bare === '' || /^(true|false|null|undefined)$/i.test(bare)) return true;
   if (/tokens$|count$|limit$|^max|^min|_max$|_min$|length$|budget$/i.test(name)) return true;
   return /^\d{1,5}$/.test(bare);
 }

@@ -16,6 +16,8 @@ export interface CommandInfo {
   key?: string;
   /** `run_shell(<program>:*)` when `key` names a subcommand. */
   broaderKey?: string;
+  /** The program name is only known when the shell runs it (an expansion or a glob). */
+  dynamic?: boolean;
   /** Wrappers stripped on the way (env, timeout, sudo, xargs ...). */
   wrappers: string[];
   /** Every assignment that applies to the command (leading, `env X=`, export). */
@@ -127,6 +129,77 @@ const NO_SUBCOMMAND = new Set(
 
 const GIT_CONFIG_RUNS_CODE = /^(alias\.|core\.(sshcommand|pager|editor|hookspath|fsmonitor|askpass|gitproxy)|.*\.(command|cmd|textconv|helper|driver|clean|smudge|process)$|diff\.external|sequence\.editor|gpg\.program|credential\.)/i;
 
+// Programs that run the command given in their arguments, after options and operands of their own.
+// They keep their own key (a rule for `flock` is a rule for what it runs); the denylist looks inside.
+const RUNNERS = new Set(
+  (
+    'strace ltrace flock taskset chrt chroot unshare setpriv firejail bwrap proxychains proxychains4 torsocks faketime ' +
+    'valgrind systemd-run unbuffer caffeinate rlwrap numactl cgexec catchsegv script sg runuser'
+  ).split(' '),
+);
+
+/** Words joined back into shell text, each quoted when it needs it (inline code is parsed again). */
+function shellJoin(words: ShellWord[]): string {
+  return words.map((w) => (w.static ? quoteWord(w.text) : w.raw)).join(' ');
+}
+
+function quoteWord(text: string): string {
+  return /^[A-Za-z0-9_/.,:=@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/** An unquoted word the shell would expand as a filename pattern (`r?`, `*.ts`, `r[m]`). */
+export function isGlob(w: ShellWord): boolean {
+  return w.static && !w.quoted && /[*?]|\[[^\]]*\]/.test(w.text);
+}
+
+/** Does the filename pattern `glob` match `name`, as the shell would (`*`, `?`, `[...]`; `./` stays literal)? */
+export function globMatches(glob: string, name: string): boolean {
+  const source = glob.replace(/\[!?[^\]]*\]|[*?]|[^*?[]+|\[/g, (part) => {
+    if (part === '*') return '.*';
+    if (part === '?') return '.';
+    if (part.length > 1 && part.startsWith('[')) return '[' + (part[1] === '!' ? '^' + part.slice(2, -1) : part.slice(1, -1)).replace(/\\/g, '\\\\') + ']';
+    return part.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  });
+  try {
+    return new RegExp(`^${source}$`, 's').test(name);
+  } catch {
+    return true; // a pattern we cannot read may match anything
+  }
+}
+
+/** Bash brace expansion of an unquoted static word holding a comma list: `{rm,-rf,x}` -> rm, -rf, x. */
+export function expandWord(w: ShellWord): ShellWord[] {
+  if (!w.static || w.quoted || !/\{[^{}]*,[^{}]*\}/.test(w.text)) return [w];
+  const out = expandBraces(w.text, []);
+  return out.length === 1 && out[0] === w.text ? [w] : out.map((text) => ({ text, static: true, quoted: false, raw: text }));
+}
+
+const MAX_BRACE_WORDS = 64;
+
+function expandBraces(text: string, out: string[]): string[] {
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '{') continue;
+    let depth = 0;
+    const cuts = [i];
+    for (let j = i; j < text.length; j++) {
+      const c = text[j];
+      if (c === '{') depth++;
+      else if (c === ',' && depth === 1) cuts.push(j);
+      else if (c === '}' && --depth === 0) {
+        if (cuts.length === 1) break; // `{}` or `{x}`: no list here, look further on
+        cuts.push(j);
+        for (let k = 0; k + 1 < cuts.length && out.length < MAX_BRACE_WORDS; k++) {
+          expandBraces(text.slice(0, i) + text.slice(cuts[k] + 1, cuts[k + 1]) + text.slice(j + 1), out);
+        }
+        return out;
+      }
+    }
+  }
+  // An empty alternative disappears, as in bash (`{,x}` is one word).
+  if (text !== '' && out.length < MAX_BRACE_WORDS) out.push(text);
+  return out;
+}
+
 /** `/usr/bin/git` -> `git`, `\rm` -> `rm` (static words arrive unquoted and unescaped). */
 export function basename(text: string): string {
   const clean = text.replace(/\\/g, '');
@@ -137,7 +210,8 @@ export function basename(text: string): string {
 /** Strips assignments and plain wrappers, then reads the program, its subcommand and its forced-prompt reasons. */
 export function describeSegment(segment: ShellSegment): CommandInfo {
   const info: CommandInfo = { segment, args: [], wrappers: [], assignments: [...segment.assignments], force: [], inline: [] };
-  const words = segment.words;
+  // Brace expansion happens before the command runs: `{rm,-rf,x}` is `rm -rf x`.
+  const words = segment.words.flatMap(expandWord);
   let i = 0;
 
   const skipFlags = (valued: string[] = []) => {
@@ -154,8 +228,10 @@ export function describeSegment(segment: ShellSegment): CommandInfo {
 
   while (i < words.length) {
     const w = words[i];
-    if (!w.static) {
+    // A glob (`/bin/r?`) is expanded by the shell: the program is only known when it runs.
+    if (!w.static || isGlob(w)) {
       info.program = w.raw;
+      info.dynamic = true;
       info.force.push(`the program name ${w.raw} is only known when the shell runs it`);
       info.args = words.slice(i + 1);
       break;
@@ -199,6 +275,13 @@ export function describeSegment(segment: ShellSegment): CommandInfo {
       info.wrappers.push(name);
       i++;
       skipFlags();
+      continue;
+    }
+    if (name === 'coproc') {
+      // `coproc cmd args`, or `coproc NAME { cmds; }`: the name is not the command.
+      info.wrappers.push(name);
+      i++;
+      if (words[i + 1]?.text === '{' && !words[i + 1].quoted) i++;
       continue;
     }
     if (name === 'nohup' || name === 'time' || name === 'exec' || name === 'setsid') {
@@ -263,6 +346,15 @@ function inspectProgram(info: CommandInfo): void {
   const texts = args.map((a) => a.text);
   const seg = info.segment;
 
+  if (RUNNERS.has(program)) {
+    // These run the command in their arguments (`flock lockfile rm -rf x`): the denylist reads every
+    // suffix that starts with a plain word as the command it may be.
+    for (let k = 0; k < args.length; k++) {
+      if (args[k].static && !args[k].text.startsWith('-')) info.inline.push(shellJoin(args.slice(k)));
+      // `script -c 'cmd'`, `flock lock -c 'cmd'`, `runuser -c 'cmd'`: the string is shell code.
+      if (/^(-[A-Za-z]*c|--command)$/.test(args[k].text) && args[k + 1]) info.inline.push(args[k + 1].text);
+    }
+  }
   if (program === 'eval') {
     info.force.push('eval runs a string as shell code');
     info.inline.push(texts.join(' '));
@@ -309,7 +401,7 @@ function inspectProgram(info: CommandInfo): void {
       for (let k = 0; k < texts.length; k++) {
         if (/^-(exec|execdir|ok|okdir)$/.test(texts[k])) {
           const end = texts.findIndex((t, m) => m > k && (t === ';' || t === '+'));
-          info.inline.push(texts.slice(k + 1, end < 0 ? undefined : end).filter((t) => t !== '{}').join(' '));
+          info.inline.push(shellJoin(args.slice(k + 1, end < 0 ? undefined : end).filter((a) => a.text !== '{}')));
         }
       }
     }
@@ -337,7 +429,7 @@ function keysOf(info: CommandInfo): void {
     if (first) info.key = `${TOOL}(${first.name}=:*)`;
     return;
   }
-  info.sub = NO_SUBCOMMAND.has(program) || !info.segment.words[0]?.static ? undefined : subcommandOf(program, info.args);
+  info.sub = NO_SUBCOMMAND.has(program) || info.dynamic ? undefined : subcommandOf(program, info.args);
   const broad = `${TOOL}(${program}:*)`;
   if (info.sub) {
     info.key = `${TOOL}(${program} ${info.sub}:*)`;

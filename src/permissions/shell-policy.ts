@@ -5,7 +5,7 @@
  * as its `permission`; the gate does the rest.
  */
 import type { PermissionRequest } from '../tools/types.js';
-import { hardDeniedParsed } from './denylist.js';
+import { hardDeniedParsed, runtimeDenyRisk } from './denylist.js';
 import { describeSegment, TOOL } from './shell-command.js';
 import { parseShell } from './shell-parse.js';
 
@@ -22,7 +22,8 @@ export async function shellPermission(command: string): Promise<PermissionReques
   if (!keys.length) keys.push(`${TOOL}(${command.trim().split(/\s+/)[0] || 'true'}:*)`);
   const first = keyed[0];
 
-  const reasons = [...new Set([...(parse.failClosed ? [parse.failClosed] : []), ...parse.notes, ...infos.flatMap((i) => i.force)])];
+  const risks = infos.map(runtimeDenyRisk).filter((r): r is string => !!r);
+  const reasons = [...new Set([...(parse.failClosed ? [parse.failClosed] : []), ...parse.notes, ...infos.flatMap((i) => i.force), ...risks])];
   const request: PermissionRequest = { class: 'code', key: keys[0], keys, display: command };
   if (first?.broaderKey && first.key === keys[0]) request.broaderKey = first.broaderKey;
   if (reasons.length) request.forcePrompt = `This command needs a fresh answer: ${reasons.join('; ')}.`;

@@ -43,18 +43,32 @@ export function coerceArgs(args: Record<string, unknown>, schema: JsonSchema): R
     }
     if (types.includes('string')) continue;
     const trimmed = value.trim();
-    if ((types.includes('number') || types.includes('integer')) && trimmed !== '' && Number.isFinite(Number(trimmed))) {
-      out[name] = Number(trimmed);
-    } else if (types.includes('boolean') && (trimmed === 'true' || trimmed === 'false')) {
-      out[name] = trimmed === 'true';
+    const scalar = coerceScalar(trimmed, types);
+    if (scalar !== undefined) {
+      out[name] = scalar;
     } else if (types.includes('array')) {
-      out[name] = parseJsonOr(trimmed, Array.isArray) ?? trimmed.split(',').map((s) => s.trim()).filter((s) => s !== '');
+      // "1,2" on an array of numbers is [1, 2]: each piece follows the item type's rules.
+      const itemTypes = typesOf(prop.items as { type?: string | string[] } | undefined);
+      out[name] =
+        parseJsonOr(trimmed, Array.isArray) ??
+        trimmed
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '')
+          .map((s) => (itemTypes.includes('string') ? s : (coerceScalar(s, itemTypes) ?? s)));
     } else if (types.includes('object')) {
       const parsed = parseJsonOr(trimmed, (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
       if (parsed !== undefined) out[name] = parsed;
     }
   }
   return out;
+}
+
+/** "5" -> 5 for a number type, "true" -> true for a boolean type; undefined when neither applies. */
+function coerceScalar(text: string, types: string[]): number | boolean | undefined {
+  if ((types.includes('number') || types.includes('integer')) && text !== '' && Number.isFinite(Number(text))) return Number(text);
+  if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+  return undefined;
 }
 
 function parseJsonOr(text: string, accept: (v: unknown) => boolean): unknown {

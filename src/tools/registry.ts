@@ -33,8 +33,6 @@ export interface CallOptions {
   gate?: Gate;
 }
 
-const DESCRIPTION_CLIP = 300;
-
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
   private gate: Gate = allowAllGate;
@@ -87,7 +85,7 @@ export class ToolRegistry {
   describe(): ToolDescriptor[] {
     return this.all().map((t) => ({
       name: t.name,
-      description: t.description.length > DESCRIPTION_CLIP ? t.description.slice(0, DESCRIPTION_CLIP - 1) + '…' : t.description,
+      description: clipText(t.description, LIMITS.toolDescriptionChars),
       source: t.source ?? 'built-in',
       group: t.group,
       available: this.isAvailable(t),
@@ -122,8 +120,10 @@ export class ToolRegistry {
     return outcomes;
   }
 
+  /** Only built-in tools may run concurrently; an MCP tool runs serially whatever it declares (seed 001 §1). */
   private isReadOnly(name: string): boolean {
-    return this.tools.get(name)?.readOnly === true;
+    const tool = this.tools.get(name);
+    return tool?.readOnly === true && (tool.source ?? 'built-in') === 'built-in';
   }
 
   /** One call, never throwing: every failure comes back as a teaching error text. */
@@ -137,7 +137,7 @@ export class ToolRegistry {
         callId: call.callId,
         tool: call.name,
         ok: !isError,
-        result: this.mask(text.length > 2000 ? text.slice(0, 2000) + '…' : text),
+        result: this.mask(clipText(text, LIMITS.toolEventResultChars)),
         durationMs: Date.now() - started,
       });
       return { callId: call.callId, name: call.name, text, isError };
@@ -191,6 +191,9 @@ export class ToolRegistry {
     }
   }
 }
+
+/** `text` cut to at most `max` characters, an ellipsis marking the cut. */
+const clipText = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1) + '…' : text);
 
 /** A refusal or failure whose message is already a teaching sentence for the model. */
 export class ToolRefusal extends Error {}

@@ -175,7 +175,7 @@ test('consolidate merges a scope through the model, records the previous state, 
   const memRuns = (await t.api('GET', '/api/report/runs?source=memory')).body.runs;
   assert.equal(memRuns[0].usage.input, 50);
 
-  const snaps = (await t.api('GET', '/api/memory/snapshots/shared')).body.snapshots;
+  const snaps = (await t.api('GET', '/api/memory-snapshots/shared')).body.snapshots;
   assert.equal(snaps[0].id, res.body.snapshot);
   assert.deepEqual(snaps[0].files.sort(), ['a.md', 'b.md']);
   const undo = await t.api('POST', '/api/memory/restore', { scope: 'shared', snapshot: res.body.snapshot });
@@ -183,7 +183,7 @@ test('consolidate merges a scope through the model, records the previous state, 
   assert.equal((await t.api('GET', '/api/memory/shared/b.md')).body.content, 'fact one again\nfact two\n');
   assert.equal((await t.api('GET', '/api/memory/shared/facts.md')).status, 404);
   // The restore itself snapshotted the consolidated state, so it can be redone.
-  const again = (await t.api('GET', '/api/memory/snapshots/shared')).body.snapshots;
+  const again = (await t.api('GET', '/api/memory-snapshots/shared')).body.snapshots;
   assert.deepEqual(again[0].files, ['facts.md']);
   const files = await readdir(path.join(t.home, 'memory', 'shared'));
   assert.deepEqual(files.sort(), ['a.md', 'b.md']);
@@ -234,6 +234,35 @@ test('a subagent\'s calls gate under the parent\'s policy: its prompt belongs to
   assert.equal(end2.kind, 'run.completed');
   assert.ok(!events.events.some((e) => e.kind === 'permission.requested' && e.runId === started2.runId));
   assert.match(String(results(end2.runId!, 'run_shell')[0].result), /again/);
+});
+
+test('a subagent\'s call ids never repeat its parent\'s within the run, so a prompt resolves by {runId, callId} unambiguously', async () => {
+  await t.api('PUT', '/api/agents/twin-parent', { description: 'Parent', system: 'Parent.', tools: ['delegate', 'set_plan'] });
+  await t.api('PUT', '/api/agents/twin-child', { description: 'Child', system: 'Child.', tools: ['run_shell'] });
+  const first = model.requests.length;
+  // Both models pick the same id, as a local model numbering its calls from zero does.
+  model.script(
+    { toolCalls: [{ name: 'delegate', args: { agent: 'twin-child', task: 'echo' }, id: 'call_0' }] },
+    { toolCalls: [{ name: 'run_shell', args: { command: 'echo twin-ok' }, id: 'call_0' }] },
+    { text: 'child done' },
+    { toolCalls: [{ name: 'set_plan', args: { steps: [{ text: 'x', status: 'done' }] }, id: 'call_0' }] },
+    { text: 'parent done' },
+  );
+  const seq = events.events.at(-1)?.seq ?? 0;
+  await t.api('POST', '/api/chat', { sessionId: 's-twin', message: 'go', agent: 'twin-parent', permissionMode: 'ask' });
+  const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 's-twin' && e.seq > seq, 20_000);
+  const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.runId === started.runId, 20_000);
+  assert.equal(asked.callId, 'call_0/call_0');
+  const ok = await t.api('POST', '/api/permissions/resolve', { runId: started.runId, callId: asked.callId, decision: 'allow' });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  const end = await events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 30_000);
+  assert.equal(end.kind, 'run.completed');
+  const calls = events.events.filter((e) => e.runId === end.runId && e.kind === 'tool.call');
+  assert.deepEqual(calls.map((e) => [e.tool, e.callId]), [['delegate', 'call_0'], ['run_shell', 'call_0/call_0'], ['set_plan', 'call_0']]);
+  assert.match(String(results(end.runId!, 'run_shell')[0].result), /twin-ok/);
+  // The child's model got its own id back with the result.
+  const childResult = model.requests[first + 2].body.messages.find((m: { role: string }) => m.role === 'tool');
+  assert.equal(childResult.tool_call_id, 'call_0');
 });
 
 test('delegate names the agents that exist when asked for one that does not', async () => {

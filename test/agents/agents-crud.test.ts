@@ -6,6 +6,7 @@ import { collectEvents } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
+const LIST_FIELDS = ['description', 'group', 'memory', 'model', 'name', 'tools', 'vault'];
 before(async () => {
   t = await startTestEngine();
 });
@@ -58,6 +59,9 @@ test('agent validation answers 400 with a sentence naming the problem', async ()
     ['ok', { description: 'x', tools: ['meta'] }, /"meta" is a tool family.*e\.g\./],
     ['ok', { description: 'x', tools: ['Read'] }, /Claude Code tool name; the engine's tool is "read_file"/],
     ['ok', { description: 'x', tools: 'set_plan' }, /tools must be an array/],
+    ['ok', { description: 'x', tools: ['vault'] }, /"vault" is not set through tools:; the vault tool is added to an agent whose definition sets vault: <mount>/],
+    ['ok', { description: 'x', tools: ['db'] }, /"db" is a tool family, not a tool; an allowlist holds exact tool names only/],
+    ['ok', { description: 'x', tools: ['mcp__github__create_issue'] }, /the engine would call it "github_create_issue", which is not registered now/],
     ['ok', { description: 'x', temperature: 9 }, /temperature must be a number from 0 to 2/],
     ['ok', { description: 'x', maxTurns: 0 }, /maxTurns must be a whole number/],
     ['ok', { description: 'x', effort: 'max' }, /effort must be one of/],
@@ -109,12 +113,15 @@ test('a Claude Code subagent file dropped in by hand loads as is', async () => {
   assert.equal(row.description, 'Expert code review specialist. Use proactively after writing code.');
   // Claude Code names map to the engine's; NotebookEdit has no engine tool, so it is dropped and reported.
   assert.deepEqual(row.tools, ['read_file', 'grep', 'set_plan', 'load_skill', 'memory', 'github_create_issue']);
-  assert.ok(row.warnings.some((w: string) => /"github_create_issue" is not registered now/.test(w)));
   assert.equal(row.model, null);
-  assert.ok(row.warnings.some((w: string) => /model "sonnet" is a Claude Code alias/.test(w)));
-  assert.ok(row.warnings.some((w: string) => /"NotebookEdit" is not a registered tool/.test(w)), JSON.stringify(row.warnings));
+  // The list carries the seed's fields only; what was adjusted is on the agent itself.
+  assert.deepEqual(Object.keys(row).sort(), LIST_FIELDS);
   const full = await t.api('GET', '/api/agents/code-reviewer');
   assert.equal(full.body.system, 'You are a senior code reviewer.\n');
+  const warnings: string[] = full.body.warnings;
+  assert.ok(warnings.some((w) => /"github_create_issue" is not registered now/.test(w)));
+  assert.ok(warnings.some((w) => /model "sonnet" is a Claude Code alias/.test(w)));
+  assert.ok(warnings.some((w) => /"NotebookEdit" is not a registered tool/.test(w)), JSON.stringify(warnings));
 
   // Saving through the API keeps the keys the engine does not own (color) and writes Claude Code's shape.
   const saved = await t.api('PUT', '/api/agents/code-reviewer', { description: 'Reviews code', system: 'Review.', tools: ['set_plan'] });
@@ -131,10 +138,31 @@ test('a file whose frontmatter name differs from its file name keeps the file na
   assert.match(one.body.warnings[0], /the file name "helper" is the agent's name/);
 });
 
-test('a file with broken frontmatter still lists, carrying its error', async () => {
+test('a file with broken frontmatter still lists with the seed fields; reading it says what is wrong', async () => {
   await writeFile(path.join(t.home, 'agents', 'broken.md'), '---\ndescription: [unclosed\n---\nx\n');
   const list = await t.api('GET', '/api/agents');
   const row = list.body.find((a: { name: string }) => a.name === 'broken');
-  assert.match(row.error, /not valid YAML/);
-  assert.equal((await t.api('GET', '/api/agents/broken')).status, 400);
+  assert.deepEqual(row, { name: 'broken', description: '', memory: false, vault: null, group: null, model: null, tools: null });
+  for (const r of list.body) assert.deepEqual(Object.keys(r).sort(), LIST_FIELDS, JSON.stringify(r));
+  const one = await t.api('GET', '/api/agents/broken');
+  assert.equal(one.status, 400);
+  assert.match(one.body.error, /not valid YAML/);
+});
+
+test('names no agent can take are refused with a sentence saying why, whichever door', async () => {
+  for (const name of ['order', 'shared', 'Shared']) {
+    const res = await t.api('PUT', `/api/agents/${name}`, { description: 'x' });
+    if (name === 'order') {
+      // PUT /api/agents/order is the order route: an agent body there is recognised and explained.
+      assert.equal(res.status, 400);
+      assert.match(res.body.error, /"order" cannot be an agent name: \/api\/agents\/order is the route of the agent order.*send \{groups/);
+      assert.equal((await t.api('DELETE', '/api/agents/order')).status, 400);
+      continue;
+    }
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.match(res.body.error, /"shared" cannot be an agent name: it is the memory scope every memory-enabled agent shares/);
+  }
+  const chat = await t.api('POST', '/api/chat', { sessionId: 's-res', message: 'hi', agent: 'shared' });
+  assert.equal(chat.status, 400);
+  assert.match(chat.body.error, /cannot be an agent name/);
 });

@@ -60,9 +60,14 @@ test('report totals equal the sum of the runs, costs priced from the table, unkn
   const rowCost = rows.body.runs.reduce((a: number, r: { cost: number | null }) => a + (r.cost ?? 0), 0);
   assert.ok(Math.abs(rowCost - totals.cost) < 1e-6);
 
-  // An empty window is zero runs, with cost unknown rather than zero.
+  // The models that could not be priced are named, so a client can say which prices to add.
+  assert.deepEqual(report.body.unpricedModels, ['my-local-llama']);
+
+  // An empty window spent nothing: zero runs, a known cost of zero, nothing unpriced.
   const empty = await t.api('GET', `/api/report?from=1&to=2`);
   assert.equal(empty.body.totals.runs, 0);
+  assert.equal(empty.body.totals.cost, 0);
+  assert.deepEqual(empty.body.unpricedModels, []);
 });
 
 test('report run filters and paging', async () => {

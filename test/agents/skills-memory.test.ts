@@ -104,6 +104,21 @@ test('memory routes: scopes, files, validation', async () => {
   events.close();
 });
 
+test('no route shadows an agent\'s memory: agents named like the memory routes reach their files', async () => {
+  for (const name of ['snapshots', 'consolidate', 'restore']) {
+    assert.equal((await t.api('PUT', `/api/agents/${name}`, { description: `named ${name}`, memory: true })).status, 200);
+    assert.equal((await t.api('PUT', `/api/memory/${name}/notes.md`, { content: `${name} notes\n` })).status, 200);
+    assert.deepEqual((await t.api('GET', `/api/memory/${name}/notes.md`)).body, { content: `${name} notes\n` });
+    assert.deepEqual((await t.api('GET', `/api/memory-snapshots/${name}`)).body, { snapshots: [] });
+    assert.equal((await t.api('DELETE', `/api/memory/${name}/notes.md`)).status, 200);
+    assert.equal((await t.api('GET', `/api/memory/${name}/notes.md`)).status, 404);
+    assert.equal((await t.api('DELETE', `/api/agents/${name}`)).status, 200);
+  }
+  const bad = await t.api('GET', `/api/memory-snapshots/${encodeURIComponent('../x')}`);
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error, /memory scope .* is not valid/);
+});
+
 test('memory tool: every command, file.written on writes, and the escapes it refuses', async () => {
   const events = await collectEvents(t.url);
   const ok = async (args: Record<string, unknown>, agent = 'writer') => {
@@ -126,6 +141,7 @@ test('memory tool: every command, file.written on writes, and the escapes it ref
   await assert.rejects(stat(path.join(t.home, 'memory', 'shared', 'prefs.md')));
   assert.ok(events.events.filter((e) => e.kind === 'file.written').length >= 6);
 
+  await ok({ command: 'create', path: '/memories/shared/other.md', file_text: 'x' });
   const refusals: Array<[Record<string, unknown>, RegExp, string?]> = [
     [{ command: 'view', path: '/memories/../agents/writer.md' }, /tries to leave the memory folders/],
     [{ command: 'create', path: '/memories/memories/../../x.md', file_text: 'x' }, /tries to leave/],
@@ -139,6 +155,11 @@ test('memory tool: every command, file.written on writes, and the escapes it ref
     [{ command: 'str_replace', path: '/memories/shared/common.md', old_str: 'nothere', new_str: 'x' }, /occurs 0 times/],
     [{ command: 'rename', old_path: '/memories/shared/common.md', new_path: '/memories/shared/../../x.md' }, /tries to leave/],
     [{ command: 'create', path: '/memories/memories/x.md', file_text: 'x' }, /runs as no agent/, ''],
+    // Missing notes are named by the model's own path, not the engine's scope names.
+    [{ command: 'view', path: '/memories/memories/absent.md' }, /^memory: \/memories\/memories\/absent\.md does not exist; view \/memories\/memories lists/],
+    [{ command: 'delete', path: '/memories/shared/absent.md' }, /\/memories\/shared\/absent\.md does not exist/],
+    [{ command: 'rename', old_path: '/memories/shared/absent.md', new_path: '/memories/shared/b.md' }, /\/memories\/shared\/absent\.md does not exist/],
+    [{ command: 'rename', old_path: '/memories/shared/common.md', new_path: '/memories/shared/other.md' }, /\/memories\/shared\/other\.md already exists/],
   ];
   for (const [args, sentence, agent] of refusals) {
     const out = await call('memory', args, agent === '' ? undefined : 'writer');
@@ -169,4 +190,17 @@ test('set_plan emits plan.update and engine_activity reads the ledger', async ()
   assert.match(byModel.text, /gpt-4o-mini: 1 run\(s\) \(1 completed\); in 1000 \/ out 200/);
   assert.match((await call('engine_activity', { workflow: 'nope' })).text, /^no runs/);
   events.close();
+});
+
+test('engine_activity lists 50 runs by default and at most 200, saying more remain', async () => {
+  for (let i = 0; i < 205; i++) await t.engine.runs.start({ source: 'workflow', workflowId: 'bulk' }).finish('completed');
+  const lines = (text: string) => text.split('\n').filter((l) => /^run-\d+-\d+ /.test(l)).length;
+  const byDefault = await call('engine_activity', { workflow: 'bulk' });
+  assert.equal(lines(byDefault.text), 50);
+  assert.match(byDefault.text, /^runs 1-50 of 205 .*more remain \(raise limit up to 200/);
+  const capped = await call('engine_activity', { workflow: 'bulk', limit: 1000 });
+  assert.equal(capped.isError, false, capped.text);
+  assert.equal(lines(capped.text), 200);
+  assert.match(capped.text, /^runs 1-200 of 205 /);
+  assert.equal(lines((await call('engine_activity', { workflow: 'bulk', limit: '7' })).text), 7);
 });

@@ -62,6 +62,14 @@ test('bare paths land in the workspace, mount paths in the mount', async () => {
   assert.throws(() => fence.root('nope'), (e: unknown) => e instanceof EngineError && e.status === 404);
 });
 
+test('"%" and a leading "~" are ordinary file-name characters', async () => {
+  for (const name of ['100%25.txt', '50%.md', '%E4%B8%AD.txt', '~notes.md', '~$doc.docx', 'sub/~/x']) {
+    const r = await fence.resolve(name);
+    assert.equal(r.virtual, name);
+    assert.equal(r.real, path.join(ws, ...name.split('/')));
+  }
+});
+
 test('roots are refused unless allowRoot', async () => {
   await refused('');
   await refused('.');
@@ -76,6 +84,7 @@ test('toVirtual maps real paths back', () => {
   assert.equal(fence.toVirtual(path.join(mountDir, 'm.txt')), 'proj/m.txt');
   assert.equal(fence.toVirtual(outside), undefined);
   assert.equal(fence.toVirtual(ws + 'x'), undefined);
+  assert.equal(fence.toVirtual(path.join(ws, 'proj', 'hidden.md')), undefined); // hidden by mount "proj"
 });
 
 test('the escape corpus is refused and the outside is untouched', async () => {
@@ -96,6 +105,11 @@ test('the escape corpus is refused and the outside is untouched', async () => {
     '..%2foutside',
     'sub%2f..%2f..%2fx',
     '%252e%252e/x',
+    '%25252e%25252e/x',
+    'a%5c..%5c..%5cx',
+    'a%00.txt',
+    '%7e/.ssh/id_rsa',
+    '~',
     path.join(outside, 'secret.txt'),
     '/etc/passwd',
     '//etc/passwd',

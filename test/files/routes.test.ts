@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile, realpath, rm, symlink, writeFile, stat } from 'node:fs/promises';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { collectEvents } from '../support/events.js';
+import { rawJson } from '../support/raw-http.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 
 let t: TestEngine;
@@ -25,28 +25,7 @@ after(async () => {
   await rm(proj, { recursive: true, force: true });
 });
 
-/** A raw request, so the path reaches the engine exactly as written (fetch would normalize `..`). */
-function raw(method: string, rawPath: string, body?: string): Promise<{ status: number; body: any }> {
-  const u = new URL(t.url);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, method, path: rawPath, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => {
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    if (body) req.write(body);
-    req.end();
-  });
-}
+const raw = (method: string, rawPath: string, body?: string) => rawJson(t.url, method, rawPath, body);
 
 test('PUT then GET a file, with file.written on the socket', async () => {
   const events = await collectEvents(t.url);
@@ -211,6 +190,7 @@ test('escape corpus over HTTP: every attempt fails and the outside is untouched'
   await symlink(outside, path.join(ws, 'leakdir'));
   await mkdir(path.join(ws, 'deep'), { recursive: true });
   await symlink(outside, path.join(ws, 'deep', 'up'));
+  await symlink(path.join(outside, 'dangling.txt'), path.join(ws, 'dangling.txt'));
   const attempts: Array<[string, string, string?]> = [
     ['GET', '/api/files/..%2f..%2fsecret.txt'],
     ['GET', '/api/files/%2e%2e/%2e%2e/etc/passwd'],
@@ -236,7 +216,18 @@ test('escape corpus over HTTP: every attempt fails and the outside is untouched'
     ['POST', '/api/files-op', JSON.stringify({ op: 'mkdir', path: 'leakdir/newdir' })],
     ['POST', '/api/files-op', JSON.stringify({ op: 'delete', path: 'notes\\..\\..\\x' })],
     ['POST', '/api/files-op', JSON.stringify({ op: 'delete', path: path.join(outside, 'secret.txt') })],
+    ['GET', '/api/files/%2e%2e%5c%2e%2e%5csecret.txt'],
+    ['GET', '/api/files/~/.ssh/id_rsa'],
+    ['GET', '/api/files/file:%2F%2F%2Fetc%2Fpasswd'],
+    ['GET', '/api/files/C:%2FWindows%2Fwin.ini'],
+    ['GET', '/api/files/leakdir'],
+    ['PUT', '/api/files/dangling.txt', JSON.stringify({ content: 'pwned' })],
+    ['PUT', '/api/files-bin/..%2f..%2fescape.bin', 'pwned'],
+    ['POST', '/api/files-op', JSON.stringify({ op: 'rename', path: 'notes/todo.md', to: 'leakdir/moved.md' })],
+    ['POST', '/api/files-op', JSON.stringify({ op: 'mkdir', path: 'deep/up/x/y' })],
+    ['POST', '/api/files-op', JSON.stringify({ op: 'copy', path: 'notes/todo.md', to: '/tmp/escaped.md' })],
   ];
+  assert.ok(attempts.length >= 30);
   for (const [method, route, body] of attempts) {
     const r = await raw(method, route, body);
     assert.ok(r.status >= 400 && r.status < 500, `${method} ${route} answered ${r.status}`);
@@ -246,6 +237,8 @@ test('escape corpus over HTTP: every attempt fails and the outside is untouched'
   await assert.rejects(stat(path.join(outside, 'new.txt')));
   await assert.rejects(stat(path.join(outside, 'todo.md')));
   await assert.rejects(stat(path.join(outside, 'newdir')));
+  for (const absent of ['dangling.txt', 'moved.md', 'x']) await assert.rejects(stat(path.join(outside, absent)));
+  assert.equal(await readFile(path.join(ws, 'notes/todo.md'), 'utf8').then(() => true), true);
   // the symlinks are never listed
   const tree = await t.api('GET', '/api/files');
   assert.ok(!tree.body.files.some((f: { path: string }) => f.path.startsWith('leak')));
@@ -273,9 +266,10 @@ test('a mount whose folder is later replaced by a symlink pointing out is refuse
 test('GET /api/tools lists the nine file tools', async () => {
   const r = await t.api('GET', '/api/tools');
   assert.equal(r.status, 200);
-  const names = r.body.tools.map((x: { name: string }) => x.name);
+  assert.ok(Array.isArray(r.body), 'the body is the array of tools');
+  const names = r.body.map((x: { name: string }) => x.name);
   for (const n of ['read_file', 'write_file', 'edit_file', 'multi_edit', 'list_dir', 'grep', 'glob', 'delete_file', 'search_code']) assert.ok(names.includes(n), n);
-  const grep = r.body.tools.find((x: { name: string }) => x.name === 'grep');
+  const grep = r.body.find((x: { name: string }) => x.name === 'grep');
   assert.equal(grep.source, 'built-in');
   assert.equal(grep.group, 'files');
   assert.equal(grep.available, true);

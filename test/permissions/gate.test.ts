@@ -14,6 +14,7 @@ import { startTestEngine, type TestEngine } from '../support/engine.js';
 let t: TestEngine;
 let events: EventCollector;
 let ran: string[] = [];
+let rulesWhenRun = '';
 
 before(async () => {
   t = await startTestEngine();
@@ -49,6 +50,8 @@ before(async () => {
       },
       run: async (args: { segments: string[] }) => {
         ran.push(`shell:${args.segments.join('&&')}`);
+        // What the rules file holds when the call runs: `always` must have landed before this.
+        rulesWhenRun = await readFile(path.join(t.home, 'permissions.json'), 'utf8').catch(() => '');
         return 'ran';
       },
     }),
@@ -157,9 +160,10 @@ test('always persists the narrow key first, for every unmatched segment, before 
 
   const res = await t.api('POST', '/api/permissions/resolve', { runId: run.id, callId, decision: 'allow', scope: 'always' });
   assert.equal(res.status, 200);
-  // Persisted before the call was unblocked: by the time the outcome is in, the file has both rules.
+  // Persisted before the call was unblocked: the file held both rules when the call ran.
   const out = await outcome;
   assert.equal(out.isError, false, out.text);
+  assert.deepEqual(JSON.parse(rulesWhenRun).rules.slice(0, 2).map((r: { key: string }) => r.key), ['test_shellish(git status:*)', 'test_shellish(npm test:*)']);
   const onDisk = await rulesOnDisk();
   assert.deepEqual(onDisk.slice(0, 2), [
     { key: 'test_shellish(git status:*)', decision: 'allow' },

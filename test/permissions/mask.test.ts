@@ -33,6 +33,12 @@ const cases: Array<[string, string, string]> = [
   ['api_key=zzzz9999yyyy', 'zzzz9999yyyy', ''],
   ['-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAxyz\n-----END RSA PRIVATE KEY-----', 'MIIEowIBAAKCAQEAxyz', 'BEGIN'],
   ['stripe sk_live_abcdefghijklmnop', 'abcdefghijklmnop', 'stripe'],
+  ['curl -u admin:hunter2pass https://x', 'hunter2pass', 'admin:'],
+  ['curl --user=admin:hunter2pass https://x', 'hunter2pass', 'https://x'],
+  ['docker login -u me -p hunter2pass registry.example', 'hunter2pass', 'registry.example'],
+  ['redis-cli -h cache -a hunter2pass ping', 'hunter2pass', 'ping'],
+  // The masked password must not swallow the host and path after it.
+  ['git clone https://x-access-token:ghs_abcdefghijklmnop1234@github.com/o/r', 'abcdefghijklmnop1234', '@github.com/o/r'],
 ];
 
 test('every secret shape is masked', () => {
@@ -76,6 +82,9 @@ test('ordinary commands and text stay as they are', () => {
     'docker run --rm -p 8080:80 nginx',
     'git log --author "Ann"',
     'tokens=12',
+    'gh auth login --with-token < token.txt',
+    'sort -u names.txt',
+    'mkdir -p build && ssh -p 2222 host',
   ];
   for (const text of plain) assert.equal(maskSecrets(text), text);
 });

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { clipOutput, runCommand } from '../../src/capabilities/shell/run-command.js';
 import { createShellService, type ShellService } from '../../src/capabilities/shell/service.js';
 import { Fence } from '../../src/kernel/fence.js';
+import { alive, waitGone } from './helpers.js';
 
 const fenceOver = (workspace: string, mounts: Record<string, string> = {}) =>
   new Fence(workspace, () => Object.entries(mounts).map(([name, p]) => ({ name, path: p, kind: 'mount' as const })));
@@ -27,20 +28,6 @@ before(async () => {
   shell = createShellService({ fence: fenceOver(workspace, { docs, 'we,ird': docs }), home });
 });
 after(() => rm(dir, { recursive: true, force: true }));
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-async function waitGone(pid: number, ms = 20_000) {
-  const end = Date.now() + ms;
-  while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
-}
 
 test('exit code first, then combined stdout and stderr', async () => {
   const r = await shell.exec({ command: 'echo out; echo err 1>&2; exit 3' });
@@ -103,12 +90,38 @@ test('nothing past 200 000 characters is read, and the result says so', async ()
 });
 
 test('a timeout kills the whole process group, grandchildren included', async () => {
-  const r = await shell.exec({ command: 'sleep 300 & echo "bg=$!"; sleep 300', timeoutMs: 5000 });
+  // The sleep is a grandchild: bash -> sh -> sleep.
+  const r = await shell.exec({ command: `sh -c 'sleep 300 & echo "bg=$!"; wait'`, timeoutMs: 5000 });
   assert.equal(r.timedOut, true);
   assert.match(r.text, /^exit \d+ \(timed out after 5 s; the process group was killed\)/);
   const pid = Number(/bg=(\d+)/.exec(r.text)?.[1]);
   assert.ok(pid > 0);
   assert.ok(await waitGone(pid), `background sleep ${pid} is gone`);
+});
+
+test('a background process holding the output does not hold the call; it is left running', async () => {
+  // Far from the timeout: the call must end because the shell exited, not because time ran out.
+  const r = await shell.exec({ command: 'sleep 300 & echo "bg=$!"; echo done', timeoutMs: 240_000 });
+  const pid = Number(/bg=(\d+)/.exec(r.text)?.[1]);
+  try {
+    assert.equal(r.timedOut, false);
+    assert.equal(r.exitCode, 0);
+    assert.equal(r.backgroundHeld, true);
+    assert.match(r.text, /^exit 0\n\[the shell exited but a background process it started still holds the output; it was left running/);
+    assert.match(r.text, /bg=\d+\ndone/);
+    assert.ok(pid > 0 && alive(pid), 'the background process keeps running after a normal exit');
+  } finally {
+    if (pid > 0) process.kill(pid, 'SIGKILL');
+  }
+  // A background process with its output elsewhere holds nothing: no note.
+  const quiet = await shell.exec({ command: 'sleep 300 > /dev/null 2>&1 & echo "bg=$!"' });
+  const quietPid = Number(/bg=(\d+)/.exec(quiet.text)?.[1]);
+  try {
+    assert.equal(quiet.backgroundHeld, false);
+    assert.doesNotMatch(quiet.text, /background process/);
+  } finally {
+    if (quietPid > 0) process.kill(quietPid, 'SIGKILL');
+  }
 });
 
 test('an abort kills the whole process group', async () => {

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import { after, before, test } from 'node:test';
-import WebSocket from 'ws';
 import { Guard } from '../../src/http/guard.js';
 import { termSocket } from '../../src/http/sockets/term.js';
 import { attachSockets } from '../../src/http/sockets/upgrade.js';
+import { openTerm, waitGone } from './helpers.js';
 
 // The reattach grace on its own: a terminal socket on a plain server with a long grace, so a socket
 // that closes and comes back finds the same shell however loaded the machine is.
@@ -28,54 +28,26 @@ after(() => {
   return new Promise<void>((r) => server.close(() => r()));
 });
 
-function open(id: string) {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/term?id=${id}&cols=80&rows=24`);
-  let out = '';
-  ws.on('message', (d) => (out += String(d)));
-  const read = async (re: RegExp) => {
-    const end = Date.now() + 20_000;
-    while (Date.now() < end) {
-      const m = re.exec(out);
-      if (m) return m;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error(`no ${re} in ${JSON.stringify(out.slice(-300))}`);
-  };
-  return new Promise<{ ws: WebSocket; read: typeof read }>((resolve, reject) => {
-    ws.once('open', () => resolve({ ws, read }));
-    ws.once('error', reject);
-  });
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const open = (id: string) => openTerm(`ws://127.0.0.1:${port}`, `?id=${id}&cols=80&rows=24`);
 
 test('a socket that closes and comes back within the grace finds the same shell, with a replay', async () => {
   const a = await open('grace');
   a.ws.send('echo first=$$\r');
-  const pid = Number((await a.read(/first=(\d+)/))[1]);
+  const pid = Number((await a.waitFor(/first=(\d+)/))[1]);
   a.ws.close();
-  await new Promise((r) => a.ws.once('close', r));
+  await a.closed;
   assert.deepEqual(term.sessions(), ['grace']);
   const b = await open('grace');
-  await b.read(/first=\d+/); // the replay
+  await b.waitFor(/first=\d+/); // the replay
   b.ws.send('echo second=$$\r');
-  assert.equal(Number((await b.read(/second=(\d+)/))[1]), pid);
+  assert.equal(Number((await b.waitFor(/second=(\d+)/))[1]), pid);
   // The cap (1 here) refuses a new id while the live one stays reachable.
   await assert.rejects(open('another'), /409/);
   assert.deepEqual(term.sessions(), ['grace']);
   b.ws.close();
   // Closing the handler (engine shutdown) kills terminals still in their grace.
-  await new Promise((r) => b.ws.once('close', r));
+  await b.closed;
   term.close();
-  const end = Date.now() + 20_000;
-  while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(alive(pid), false);
+  assert.ok(await waitGone(pid), `shell ${pid} was killed`);
   assert.deepEqual(term.sessions(), []);
 });

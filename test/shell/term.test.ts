@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import WebSocket from 'ws';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { alive, openTerm as openTermAt, waitGone } from './helpers.js';
 
 let t: TestEngine;
 before(async () => {
@@ -9,66 +9,7 @@ before(async () => {
 });
 after(() => t.close());
 
-interface Term {
-  ws: WebSocket;
-  output: () => string;
-  waitFor(re: RegExp, ms?: number): Promise<RegExpExecArray>;
-  closed: Promise<{ code: number; reason: string }>;
-}
-
-function openTerm(query: string, headers: Record<string, string> = {}): Promise<Term> {
-  const ws = new WebSocket(t.url.replace(/^http/, 'ws') + '/term' + query, { headers });
-  let out = '';
-  const waiters: Array<() => void> = [];
-  ws.on('message', (data) => {
-    out += String(data);
-    for (const w of [...waiters]) w();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
-  const term: Term = {
-    ws,
-    output: () => out,
-    closed,
-    waitFor(re, ms = 20_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const m = re.exec(out);
-          if (m) {
-            waiters.splice(waiters.indexOf(check), 1);
-            clearTimeout(timer);
-            resolve(m);
-          }
-        };
-        const timer = setTimeout(() => reject(new Error(`no ${re} in terminal output within ${ms} ms: ${JSON.stringify(out.slice(-500))}`)), ms);
-        waiters.push(check);
-        check();
-      });
-    },
-  };
-  return new Promise((resolve, reject) => {
-    ws.once('open', () => resolve(term));
-    ws.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (c) => (body += c));
-      res.on('end', () => reject(Object.assign(new Error(`upgrade refused with ${res.statusCode}: ${body}`), { status: res.statusCode, body })));
-    });
-    ws.once('error', reject);
-  });
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-async function waitGone(pid: number, ms = 30_000) {
-  const end = Date.now() + ms;
-  while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
-}
+const openTerm = (query: string, headers: Record<string, string> = {}) => openTermAt(t.url.replace(/^http/, 'ws'), query, headers);
 
 test('a real pty: type, read back, resize, reconnect to the live id, killed after the last close', async () => {
   const a = await openTerm('?id=main-1&cols=100&rows=30');

@@ -23,6 +23,17 @@ export function rawRequest(port: number, opts: { method?: string; path: string; 
   });
 }
 
+/** A JSON request whose path reaches the engine exactly as written (fetch would normalize `..` and `%2e`). */
+export async function rawJson(baseUrl: string, method: string, path: string, body?: string): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+  const r = await rawRequest(Number(new URL(baseUrl).port), { method, path, headers, body });
+  try {
+    return { status: r.status, body: r.body ? JSON.parse(r.body) : undefined };
+  } catch {
+    return { status: r.status, body: r.body };
+  }
+}
+
 /** Attempts a WebSocket upgrade; 101 when the server switched protocols, else the refusal status and body. */
 export function rawUpgrade(port: number, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {

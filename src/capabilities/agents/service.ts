@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import { badRequest, notFound } from '../../kernel/errors.js';
 import { formatFrontmatter, HOME_LAYOUT, type Home, parseFrontmatter } from '../../kernel/home.js';
 import type { AgentDefinition, AgentOrder, AgentSummary, HistoryRecorder, ResolvedAgent } from './types.js';
-import { checkAgentName, definitionFromBody, definitionFromFile, definitionToFrontmatter, type ToolNames } from './validate.js';
+import { checkAgentName, definitionFromBody, definitionFromFile, definitionToFrontmatter, RESERVED, type ToolNames } from './validate.js';
 
 export interface AgentsDeps {
   home: Home;
@@ -89,26 +89,30 @@ export function createAgentsService(deps: AgentsDeps) {
     }
   }
 
+  /**
+   * GET /api/agents: exactly the seed's fields. A file that cannot be read still lists (empty fields), so
+   * it can be found and fixed; GET /api/agents/<name> says what is wrong (a 400) or what was adjusted (`warnings`).
+   */
   async function list(): Promise<AgentSummary[]> {
     const out: AgentSummary[] = [];
     for (const name of await names()) {
       const text = await readText(name);
       if (text === undefined) continue;
+      let d: AgentDefinition | undefined;
       try {
-        const d = parse(name, text);
-        out.push({
-          name,
-          description: d.description,
-          memory: d.memory === true,
-          vault: d.vault ?? null,
-          group: d.group ?? null,
-          model: d.model ?? null,
-          tools: d.tools ?? null,
-          ...(d.warnings ? { warnings: d.warnings } : {}),
-        });
-      } catch (err) {
-        out.push({ name, description: '', memory: false, vault: null, group: null, model: null, tools: null, error: (err as Error).message });
+        d = parse(name, text);
+      } catch {
+        d = undefined;
       }
+      out.push({
+        name,
+        description: d?.description ?? '',
+        memory: d?.memory === true,
+        vault: d?.vault ?? null,
+        group: d?.group ?? null,
+        model: d?.model ?? null,
+        tools: d?.tools ?? null,
+      });
     }
     return out;
   }
@@ -149,6 +153,8 @@ export function createAgentsService(deps: AgentsDeps) {
   async function setOrder(body: unknown): Promise<AgentOrder> {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('send {groups: string[], agents: string[]}');
     const b = body as Record<string, unknown>;
+    // An agent definition sent here was meant as an agent named "order", which cannot exist.
+    if ('description' in b || 'system' in b) throw badRequest(`${RESERVED.get('order')}; to set the order, send {groups: string[], agents: string[]}`);
     for (const key of Object.keys(b)) if (key !== 'groups' && key !== 'agents') throw badRequest(`unknown field "${key}"; the order takes groups and agents`);
     for (const key of ['groups', 'agents'] as const) {
       const v = b[key];

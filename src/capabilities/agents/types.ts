@@ -31,7 +31,7 @@ export interface AgentDefinition {
   warnings?: string[];
 }
 
-/** One row of GET /api/agents. */
+/** One row of GET /api/agents: the seed's fields, no more (details and warnings are on GET /api/agents/<name>). */
 export interface AgentSummary {
   name: string;
   description: string;
@@ -40,9 +40,6 @@ export interface AgentSummary {
   group: string | null;
   model: string | null;
   tools: string[] | null;
-  /** A file the engine cannot read at all still lists, carrying the reason. */
-  error?: string;
-  warnings?: string[];
 }
 
 /** What a chat turn, a delegate call or a workflow node runs an agent with. */
@@ -61,14 +58,7 @@ export interface ResolvedAgent {
   memory: boolean;
   vault?: string;
   skills?: string[];
-  settings: {
-    temperature?: number;
-    topP?: number;
-    maxTokens?: number;
-    seed?: number;
-    effort?: Effort;
-    extraBody?: Record<string, unknown>;
-  };
+  settings: Pick<AgentDefinition, 'temperature' | 'topP' | 'maxTokens' | 'seed' | 'effort' | 'extraBody'>;
 }
 
 export interface AgentOrder {

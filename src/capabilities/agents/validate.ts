@@ -9,8 +9,14 @@ import { CLAUDE_CODE_MODEL_ALIASES, mapClaudeCodeTool } from './claude-code.js';
 import { EFFORT_VALUES, type AgentDefinition, type Effort } from './types.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** Path segments under /api/agents that are routes, not agents. */
-const RESERVED = new Set(['order']);
+/**
+ * Names no agent can take, and why. Every other valid name is reachable everywhere: /api/agents/<name>,
+ * /api/memory/<name>/<file>, /api/history/agent/<name>, the memory tool's own folder.
+ */
+export const RESERVED: ReadonlyMap<string, string> = new Map([
+  ['order', '"order" cannot be an agent name: /api/agents/order is the route of the agent order ({groups, agents}); choose another name'],
+  ['shared', '"shared" cannot be an agent name: it is the memory scope every memory-enabled agent shares, so the agent\'s own memory would be everyone\'s; choose another name'],
+]);
 
 /** The tool families of seed 001 §1; a family is not a value of `tools:`. */
 export const TOOL_FAMILIES = ['files', 'shell', 'diagnostics', 'web', 'agent', 'meta', 'vault', 'work', 'workflow', 'dashboard', 'atlas', 'db', 'database', 'browser'];
@@ -32,13 +38,17 @@ export function checkAgentName(name: string): string {
   if (!NAME.test(name) || name.includes('..')) {
     throw badRequest(`agent name "${name}" may hold only letters, digits, dot, dash and underscore (no slashes or other path characters), and must start with a letter or digit`);
   }
-  if (RESERVED.has(name)) throw badRequest(`"${name}" is reserved (GET /api/agents/${name} is a route); choose another agent name`);
+  // Case-blind: on a case-insensitive disk `Shared` would be the same memory folder as `shared`.
+  const reserved = RESERVED.get(name.toLowerCase());
+  if (reserved) throw badRequest(reserved);
   return name;
 }
 
 /** Why a `tools:` entry is refused, or undefined when it is a registered tool. */
 export function toolNameProblem(entry: string, tools: ToolNames): string | undefined {
   if (tools.has(entry)) return undefined;
+  // seed 001 §5: the vault tool is opt-in by `vault: <mount>`, whatever `tools:` says.
+  if (entry === 'vault') return 'tools: "vault" is not set through tools:; the vault tool is added to an agent whose definition sets vault: <mount>, and an agent without vault: never sees it';
   if (/[*?[\]{}]/.test(entry)) {
     const prefix = entry.split(/[*?[{]/)[0];
     const matches = prefix ? tools.names().filter((n) => n.startsWith(prefix)) : [];
@@ -54,7 +64,11 @@ export function toolNameProblem(entry: string, tools: ToolNames): string | undef
     return `tools: "${entry}" is not a tool name; an allowlist holds exact names, not prefixes: write the full names, e.g. ${prefixed.slice(0, 6).join(', ')}`;
   }
   const mapped = mapClaudeCodeTool(entry);
-  if (mapped !== entry) return `tools: "${entry}" is a Claude Code tool name; the engine's tool is "${mapped}"`;
+  if (mapped !== entry) {
+    return tools.has(mapped)
+      ? `tools: "${entry}" is a Claude Code tool name; the engine's tool is "${mapped}"`
+      : `tools: "${entry}" is a Claude Code tool name; the engine would call it "${mapped}", which is not registered now (connect its MCP server first; GET /api/tools lists the exact names)`;
+  }
   return `tools: "${entry}" is not a registered tool; GET /api/tools lists the exact names`;
 }
 

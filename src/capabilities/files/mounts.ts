@@ -3,7 +3,7 @@
  * A mount's path is stored real (symlinks resolved) so the fence can tell when the folder is later
  * replaced by a symlink pointing elsewhere.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest, conflict, notFound } from '../../kernel/errors.js';
 import { isInside, type Root } from '../../kernel/fence.js';
@@ -36,6 +36,10 @@ export class MountStore {
     return this.mounts.map((m) => ({ ...m }));
   }
 
+  has(name: string): boolean {
+    return this.mounts.some((m) => m.name === name);
+  }
+
   roots(): Root[] {
     return this.mounts.map((m) => ({ name: m.name, path: m.path, kind: 'mount' as const }));
   }
@@ -63,6 +67,10 @@ export class MountStore {
     }
     const byName = this.mounts.find((m) => m.name === name);
     if (byName) throw conflict(`a mount named "${name}" already exists (${byName.path}); choose another name`);
+    // A mount name is the first segment of its virtual paths, so it would hide a workspace entry of that name.
+    if (await lstat(path.join(ws, name)).catch(() => undefined)) {
+      throw conflict(`the workspace already has a top-level "${name}", which a mount of that name would hide; send another "name"`);
+    }
     const byPath = this.mounts.find((m) => m.path === real);
     if (byPath) throw conflict(`${real} is already mounted as "${byPath.name}"`);
     const mount = { name, path: real };

@@ -74,6 +74,10 @@ export function findRipgrep(envPath = process.env.PATH ?? ''): string | null {
 const virtualOf = (root: Root, rel: string) => (root.kind === 'workspace' ? rel : rel ? `${root.name}/${rel}` : root.name);
 
 export async function searchText(opts: SearchOptions): Promise<SearchOutcome> {
+  // A process argument cannot hold a NUL, and a text search never matches one (binary files are skipped).
+  if ([opts.pattern, ...(opts.include ?? []), ...(opts.exclude ?? [])].some((s) => s.includes('\0'))) {
+    throw badRequest('the pattern or a file glob contains a NUL byte; search for printable text');
+  }
   if (!opts.literal && !opts.rg) compileRegex(opts.pattern, opts.ignoreCase); // a bad regex fails before any walk
   const order = new Map(opts.targets.map((t, i) => [t.root.name, i]));
   const sort = (rows: LineMatch[]) =>

@@ -69,8 +69,28 @@ export function createFilesService(deps: FilesDeps) {
   };
 
   const inside = (real: string) => fence.roots().some((r) => isInside(real, r.path));
-  /** What a walk of `root` must not enter: engine state, and the whole home when reached through a mount. */
-  const skipThrough = (real: string, root: Root) => (root.kind === 'mount' ? fence.insideProtected(real) : fence.isProtected(real));
+  /**
+   * What a walk of `root` must not enter: engine state, the whole home when reached through a mount,
+   * and a workspace top-level entry hidden by a mount of the same name (its virtual path is the mount's).
+   */
+  const skipThrough = (real: string, root: Root) =>
+    root.kind === 'mount' ? fence.insideProtected(real) : fence.isProtected(real) || shadowedByMount(real, root);
+  const shadowedByMount = (real: string, root: Root) => {
+    const first = path.relative(root.path, real).split(path.sep)[0];
+    return first !== '' && first !== '..' && deps.mounts.has(first);
+  };
+
+  /** Creating `virtual` failed because a folder on its way is a file: a 409 sentence, not an internal error. */
+  const creating = async <T>(virtual: string, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      // mkdir -p answers EEXIST when the parent itself is a file, ENOTDIR when a folder above it is.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTDIR' && code !== 'EEXIST') throw err;
+      throw conflict(`"${virtual}" cannot be created: a folder on its path is a file; choose another path or rename that file`);
+    }
+  };
 
   const exists = async (p: string) => {
     try {
@@ -116,7 +136,7 @@ export function createFilesService(deps: FilesDeps) {
     return home.serialize(target, async () => {
       const st = await stat(target).catch(() => undefined);
       const bytes = typeof data === 'function' ? data(await readTextAt(r)) : data;
-      await writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined);
+      await creating(r.virtual, () => writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined));
       return !st;
     });
   }
@@ -202,7 +222,7 @@ export function createFilesService(deps: FilesDeps) {
         if (st && !st.isDirectory()) throw conflict(`"${r.virtual}" already exists as a file`);
         if (!st) {
           markOwn(r.real);
-          await mkdir(r.real, { recursive: true });
+          await creating(r.virtual, () => mkdir(r.real, { recursive: true }));
           emit('folder.created', { path: r.virtual });
         }
         return { ok: true, op: kind, path: r.virtual };
@@ -216,7 +236,7 @@ export function createFilesService(deps: FilesDeps) {
         if (await exists(to.real)) throw conflict(`"${to.virtual}" already exists; choose another name or delete it first`);
         if (isInside(to.real, from.real)) throw badRequest(`cannot ${kind} "${from.virtual}" into itself`);
         markOwn(from.real, to.real);
-        await mkdir(path.dirname(to.real), { recursive: true });
+        await creating(to.virtual, () => mkdir(path.dirname(to.real), { recursive: true }));
         if (kind === 'copy') {
           await cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
           emit('file.copied', { path: from.virtual, to: to.virtual });
@@ -242,8 +262,13 @@ export function createFilesService(deps: FilesDeps) {
           return { ok: false, op: kind, path: r.virtual, error: 'no file manager is available on this machine (nothing like xdg-open is on PATH)' };
         }
         const child = spawn(command, [folder], { detached: true, stdio: 'ignore' });
-        child.on('error', () => undefined);
+        // Like a failed provider test, a machine that cannot show a folder is ok: false, not an error status.
+        const started = await new Promise<string | undefined>((resolve) => {
+          child.once('spawn', () => resolve(undefined));
+          child.once('error', (err) => resolve(err.message));
+        });
         child.unref();
+        if (started !== undefined) return { ok: false, op: kind, path: r.virtual, error: `the file manager (${command}) could not be started: ${started}` };
         return { ok: true, op: kind, path: r.virtual };
       }
     }
@@ -258,6 +283,9 @@ export function createFilesService(deps: FilesDeps) {
         const r = await fence.resolve(root.kind === 'workspace' ? '' : root.name, { allowRoot: true });
         const got = await listRoot(root, r.real);
         files.push(...got.files);
+        if (root.kind === 'mount' && (await exists(path.join(fence.roots()[0].path, root.name)))) {
+          warnings.push(`the workspace's top-level "${root.name}" is hidden by mount "${root.name}"; rename it or unmount to reach it`);
+        }
         if (got.cut) warnings.push(`${label(root)} has more than ${LIMITS.filesPerRoot} files; the listing shows the first ${LIMITS.filesPerRoot}`);
       } catch (err) {
         const why = err instanceof EngineError ? err.message : ((err as NodeJS.ErrnoException).code ?? String(err));
@@ -285,7 +313,7 @@ export function createFilesService(deps: FilesDeps) {
           const rel = relDir ? `${relDir}/${e.name}` : e.name;
           if (e.isDirectory()) {
             if (e.name !== '.git' && e.name !== 'node_modules' && !skipThrough(path.join(start, rel), root)) next.push(rel);
-          } else if (e.isFile() || e.isSymbolicLink()) fileEntries.push(e);
+          } else if ((e.isFile() || e.isSymbolicLink()) && !(relDir === '' && skipThrough(path.join(start, rel), root))) fileEntries.push(e);
         }
         const sized = await Promise.all(
           fileEntries.map(async (e) => {
@@ -397,7 +425,8 @@ export function createFilesService(deps: FilesDeps) {
         inside,
         signal: args.signal,
         enter: (rel, name, abs) => mayEnter(name) && (compatible(rel) || compatible(prefix ? `${prefix}/${rel}` : rel)) && !skipThrough(abs, t.root),
-        file: (rel) => {
+        file: (rel, abs) => {
+          if (!t.rel && !rel.includes('/') && skipThrough(abs, t.root)) return;
           const virtual = prefix ? `${prefix}/${rel}` : rel;
           if (!isMatch(rel) && !isMatch(virtual)) return;
           rows.push(virtual);

@@ -14,7 +14,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     name: 'read_file',
     group: 'files',
     readOnly: true,
-    description: `Read a text file. Use it before editing a file, to see its exact current text. Give offset (1-based first line) and limit (line count) to read part of a long file; a ranged read starts with a header "[lines a-b of N]". Whole-file results over ${LIMITS.toolResultChars} characters are clipped, so read long files in ranges. Binary files are refused. ${PATHS}`,
+    description: `Read a text file. Use it before editing a file, to see its exact current text. Give offset (1-based first line) and limit (line count) to read part of a long file; a ranged read starts with a header "[lines a-b of N; more remain, call again with offset=M]". A file longer than ${LIMITS.readFileChars} characters is answered in whole lines up to that size with the same header, so page through it with offset. Binary files and files over ${LIMITS.fileTextBytes / 1024 / 1024} MB are refused. ${PATHS}`,
     parameters: {
       type: 'object',
       properties: {
@@ -28,13 +28,18 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     permission: 'other',
     async run(args, ctx) {
       const { path, content } = await files.readText(args.path, ctx.emit);
-      if (args.offset === undefined && args.limit === undefined) return content;
+      const ranged = args.offset !== undefined || args.limit !== undefined;
+      if (content === '') return `${path} is empty (0 lines)`; // an empty answer reads as a failure to a model
+      if (!ranged && content.length <= LIMITS.readFileChars) return content;
+      // A ranged read, or a whole file too long for one answer: whole lines up to the budget, header first.
       const lines = content.split('\n');
       if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
       const total = lines.length;
       const start = args.offset ?? 1;
       if (start > total) return { text: `${path} has ${total} lines; offset ${start} is past the end. Call again with offset between 1 and ${total}.`, isError: true };
-      const end = Math.min(total, start - 1 + (args.limit ?? total));
+      const wanted = Math.min(total, start - 1 + (args.limit ?? total));
+      let end = start;
+      for (let size = lines[start - 1].length; end < wanted && size + lines[end].length + 1 <= LIMITS.readFileChars; end++) size += lines[end].length + 1;
       const more = end < total ? `; more remain, call again with offset=${end + 1}` : '';
       return `[lines ${start}-${end} of ${total}${more}]\n${lines.slice(start - 1, end).join('\n')}`;
     },
@@ -141,7 +146,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     name: 'grep',
     group: 'files',
     readOnly: true,
-    description: `Search file contents for a regular expression (or literal text with literal=true) across the workspace and mounts, or under path. Respects .gitignore/.ignore and skips hidden and binary files. Returns rows "path:line: text", sorted by path, lines clamped to ${LIMITS.grepLineChars} characters. At most ${LIMITS.grepMatches} rows and ${LIMITS.grepChars} characters per call; the first line says which matches you got and, when more remain, the offset to call again with (offset up to ${LIMITS.grepMaxOffset}). include/exclude are file globs such as "*.ts", "src/**" or "*.ts,*.md".`,
+    description: `Search file contents for a regular expression (or literal text with literal=true) across the workspace and mounts, or under path. Respects .gitignore/.ignore and skips hidden and binary files. Returns rows "path:line: text", sorted by path, lines clamped to ${LIMITS.grepLineChars} characters. At most ${LIMITS.grepMatches} rows and ${LIMITS.grepChars} characters per call; the first line says which matches you got and, when more remain, the offset to call again with (offset up to ${LIMITS.grepMaxOffset}). include/exclude are file globs such as "*.ts", "src/**" or "*.ts,*.md". Each root is searched for at most ${LIMITS.grepRootTimeoutMs / 1000} s; a search cut short says so in a note. To find files by name use glob.`,
     parameters: {
       type: 'object',
       properties: {
@@ -183,7 +188,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     name: 'glob',
     group: 'files',
     readOnly: true,
-    description: `Find files by name pattern ("**/*.ts", "src/*.md", "?" for one character) across the workspace and mounts, or under path. Returns sorted virtual paths, at most ${LIMITS.globPaths} per call; the first line says which you got and the offset to call again with when more remain (offset up to ${LIMITS.globMaxOffset}). Skips node_modules, dist, build, .next, coverage and dot-folders unless the pattern names them.`,
+    description: `Find files by name pattern ("**/*.ts", "src/*.md", "?" for one character) across the workspace and mounts, or under path. Returns sorted virtual paths, at most ${LIMITS.globPaths} per call; the first line says which you got and the offset to call again with when more remain (offset up to ${LIMITS.globMaxOffset}). Skips node_modules, dist, build, .next, coverage and dot-folders unless the pattern names them. To search file contents use grep.`,
     parameters: {
       type: 'object',
       properties: {

@@ -67,17 +67,18 @@ export function createMemoryService(deps: MemoryDeps) {
   const consolidating = new Set<string>();
 
   async function files(scope: string): Promise<MemoryFile[]> {
+    const dir = scopeDir(scope); // validates the scope (a 400), outside the try that reads "no files yet"
     let entries: string[];
     try {
-      entries = await fs.readdir(scopeDir(scope));
+      entries = await fs.readdir(dir);
     } catch {
       return [];
     }
     const out: MemoryFile[] = [];
     for (const name of entries.sort()) {
       if (!name.endsWith('.md') || !FILE.test(name)) continue;
-      const st = await fs.stat(path.join(scopeDir(scope), name)).catch(() => undefined);
-      if (st?.isFile()) out.push({ name, size: st.size, modifiedAt: st.mtimeMs });
+      const st = await fs.stat(path.join(dir, name)).catch(() => undefined);
+      if (st?.isFile()) out.push({ name, size: st.size, modifiedAt: Math.round(st.mtimeMs) });
     }
     return out;
   }
@@ -147,15 +148,16 @@ export function createMemoryService(deps: MemoryDeps) {
   }
 
   async function listSnapshots(scope: string): Promise<Array<{ id: string; note: string; at: number; files: string[] }>> {
+    const dir = snapRoot(scope); // validates the scope (a 400), outside the try that reads "none yet"
     let ids: string[];
     try {
-      ids = await fs.readdir(snapRoot(scope));
+      ids = await fs.readdir(dir);
     } catch {
       return [];
     }
     const out = [];
     for (const id of ids) {
-      const meta = await home.readJson<{ note?: string; at?: number; files?: string[] } | null>(path.join(snapRoot(scope), id, 'snapshot.json'), null).catch(() => null);
+      const meta = await home.readJson<{ note?: string; at?: number; files?: string[] } | null>(path.join(dir, id, 'snapshot.json'), null).catch(() => null);
       if (meta) out.push({ id, note: meta.note ?? '', at: meta.at ?? 0, files: meta.files ?? [] });
     }
     return out.sort((a, b) => b.at - a.at || b.id.localeCompare(a.id));
@@ -164,9 +166,9 @@ export function createMemoryService(deps: MemoryDeps) {
   /** Replaces a scope's files with a snapshot's, after snapshotting the current state. */
   async function restore(scope: string, id: string): Promise<{ restored: string; snapshot: string }> {
     checkScope(scope);
-    if (typeof id !== 'string' || !/^[0-9]+(-[0-9]+)?$/.test(id)) throw badRequest('snapshot must be an id from GET /api/memory/snapshots/<scope>');
+    if (typeof id !== 'string' || !/^[0-9]+(-[0-9]+)?$/.test(id)) throw badRequest('snapshot must be an id from GET /api/memory-snapshots/<scope>');
     const snap = (await listSnapshots(scope)).find((s) => s.id === id);
-    if (!snap) throw notFound(`no snapshot ${id} for scope ${scope}; GET /api/memory/snapshots/${scope} lists them`);
+    if (!snap) throw notFound(`no snapshot ${id} for scope ${scope}; GET /api/memory-snapshots/${scope} lists them`);
     const before = await snapshot(scope, `before restoring ${id}`);
     const contents = new Map<string, string>();
     for (const name of snap.files) contents.set(name, await fs.readFile(path.join(snapRoot(scope), id, name), 'utf8'));

@@ -3,7 +3,7 @@
  * `/memories/memories/` (the calling agent's own scope) and `/memories/shared/`. `.md` files only,
  * one level deep, and no path may leave those folders.
  */
-import { badRequest } from '../../kernel/errors.js';
+import { badRequest, conflict, notFound } from '../../kernel/errors.js';
 import { defineTool, type ToolContext } from '../../tools/types.js';
 import { checkFileName, type MemoryService, SHARED_SCOPE } from './service.js';
 
@@ -50,6 +50,7 @@ export function resolveMemoryPath(raw: unknown, ctx: Pick<ToolContext, 'agent'>,
 }
 
 const vpath = (t: { folder: string; name: string }) => `${ROOT}/${t.folder}/${t.name}`;
+type FileTarget = Extract<Target, { kind: 'file' }>;
 
 export function memoryTool(memory: MemoryService) {
   return defineTool<{
@@ -88,6 +89,11 @@ export function memoryTool(memory: MemoryService) {
     },
     permission: 'other',
     async run(args, ctx) {
+      // Sentences in the model's own terms (its virtual paths), not the HTTP routes' scope names.
+      const mustExist = async (t: FileTarget) => {
+        if (!(await memory.exists(t.scope, t.name))) throw notFound(`memory: ${vpath(t)} does not exist; view /memories/${t.folder} lists the files there`);
+      };
+      const readNote = async (t: FileTarget) => (await mustExist(t), memory.read(t.scope, t.name));
       const written = (t: { scope: string; folder: string; name: string }, op: string) =>
         ctx.emit('file.written', { path: vpath(t), scope: t.scope, op, agent: ctx.agent, tool: 'memory' });
       switch (args.command) {
@@ -106,7 +112,7 @@ export function memoryTool(memory: MemoryService) {
             const fs = await memory.files(t.scope);
             return fs.length ? [`${ROOT}/${t.folder}/`, ...fs.map((f) => `  ${f.name} (${f.size} bytes)`)].join('\n') : `${ROOT}/${t.folder}/ is empty`;
           }
-          const text = await memory.read(t.scope, t.name);
+          const text = await readNote(t);
           const lines = text.split('\n');
           let [start, end] = args.view_range ?? [1, lines.length];
           if (end === -1) end = lines.length;
@@ -117,7 +123,7 @@ export function memoryTool(memory: MemoryService) {
             .join('\n');
         }
         case 'create': {
-          const t = resolveMemoryPath(args.path, ctx, 'file') as Extract<Target, { kind: 'file' }>;
+          const t = resolveMemoryPath(args.path, ctx, 'file') as FileTarget;
           if (typeof args.file_text !== 'string') throw badRequest('memory create: file_text is required (the whole content of the note)');
           const existed = await memory.exists(t.scope, t.name);
           await memory.write(t.scope, t.name, args.file_text);
@@ -125,9 +131,9 @@ export function memoryTool(memory: MemoryService) {
           return `${existed ? 'overwrote' : 'created'} ${vpath(t)}`;
         }
         case 'str_replace': {
-          const t = resolveMemoryPath(args.path, ctx, 'file') as Extract<Target, { kind: 'file' }>;
+          const t = resolveMemoryPath(args.path, ctx, 'file') as FileTarget;
           if (typeof args.old_str !== 'string' || !args.old_str) throw badRequest('memory str_replace: old_str is required and must not be empty');
-          const text = await memory.read(t.scope, t.name);
+          const text = await readNote(t);
           const count = text.split(args.old_str).length - 1;
           if (count !== 1) throw badRequest(`memory str_replace: old_str occurs ${count} times in ${vpath(t)}; it must occur exactly once (add surrounding text to make it unique)`);
           const at = text.indexOf(args.old_str);
@@ -136,10 +142,10 @@ export function memoryTool(memory: MemoryService) {
           return `edited ${vpath(t)}`;
         }
         case 'insert': {
-          const t = resolveMemoryPath(args.path, ctx, 'file') as Extract<Target, { kind: 'file' }>;
+          const t = resolveMemoryPath(args.path, ctx, 'file') as FileTarget;
           if (typeof args.insert_text !== 'string') throw badRequest('memory insert: insert_text is required');
           if (typeof args.insert_line !== 'number') throw badRequest('memory insert: insert_line is required (0 inserts at the top, N after line N)');
-          const text = await memory.read(t.scope, t.name);
+          const text = await readNote(t);
           const lines = text.split('\n');
           if (args.insert_line > lines.length) throw badRequest(`memory insert: insert_line ${args.insert_line} is past the end; ${vpath(t)} has ${lines.length} lines`);
           const add = args.insert_text.endsWith('\n') ? args.insert_text.slice(0, -1) : args.insert_text;
@@ -149,14 +155,17 @@ export function memoryTool(memory: MemoryService) {
           return `inserted ${add.split('\n').length} line(s) into ${vpath(t)} after line ${args.insert_line}`;
         }
         case 'delete': {
-          const t = resolveMemoryPath(args.path, ctx, 'file') as Extract<Target, { kind: 'file' }>;
+          const t = resolveMemoryPath(args.path, ctx, 'file') as FileTarget;
+          await mustExist(t);
           await memory.remove(t.scope, t.name);
           written(t, 'delete');
           return `deleted ${vpath(t)}`;
         }
         case 'rename': {
-          const from = resolveMemoryPath(args.old_path, ctx, 'file') as Extract<Target, { kind: 'file' }>;
-          const to = resolveMemoryPath(args.new_path, ctx, 'file') as Extract<Target, { kind: 'file' }>;
+          const from = resolveMemoryPath(args.old_path, ctx, 'file') as FileTarget;
+          const to = resolveMemoryPath(args.new_path, ctx, 'file') as FileTarget;
+          await mustExist(from);
+          if (await memory.exists(to.scope, to.name)) throw conflict(`memory: ${vpath(to)} already exists; pick another new_path or delete it first`);
           await memory.rename(from.scope, from.name, to.scope, to.name);
           written(from, 'delete');
           written(to, 'create');

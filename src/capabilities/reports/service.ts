@@ -195,12 +195,16 @@ export function createReportsService(deps: ReportsDeps) {
       return c;
     };
     const [totals] = rollup(records, 'total', costFor);
+    const byModel = rollup(records, 'model', costFor);
     return {
       from: filter.from ?? null,
       to: filter.to ?? null,
       currency: 'USD',
-      totals: totals ?? { key: 'total', runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: null, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} },
-      byModel: rollup(records, 'model', costFor),
+      // No runs spent nothing: that total is known, unlike the cost of tokens with no price.
+      totals: totals ?? { key: 'total', runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: 0, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} },
+      /** Models whose tokens have no price (add `prices` to their provider entry to cost them). */
+      unpricedModels: byModel.filter((b) => b.unpriced.runs > 0).map((b) => b.key),
+      byModel,
       byAgent: rollup(records, 'agent', costFor),
       byWorkflow: rollup(records, 'workflow', costFor),
       bySource: rollup(records, 'source', costFor),

@@ -168,7 +168,8 @@ async function probeKeychain(service: string): Promise<Backend | undefined> {
       await new AsyncEntry(service, name).setPassword(value);
     },
     async delete(name) {
-      await new AsyncEntry(service, name).deletePassword();
+      // An entry already gone (removed in the OS keychain app) is what a delete wants anyway.
+      await new AsyncEntry(service, name).deletePassword().catch(() => false);
     },
   };
 }

@@ -33,6 +33,11 @@ export interface CommandResult {
   aborted: boolean;
   /** Reading stopped at the read bound; the rest of the output was never read. */
   readStopped: boolean;
+  /**
+   * The shell exited but a background process it started still held the output pipes: the call
+   * returned without waiting for it, and it was left running (its later output is not captured).
+   */
+  backgroundHeld: boolean;
   /** Characters read (at most the read bound). */
   charsRead: number;
   /** Head and tail of the combined output with the gap named. */
@@ -49,7 +54,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   const readChars = options.readChars ?? LIMITS.shellReadChars;
   const started = Date.now();
   if (options.signal?.aborted) {
-    return { exitCode: 130, signal: undefined, timedOut: false, aborted: true, readStopped: false, charsRead: 0, output: '', durationMs: 0 };
+    return { exitCode: 130, signal: undefined, timedOut: false, aborted: true, readStopped: false, backgroundHeld: false, charsRead: 0, output: '', durationMs: 0 };
   }
 
   // `bash -lc`: a login shell, so the user's PATH and tool managers (nvm, pyenv ...) are there.
@@ -65,8 +70,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   let readStopped = false;
   let timedOut = false;
   let aborted = false;
+  let collecting = true;
   const onData = (chunk: string) => {
-    if (readStopped) return;
+    if (readStopped || !collecting) return;
     const room = readChars - text.length;
     if (chunk.length >= room) {
       text += chunk.slice(0, room);
@@ -84,15 +90,10 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   child.stderr!.on('data', onData);
 
   let killTimer: NodeJS.Timeout | undefined;
-  let giveUpTimer: NodeJS.Timeout | undefined;
-  let finish: () => void = () => undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
   const killGroup = () => {
     signalGroup(child.pid, 'SIGTERM');
-    killTimer = setTimeout(() => {
-      signalGroup(child.pid, 'SIGKILL');
-      // A process that left the group (setsid) may still hold the pipes: stop waiting for them.
-      giveUpTimer = setTimeout(() => finish(), LIMITS.shellKillGraceMs);
-    }, LIMITS.shellKillGraceMs);
+    killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), LIMITS.shellKillGraceMs);
   };
   const timer = setTimeout(() => {
     timedOut = true;
@@ -104,22 +105,40 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
 
+  // The call ends when the shell has exited and its output pipes closed. A background process the
+  // command started (`server &`) keeps the pipes open for as long as it lives: after the shell exits
+  // the pipes get LIMITS.shellDrainMs to close, then the call returns without it (as opencode does).
+  let backgroundHeld = false;
   const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }>((resolve) => {
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    finish = () => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      resolve(exit ?? { code: null, signal: 'SIGKILL' });
-    };
-    child.once('exit', (code, signal) => (exit = { code, signal }));
+    child.once('exit', (code, signal) => {
+      drainTimer = setTimeout(() => {
+        // Output already in the pipes is read in this loop turn's poll phase, before the immediate.
+        setImmediate(() => {
+          backgroundHeld = true;
+          resolve({ code, signal });
+        });
+      }, LIMITS.shellDrainMs);
+    });
     child.once('close', (code, signal) => resolve({ code, signal }));
     child.once('error', (err) => resolve({ code: 127, signal: null, spawnError: err }));
   });
   clearTimeout(timer);
   clearTimeout(killTimer);
-  clearTimeout(giveUpTimer);
+  clearTimeout(drainTimer);
   options.signal?.removeEventListener('abort', onAbort);
   if (timedOut || aborted) signalGroup(child.pid, 'SIGKILL'); // nothing of a stopped group survives
+  if (backgroundHeld) {
+    collecting = false;
+    if (timedOut || aborted || readStopped) {
+      // A process that left the group (setsid) still holds the pipes: close our ends.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    } else {
+      // Left running: keep draining what it prints (so it never blocks on a full pipe or dies of
+      // EPIPE), without holding the engine open.
+      for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    }
+  }
 
   if (outcome.spawnError) text += `could not start bash: ${outcome.spawnError.message}`;
   const signal = outcome.signal ?? undefined;
@@ -130,6 +149,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     timedOut,
     aborted,
     readStopped,
+    backgroundHeld: backgroundHeld && !timedOut && !aborted,
     charsRead: text.length,
     output: clipOutput(text, options.headChars ?? LIMITS.shellHeadChars, options.tailChars ?? LIMITS.shellTailChars),
     durationMs: Date.now() - started,
@@ -150,6 +170,11 @@ export function formatCommandResult(result: CommandResult, timeoutMs: number = L
   else if (result.aborted) first += ' (stopped; the process group was killed)';
   else if (result.signal) first += ` (killed by ${result.signal})`;
   const lines = [first];
+  if (result.backgroundHeld) {
+    lines.push(
+      '[the shell exited but a background process it started still holds the output; it was left running and what it prints from now on is not captured. Start servers with their output in a file: cmd > server.log 2>&1 &]',
+    );
+  }
   if (result.readStopped) {
     lines.push(`[output reading stopped at ${result.charsRead} characters; nothing beyond was read. Redirect to a file and read parts of it, or filter with head/grep]`);
   }
