@@ -275,6 +275,18 @@ for (const type of WIRE_TYPES) {
       assert.match(system, new RegExp(`# Skills[\\s\\S]*notes-${type}: Write release notes`));
     });
 
+    it('a provider error after part of the reply streamed fails the turn and keeps what streamed', async () => {
+      h.model.script({ text: 'half an answer', streamError: { message: 'the output was blocked', type: 'invalid_request_error' } });
+      const seq = h.lastSeq();
+      await h.send('s-midfail', 'go');
+      const end = await h.turnEnd('s-midfail', seq);
+      assert.equal(end.kind, 'run.failed');
+      assert.match(String(end.error), /failed mid-answer \(invalid_request_error\): the output was blocked/);
+      const session = await h.t.api('GET', '/api/chat/s-midfail');
+      const last = session.body.messages.at(-1);
+      assert.deepEqual([last.role, last.text, last.status], ['assistant', 'half an answer', 'failed']);
+    });
+
     it('validates requests and answers with sentences', async () => {
       assert.equal((await h.t.api('POST', '/api/chat', { message: 'x' })).status, 400);
       assert.equal((await h.t.api('POST', '/api/chat', { sessionId: 'ok', message: '' })).status, 400);
