@@ -232,6 +232,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const reports = createReportsService({ runs, providers: () => config.get().providers });
   const runSubagent = createSubagentRunner(runnerDeps);
   chat.setAgentResolver(agents.resolve);
+  chat.setPromptBlocks(async () => [await skills.promptBlock()]);
   tools.register(
     delegateTool({ agents, runSubagent: () => runSubagent }),
     loadSkillTool({

@@ -36,6 +36,8 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   const window = o.compaction?.window ?? o.model.contextWindow;
   let turns = 0;
   let text = '';
+  /** Text streamed by the step in progress (reset when its message is pushed). */
+  let stepText = '';
   // The context size measured by the provider at the last step, and how many messages it covered.
   let measured: { tokens: number; count: number } | undefined;
 
@@ -63,11 +65,13 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
       turns++;
       const visible = o.tools.visible(o.allowlist);
       let streamed = false;
+      stepText = '';
       const step = await withRetry(
         () =>
           modelStep(o, messages, visible, {
             onDelta: (t) => {
               streamed = true;
+              stepText += t;
               o.onDelta?.(t);
             },
             onReasoning: (t) => {
@@ -84,6 +88,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
       }
       // A stopped step keeps its partial text but drops half-streamed tool calls.
       const calls = step.aborted ? [] : step.calls;
+      stepText = '';
       if (step.text || calls.length) push(assistantMessage(o.model, step, calls));
       if (step.usage) {
         measured = { tokens: step.usage.input + step.usage.output, count: messages.length };
@@ -111,6 +116,11 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
       if (ctx.signal.aborted) return done('stopped');
     }
   } catch (err) {
+    // A step that failed after streaming text keeps it, as a stopped step does: the user saw it.
+    if (stepText) {
+      text = stepText;
+      push({ role: 'assistant', content: [{ type: 'text', text: stepText }] });
+    }
     if (ctx.signal.aborted) return done('stopped');
     return done('failed', isEngineError(err) ? err.message : providerErrorSentence(o.model.provider, err));
   }

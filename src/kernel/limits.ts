@@ -64,6 +64,9 @@ export const LIMITS = {
   defaultContextWindow: 128_000, // tokens, when a provider entry does not say
   compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
   compactSummaryMaxTokens: 2_000,
+  chatPartialFlushMs: 250, // a reply being streamed is saved this often, so an engine crash keeps it
+  chatSessionsLoaded: 32, // chat transcripts kept in memory; idle sessions used longest ago are unloaded
+  chatIndexFlushMs: 1_000, // chat/index.json (session summaries) is rewritten this long after a change
   chatQueueMax: 20, // messages waiting behind a busy session
   chatMessageChars: 200_000, // one chat message
   chatTitleChars: 200,

@@ -9,9 +9,25 @@ import { describeError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 
 const TRANSIENT_CODES = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'EAI_AGAIN']);
+/** Error types a provider sends inside a 200 stream that mean "try again" (Anthropic's and OpenAI's names). */
+const TRANSIENT_STREAM_TYPES = new Set(['overloaded_error', 'api_error', 'rate_limit_error', 'timeout_error', 'server_error', 'rate_limit_exceeded']);
+
+/**
+ * An error the provider sent inside a 200 stream (Anthropic `event: error`, an OpenAI-style
+ * `{"error": {...}}` chunk): the SDK hands it over as the plain parsed object, not an Error.
+ */
+function streamError(err: unknown): { type?: string; message: string } | undefined {
+  if (!err || typeof err !== 'object' || err instanceof Error) return undefined;
+  const e = err as { type?: unknown; message?: unknown; error?: { type?: unknown; message?: unknown } };
+  const inner = e.error && typeof e.error === 'object' ? e.error : e;
+  if (typeof inner.message !== 'string') return undefined;
+  return { type: typeof inner.type === 'string' ? inner.type : undefined, message: inner.message };
+}
 
 /** Is this failure worth another try? */
 export function isTransient(err: unknown): boolean {
+  const inStream = streamError(err);
+  if (inStream) return !!inStream.type && TRANSIENT_STREAM_TYPES.has(inStream.type);
   if (APICallError.isInstance(err)) {
     const status = err.statusCode;
     if (status === undefined) return hasTransientCode(err.cause ?? err);
@@ -36,6 +52,8 @@ export function providerErrorSentence(provider: string, err: unknown): string {
     if (status) return `provider "${provider}" answered ${status}: ${said}`;
     return `provider "${provider}" could not be reached at ${err.url}: ${describeCause(err)}`;
   }
+  const inStream = streamError(err);
+  if (inStream) return `provider "${provider}" failed mid-answer${inStream.type ? ` (${inStream.type})` : ''}: ${inStream.message}`;
   return `provider "${provider}" failed: ${describeCause(err)}`;
 }
 
@@ -44,7 +62,7 @@ function describeCause(err: unknown): string {
   let text = describeError(err);
   for (let depth = 0; e && depth < 5; depth++) {
     if (typeof e.code === 'string') return `${text} (${e.code})`;
-    if (e.cause && e.cause instanceof Error) text = `${text}: ${e.cause.message}`;
+    if (e.cause && e.cause instanceof Error && !text.includes(e.cause.message)) text = `${text}: ${e.cause.message}`;
     e = e.cause as typeof e;
   }
   return text;

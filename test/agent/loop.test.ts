@@ -132,6 +132,20 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
       assert.equal(retries[1].status, undefined);
     });
 
+    it('retries an overloaded error sent inside a 200 stream; a non-transient one fails with its sentence', async () => {
+      const s = setup(server, type);
+      server.script({ streamError: { message: 'Overloaded' } }, { text: 'recovered' });
+      const ok = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      assert.equal(ok.status, 'completed', ok.error);
+      assert.equal(ok.text, 'recovered');
+      assert.equal(s.events.filter((e) => e.kind === 'model.retry').length, 1);
+      server.script({ streamError: { message: 'prompt is too long', type: 'invalid_request_error' } });
+      const bad = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      assert.equal(bad.status, 'failed');
+      assert.match(bad.error!, /provider "[\w-]+" failed mid-answer \(invalid_request_error\): prompt is too long/);
+      assert.equal(s.events.filter((e) => e.kind === 'model.retry').length, 1);
+    });
+
     it('fails with the provider sentence on a 400', async () => {
       const s = setup(server, type);
       server.script({ error: 400, body: type === 'anthropic' ? { type: 'error', error: { type: 'invalid_request_error', message: 'model not found' } } : { error: { message: 'model not found' } } });

@@ -45,6 +45,7 @@ for (const type of WIRE_TYPES) {
       assert.equal(rec.sessionId, 's-text');
       assert.equal(rec.provider, 'scripted');
       assert.equal(rec.model, 'scripted-model');
+      assert.equal(rec.title, 'hi there', 'the first turn of a session is titled too');
       assert.deepEqual(rec.usage, { input: 120, output: 9, cached: 20, reasoning: 0 });
 
       const session = await h.t.api('GET', '/api/chat/s-text');
@@ -177,10 +178,11 @@ for (const type of WIRE_TYPES) {
     });
 
     it('queues messages while busy; a queued message can be edited or canceled and runs after the turn', async () => {
-      h.model.script({ text: 'first reply', hang: true });
+      // The first turn waits on a permission prompt, so the session stays busy until the test answers it.
+      h.model.script({ toolCalls: [{ name: 'test_danger', args: { command: 'hold' } }] }, { text: 'first reply' });
       const seq = h.lastSeq();
-      await h.send('s-queue', 'first');
-      await h.events.waitFor((e) => e.kind === 'chat.delta' && e.sessionId === 's-queue' && e.seq > seq);
+      await h.send('s-queue', 'first', { permissionMode: 'ask' });
+      const asked = await h.events.waitFor((e) => e.kind === 'permission.requested' && e.sessionId === 's-queue' && e.seq > seq);
       const q1 = await h.send('s-queue', 'second (original)');
       const q2 = await h.send('s-queue', 'third');
       assert.equal(q1.status, 202);
@@ -201,15 +203,38 @@ for (const type of WIRE_TYPES) {
 
       h.model.script({ text: 'second reply' });
       const before = h.model.requests.length;
-      await h.t.api('POST', '/api/chat/stop', { sessionId: 's-queue' });
-      const next = await h.events.waitFor((e) => e.kind === 'run.completed' && e.source === 'chat' && h.events.events.some((s) => s.kind === 'run.started' && s.runId === e.runId && s.sessionId === 's-queue'), 20_000);
-      assert.ok(next);
-      assert.equal(h.model.requests.length, before + 1);
+      await h.t.api('POST', '/api/permissions/resolve', { runId: asked.runId, callId: asked.callId, decision: 'allow', scope: 'once' });
+      const reply = await h.events.waitFor((e) => e.kind === 'chat.message' && e.sessionId === 's-queue' && (e.message as any).text === 'second reply');
+      await h.events.waitFor((e) => e.kind === 'chat.status' && e.sessionId === 's-queue' && e.busy === false && e.seq > reply.seq);
+      assert.equal(h.model.requests.length, before + 2);
       const body = JSON.stringify(h.model.requests.at(-1)!.body);
       assert.match(body, /second \(edited\)/);
       assert.doesNotMatch(body, /third/);
       const session = await h.t.api('GET', '/api/chat/s-queue');
-      assert.deepEqual(session.body.messages.map((m: any) => m.text), ['first', 'first reply', 'second (edited)', 'second reply']);
+      assert.deepEqual(session.body.messages.map((m: any) => m.text), ['first', '', 'first reply', 'second (edited)', 'second reply']);
+    });
+
+    it('stop hands the queued messages back instead of running them', async () => {
+      h.model.script({ text: 'busy', hang: true });
+      const seq = h.lastSeq();
+      await h.send('s-stopq', 'first');
+      await h.events.waitFor((e) => e.kind === 'chat.delta' && e.sessionId === 's-stopq' && e.seq > seq);
+      const q = await h.send('s-stopq', 'queued behind');
+      assert.equal(q.body.queued, true);
+      const before = h.model.requests.length;
+      const stop = await h.t.api('POST', '/api/chat/stop', { sessionId: 's-stopq' });
+      assert.equal(stop.status, 202);
+      assert.deepEqual(stop.body.unqueued, [{ id: q.body.id, message: 'queued behind' }]);
+      const removed = await h.events.waitFor((e) => e.kind === 'chat.queue.removed' && e.id === q.body.id);
+      assert.equal(removed.reason, 'stopped');
+      assert.equal(removed.message, 'queued behind');
+      assert.equal((await h.turnEnd('s-stopq', seq)).kind, 'run.stopped');
+      await h.events.waitFor((e) => e.kind === 'chat.status' && e.sessionId === 's-stopq' && e.busy === false);
+      const full = await h.t.api('GET', '/api/chat/s-stopq?view=full');
+      assert.deepEqual(full.body.queued, []);
+      assert.equal(full.body.busy, false);
+      assert.equal(h.model.requests.length, before, 'no turn started for the queued message');
+      assert.ok(!h.events.events.some((e) => e.kind === 'run.started' && e.sessionId === 's-stopq' && e.seq > removed.seq));
     });
 
     it('retries a 429 and then succeeds, with model.retry in the turn', async () => {
@@ -235,6 +260,31 @@ for (const type of WIRE_TYPES) {
       assert.match(String(end.error), /answered 400: context too long for this model/);
       const status = await h.events.waitFor((e) => e.kind === 'chat.status' && e.sessionId === 's-fail' && e.busy === false);
       assert.equal(status.outcome, 'failed');
+    });
+
+    it('lists the workspace skills in the system prompt of a chat without an agent', async () => {
+      const put = await h.t.api('PUT', `/api/skills/notes-${type}`, { description: 'Write release notes', body: 'List the changes.' });
+      assert.ok(put.status < 300, JSON.stringify(put.body));
+      h.model.script({ text: 'noted' });
+      const seq = h.lastSeq();
+      await h.send('s-skills', 'write the notes');
+      assert.equal((await h.turnEnd('s-skills', seq)).kind, 'run.completed');
+      const body = h.model.requests.at(-1)!.body;
+      const system = JSON.stringify(type === 'anthropic' ? body.system : body.messages[0]);
+      assert.match(system, /You are the assistant inside Workbench/);
+      assert.match(system, new RegExp(`# Skills[\\s\\S]*notes-${type}: Write release notes`));
+    });
+
+    it('a provider error after part of the reply streamed fails the turn and keeps what streamed', async () => {
+      h.model.script({ text: 'half an answer', streamError: { message: 'the output was blocked', type: 'invalid_request_error' } });
+      const seq = h.lastSeq();
+      await h.send('s-midfail', 'go');
+      const end = await h.turnEnd('s-midfail', seq);
+      assert.equal(end.kind, 'run.failed');
+      assert.match(String(end.error), /failed mid-answer \(invalid_request_error\): the output was blocked/);
+      const session = await h.t.api('GET', '/api/chat/s-midfail');
+      const last = session.body.messages.at(-1);
+      assert.deepEqual([last.role, last.text, last.status], ['assistant', 'half an answer', 'failed']);
     });
 
     it('validates requests and answers with sentences', async () => {

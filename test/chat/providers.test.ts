@@ -48,6 +48,8 @@ for (const type of WIRE_TYPES) {
       assert.equal(unreachable.status, 200);
       assert.equal(unreachable.body.ok, false);
       assert.match(unreachable.body.error, /could not be reached|failed/);
+      const parts = unreachable.body.error.split(': ');
+      assert.equal(new Set(parts).size, parts.length, `the cause is said once: ${unreachable.body.error}`);
 
       const invalid = await h.t.api('POST', '/api/test-provider', { type: 'mystery', model: 'm' });
       assert.equal(invalid.status, 200);

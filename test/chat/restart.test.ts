@@ -3,39 +3,26 @@
  * the next turn works. The engine is a real child process killed with SIGKILL mid-turn.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { after, it } from 'node:test';
 import { repairContext } from '../../src/capabilities/chat/session.js';
 import { collectEvents } from '../support/events.js';
 import { startTestEngine, tempDir } from '../support/engine.js';
 import { startModelServer } from '../support/model-server.js';
+import { spawnNode, type Spawned } from '../support/process.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c();
 });
 
-function spawnEngine(home: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '__engine'], {
-    env: { ...process.env, ENGINE_HOME: home, ENGINE_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`engine did not start: ${out}`)), 30_000);
-    child.stdout!.on('data', (d) => {
-      out += String(d);
-      const m = /serving (http:\/\/\S+)\/api/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-    child.stderr!.on('data', (d) => (out += String(d)));
-    child.on('exit', (code) => reject(new Error(`engine exited with ${code}: ${out}`)));
-  });
+/** The engine process alone (no supervisor), so SIGKILL leaves it dead. */
+async function spawnEngine(home: string): Promise<{ child: Spawned; url: string }> {
+  const child = spawnNode(['src/main.ts', '__engine'], { ENGINE_HOME: home, ENGINE_PORT: '0' });
+  cleanups.push(() => child.child.exitCode === null && child.kill('SIGKILL'));
+  const { match } = await child.waitForLine(/serving (http:\/\/\S+)\/api/, { timeoutMs: 30_000 });
+  return { child, url: match[1] };
 }
 
 const call = async (url: string, method: string, route: string, body?: unknown) => {
@@ -58,9 +45,14 @@ it('a session busy when the engine died comes back idle with its turn marked int
   const started = await events.waitFor('run.started', 30_000);
   await events.waitFor((e) => e.kind === 'chat.delta' && String(e.text).includes('something'), 30_000);
   events.close();
-  const exited = new Promise((r) => child.once('exit', r));
+  // The reply being streamed is saved every chatPartialFlushMs; wait until it is on disk, then kill.
+  const file = path.join(home, 'chat', 'mid.jsonl');
+  for (let i = 0; !/"type":"partial"[^\n]*something/.test(await readFile(file, 'utf8').catch(() => '')); i++) {
+    assert.ok(i < 300, 'the partial reply was saved within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
   child.kill('SIGKILL');
-  await exited;
+  await child.exited;
 
   const t = await startTestEngine({ home });
   cleanups.push(() => t.close());
@@ -70,7 +62,10 @@ it('a session busy when the engine died comes back idle with its turn marked int
   const turns = session.body.transcript.filter((r: any) => r.type === 'turn');
   assert.deepEqual(turns.map((r: any) => r.status), ['started', 'interrupted']);
   assert.equal(turns[1].runId, started.runId);
-  assert.deepEqual(session.body.messages.map((m: any) => m.text), ['tell me a story']);
+  // The partial reply survived, marked interrupted.
+  assert.deepEqual(session.body.messages.map((m: any) => m.text), ['tell me a story', 'I was saying something']);
+  assert.equal(session.body.messages[1].status, 'interrupted');
+  assert.ok(!session.body.transcript.some((r: any) => r.type === 'partial'), 'partial records are not shown');
   const runs = await t.api('GET', '/api/runs');
   assert.equal(runs.body.runs.find((r: any) => r.runId === started.runId).status, 'interrupted');
   const list = await t.api('GET', '/api/chat');
@@ -83,7 +78,7 @@ it('a session busy when the engine died comes back idle with its turn marked int
   assert.equal((await t.api('POST', '/api/chat', { sessionId: 'mid', message: 'go on' })).status, 202);
   const end = await ev.waitFor((e) => e.kind === 'run.completed' || e.kind === 'run.failed', 30_000);
   assert.equal(end.kind, 'run.completed', String(end.error));
-  assert.match(JSON.stringify(model.requests.at(-1)!.body), /tell me a story[\s\S]*go on/);
+  assert.match(JSON.stringify(model.requests.at(-1)!.body), /tell me a story[\s\S]*I was saying something[\s\S]*go on/);
 });
 
 it('repairs a conversation whose last tool calls never got results', () => {

@@ -39,6 +39,12 @@ export interface ScriptStep {
   hang?: boolean;
   /** Drop the connection without answering (a reset, as a crashing proxy does). */
   reset?: boolean;
+  /**
+   * Fail inside a 200 stream after the step's text/reasoning, as the APIs do when overloaded
+   * mid-answer: Anthropic `event: error` ({type: 'error', error: {type, message}}), OpenAI a
+   * `data: {"error": {...}}` frame. `type` defaults to overloaded_error / server_error.
+   */
+  streamError?: { message: string; type?: string };
   usage?: ScriptUsage;
   /** Milliseconds between streamed chunks (default 0). */
   delayMs?: number;
@@ -124,7 +130,7 @@ export async function startModelServer(initial: ScriptStep[] = []): Promise<Mode
     if (step.error) {
       record.firstByteAt = performance.now();
       res.writeHead(step.error, { 'content-type': 'application/json', ...step.headers });
-      res.end(JSON.stringify(step.body ?? errorBody(format, `scripted error ${step.error}`)));
+      res.end(JSON.stringify(step.body ?? errorBody(format, `scripted error ${step.error}`, step.error)));
       return;
     }
     const model = String(body?.model ?? 'scripted-model');
@@ -140,7 +146,8 @@ export async function startModelServer(initial: ScriptStep[] = []): Promise<Mode
     if (step.hang && !step.text && !step.reasoning && !step.toolCalls) return hang(res);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...step.headers });
     const frames = format === 'openai' ? openaiFrames(step, model, usage, n, body) : anthropicFrames(step, model, usage, n);
-    const finalCount = step.hang ? frames.tail : 0;
+    if (step.streamError) frames.list.splice(frames.list.length - frames.tail, frames.tail, streamErrorFrame(format, step.streamError));
+    const finalCount = step.hang && !step.streamError ? frames.tail : 0;
     const upTo = frames.list.length - finalCount;
     for (let i = 0; i < upTo; i++) {
       if (res.destroyed) return;
@@ -182,11 +189,28 @@ export async function startModelServer(initial: ScriptStep[] = []): Promise<Mode
   };
 }
 
-function errorBody(format: 'openai' | 'anthropic', message: string): unknown {
-  return format === 'openai'
-    ? { error: { message, type: 'invalid_request_error', code: null } }
-    : { type: 'error', error: { type: 'invalid_request_error', message } };
+/** The error body each API sends (OpenAI `{error: {message, type, param, code}}`; Anthropic `{type: 'error', error: {type, message}}`). */
+function errorBody(format: 'openai' | 'anthropic', message: string, status = 400): unknown {
+  if (format === 'openai') return { error: { message, type: status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } };
+  const type = ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
+  return { type: 'error', error: { type, message }, request_id: 'req_scripted' };
 }
+
+function streamErrorFrame(format: 'openai' | 'anthropic', e: { message: string; type?: string }): string {
+  if (format === 'openai') return `data: ${JSON.stringify({ error: { message: e.message, type: e.type ?? 'server_error', param: null, code: null } })}\n\n`;
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: e.type ?? 'overloaded_error', message: e.message } })}\n\n`;
+}
+
+const ANTHROPIC_ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -217,30 +241,30 @@ interface Frames {
   tail: number;
 }
 
+/**
+ * OpenAI chat-completions SSE as the API sends it: `data: <chunk>` frames, each a
+ * `chat.completion.chunk` with one choice (`delta`, `logprobs: null`, `finish_reason`), then
+ * `data: [DONE]`. The usage chunk (empty `choices`) comes only when the request asked for it with
+ * `stream_options.include_usage: true`; every chunk then carries `usage: null` until it. Reasoning
+ * streams as `reasoning_content` (DeepSeek, vLLM, llama.cpp: what openai-compatible servers send).
+ */
 function openaiFrames(step: ScriptStep, model: string, usage: Required<ScriptUsage>, n: number, body: any): Frames {
   const id = `chatcmpl-${n}`;
   const created = Math.floor(Date.now() / 1000);
+  const withUsage = body?.stream_options?.include_usage === true;
   const frame = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
-  const list: string[] = [frame([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }])];
-  for (const piece of chunkText(step.reasoning ?? '', step.chunkChars)) {
-    list.push(frame([{ index: 0, delta: { reasoning_content: piece }, finish_reason: null }]));
-  }
-  for (const piece of chunkText(step.text ?? '', step.chunkChars)) {
-    list.push(frame([{ index: 0, delta: { content: piece }, finish_reason: null }]));
-  }
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_scripted', choices, ...(withUsage ? { usage: null } : {}), ...extra })}\n\n`;
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => [{ index: 0, delta, logprobs: null, finish_reason: finish }];
+  const list: string[] = [frame(choice({ role: 'assistant', content: '', refusal: null }))];
+  for (const piece of chunkText(step.reasoning ?? '', step.chunkChars)) list.push(frame(choice({ reasoning_content: piece })));
+  for (const piece of chunkText(step.text ?? '', step.chunkChars)) list.push(frame(choice({ content: piece })));
   (step.toolCalls ?? []).forEach((call, index) => {
     const callId = call.id ?? `call_${n}_${index}`;
-    list.push(frame([{ index: 0, delta: { tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] }, finish_reason: null }]));
-    for (const part of halves(argsText(call.args))) {
-      list.push(frame([{ index: 0, delta: { tool_calls: [{ index, function: { arguments: part } }] }, finish_reason: null }]));
-    }
+    list.push(frame(choice({ tool_calls: [{ index, id: callId, type: 'function', function: { name: call.name, arguments: '' } }] })));
+    for (const part of halves(argsText(call.args))) list.push(frame(choice({ tool_calls: [{ index, function: { arguments: part } }] })));
   });
-  const finish = step.toolCalls?.length ? 'tool_calls' : 'stop';
-  const tail: string[] = [frame([{ index: 0, delta: {}, finish_reason: finish }])];
-  if (body?.stream_options?.include_usage !== false) {
-    tail.push(frame([], { usage: openaiUsage(usage) }));
-  }
+  const tail: string[] = [frame(choice({}, step.toolCalls?.length ? 'tool_calls' : 'stop'))];
+  if (withUsage) tail.push(frame([], { usage: openaiUsage(usage) }));
   tail.push('data: [DONE]\n\n');
   return { list: [...list, ...tail], tail: tail.length };
 }
@@ -250,8 +274,8 @@ function openaiUsage(usage: Required<ScriptUsage>) {
     prompt_tokens: usage.input,
     completion_tokens: usage.output,
     total_tokens: usage.input + usage.output,
-    prompt_tokens_details: { cached_tokens: usage.cached },
-    completion_tokens_details: { reasoning_tokens: usage.reasoning },
+    prompt_tokens_details: { cached_tokens: usage.cached, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
   };
 }
 
@@ -262,10 +286,12 @@ function openaiWhole(step: ScriptStep, model: string, usage: Required<ScriptUsag
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
+    system_fingerprint: 'fp_scripted',
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: step.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+        message: { role: 'assistant', content: step.text ?? null, refusal: null, ...(step.reasoning ? { reasoning_content: step.reasoning } : {}), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+        logprobs: null,
         finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
       },
     ],
@@ -273,21 +299,38 @@ function openaiWhole(step: ScriptStep, model: string, usage: Required<ScriptUsag
   };
 }
 
-function anthropicUsageStart(usage: Required<ScriptUsage>) {
-  // Anthropic reports uncached input, cache reads and cache writes separately; their sum is the input.
-  return { input_tokens: usage.input - usage.cached, cache_read_input_tokens: usage.cached, cache_creation_input_tokens: 0, output_tokens: 1 };
+/** Anthropic reports uncached input, cache reads and cache writes separately; their sum is the input. */
+function anthropicInputUsage(usage: Required<ScriptUsage>) {
+  return { input_tokens: usage.input - usage.cached, cache_creation_input_tokens: 0, cache_read_input_tokens: usage.cached };
 }
 
+function anthropicUsageStart(usage: Required<ScriptUsage>) {
+  return { ...anthropicInputUsage(usage), cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, output_tokens: 1, service_tier: 'standard' };
+}
+
+/**
+ * Anthropic messages SSE as the API sends it: `event: <type>` + `data: <json with the same type>`;
+ * message_start (a Message with empty content and the input usage), then per content block
+ * content_block_start / content_block_delta... / content_block_stop (a `ping` after the first
+ * block opens, as the API does), then message_delta (stop_reason and the cumulative usage) and
+ * message_stop. Thinking blocks end with a signature_delta; a tool_use block's input streams as
+ * input_json_delta, starting with an empty partial_json. Anthropic has no separate count of
+ * thinking tokens: they are part of output_tokens.
+ */
 function anthropicFrames(step: ScriptStep, model: string, usage: Required<ScriptUsage>, n: number): Frames {
   const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
   const list: string[] = [
     ev('message_start', {
-      message: { id: `msg_${n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: anthropicUsageStart(usage) },
+      message: { model, id: `msg_${n}`, type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, usage: anthropicUsageStart(usage) },
     }),
   ];
   let index = 0;
+  const ping = () => {
+    if (index === 0) list.push(ev('ping', {}));
+  };
   if (step.reasoning) {
     list.push(ev('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+    ping();
     for (const piece of chunkText(step.reasoning, step.chunkChars)) list.push(ev('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } }));
     list.push(ev('content_block_delta', { index, delta: { type: 'signature_delta', signature: `sig-${n}` } }));
     list.push(ev('content_block_stop', { index }));
@@ -295,18 +338,21 @@ function anthropicFrames(step: ScriptStep, model: string, usage: Required<Script
   }
   if (step.text) {
     list.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+    ping();
     for (const piece of chunkText(step.text, step.chunkChars)) list.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: piece } }));
     list.push(ev('content_block_stop', { index }));
     index++;
   }
   for (const [i, call] of (step.toolCalls ?? []).entries()) {
     list.push(ev('content_block_start', { index, content_block: { type: 'tool_use', id: call.id ?? `toolu_${n}_${i}`, name: call.name, input: {} } }));
+    list.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: '' } }));
+    ping();
     for (const part of halves(argsText(call.args))) list.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: part } }));
     list.push(ev('content_block_stop', { index }));
     index++;
   }
   const tail = [
-    ev('message_delta', { delta: { stop_reason: step.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output } }),
+    ev('message_delta', { delta: { stop_reason: step.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { ...anthropicInputUsage(usage), output_tokens: usage.output } }),
     ev('message_stop', {}),
   ];
   return { list: [...list, ...tail], tail: tail.length };
@@ -314,6 +360,7 @@ function anthropicFrames(step: ScriptStep, model: string, usage: Required<Script
 
 function anthropicWhole(step: ScriptStep, model: string, usage: Required<ScriptUsage>, n: number) {
   const content: unknown[] = [];
+  if (step.reasoning) content.push({ type: 'thinking', thinking: step.reasoning, signature: `sig-${n}` });
   if (step.text) content.push({ type: 'text', text: step.text });
   for (const [i, call] of (step.toolCalls ?? []).entries()) {
     content.push({ type: 'tool_use', id: call.id ?? `toolu_${n}_${i}`, name: call.name, input: typeof call.args === 'string' ? {} : call.args });

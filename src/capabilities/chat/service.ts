@@ -17,7 +17,8 @@ import type { ModelClient } from '../../providers/types.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { AppSettings } from '../settings/types.js';
 import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
-import { repairContext, Session, viewOf } from './session.js';
+import { defaultTitle, repairContext, Session, viewOf } from './session.js';
+import type { SessionSnapshot } from './session.js';
 import { ChatStore, type SessionRecord, type TurnStatus } from './store.js';
 import type { ChatGateHooks, PermissionMode, QueuedMessage, ResolveAgent, ResolvedAgent } from './types.js';
 
@@ -31,6 +32,8 @@ export interface ChatServiceDeps {
   /** The permission gate's chat hooks; absent until a gate is wired. */
   gate?: ChatGateHooks;
   resolveAgent?: ResolveAgent;
+  /** Extra system-prompt blocks of a turn that names no agent (the workspace skills); wired by the composition root. */
+  promptBlocks?: () => Promise<string[]>;
   log?: (line: string) => void;
 }
 
@@ -60,27 +63,111 @@ export function createChatService(deps: ChatServiceDeps) {
   const store = new ChatStore(deps.home);
   const sessions = new Map<string, Session>();
   let resolveAgent = deps.resolveAgent;
+  let promptBlocks = deps.promptBlocks;
   const log = deps.log ?? (() => undefined);
 
-  /** Loads every session; a turn that was in flight when the engine died is marked interrupted. */
+  /**
+   * Reads every session's summary: from the index when the file has not grown since, else by
+   * replaying what was appended after the indexed size (or the whole file). Transcripts load on
+   * first use. A turn that was in flight when the engine died is marked interrupted.
+   */
   async function init(): Promise<void> {
-    for (const [id, records] of await store.loadAll()) {
-      const session = new Session(id);
-      session.persisted = true;
-      for (const r of records) session.apply(r);
-      const now = Date.now();
-      const marks: SessionRecord[] = session.unfinishedTurns().map((runId) => ({ type: 'turn', ts: now, runId, status: 'interrupted' as const, error: 'the engine stopped while this turn was in flight' }));
-      if (marks.length) {
-        // Calls the dead turn made without results get an "interrupted" result, so the next turn is valid to send.
-        const deadRunId = session.unfinishedTurns().at(-1);
-        const repaired = repairContext(session.context).slice(session.context.length);
-        const fixes: SessionRecord[] = repaired.map((message) => ({ type: 'message', id: messageId(), ts: now, runId: deadRunId, message }));
-        await store.append(id, ...fixes, ...marks);
-        for (const m of [...fixes, ...marks]) session.apply(m);
+    const index = await store.readIndex();
+    const files = await store.files();
+    let stale = files.length !== Object.keys(index).length;
+    for (const { id, size } of files) {
+      const entry = index[id];
+      let session: Session;
+      if (entry?.size === size) {
+        session = Session.fromSnapshot(id, entry, size);
+      } else if (entry && entry.size < size) {
+        stale = true;
+        session = Session.fromSnapshot(id, entry, size);
+        for (const r of await store.read(id, entry.size)) session.apply(r);
+      } else {
+        stale = true;
+        session = Session.fromSnapshot(id, { title: '', createdAt: 0, updatedAt: 0, messageCount: 0, selection: {}, openTurns: [] }, size);
+        for (const r of await store.read(id)) session.apply(r);
       }
       sessions.set(id, session);
+      const open = session.unfinishedTurns();
+      if (open.length) {
+        await load(session);
+        await markInterrupted(session, open);
+      }
     }
     deps.gate?.setModeLookup((sessionId) => sessions.get(sessionId)?.mode);
+    if (stale) await saveIndex();
+  }
+
+  /** Reads a session's transcript and context into memory (once; concurrent callers share the read). */
+  const loading = new Map<string, Promise<void>>();
+  async function load(session: Session): Promise<Session> {
+    session.lastUsed = Date.now();
+    if (session.loaded) return session;
+    let pending = loading.get(session.id);
+    if (!pending) {
+      pending = store.read(session.id).then((records) => {
+        if (!session.loaded) session.reload(records);
+      });
+      loading.set(session.id, pending);
+      void pending.finally(() => loading.delete(session.id)).catch(() => undefined);
+    }
+    await pending;
+    evictIdle();
+    return session;
+  }
+
+  /** Keeps at most chatSessionsLoaded transcripts in memory: the idle ones used longest ago are dropped. */
+  function evictIdle(): void {
+    const loaded = [...sessions.values()].filter((s) => s.loaded && s.persisted && !s.busy && !loading.has(s.id));
+    if (loaded.length <= LIMITS.chatSessionsLoaded) return;
+    loaded.sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const s of loaded.slice(0, loaded.length - LIMITS.chatSessionsLoaded)) s.unload();
+  }
+
+  /** The index is a cache of summaries; it is written a moment after changes and on close. */
+  let indexTimer: NodeJS.Timeout | undefined;
+  let indexWrite: Promise<void> = Promise.resolve();
+  function scheduleIndex(): void {
+    indexTimer ??= setTimeout(() => void saveIndex(), LIMITS.chatIndexFlushMs);
+  }
+  function saveIndex(): Promise<void> {
+    clearTimeout(indexTimer);
+    indexTimer = undefined;
+    const entries: Record<string, SessionSnapshot & { size: number }> = {};
+    for (const s of sessions.values()) if (s.persisted) entries[s.id] = { ...s.snapshot(), size: s.bytes };
+    indexWrite = indexWrite.then(() => store.writeIndex(entries)).catch((err) => log(`could not save the chat index: ${describeError(err)}`));
+    return indexWrite;
+  }
+
+  /** Applies records in memory and appends them to the session file, counting their bytes for the index. */
+  function append(session: Session, records: SessionRecord[]): Promise<void> {
+    for (const r of records) session.apply(r);
+    const text = store.encode(records);
+    session.bytes += Buffer.byteLength(text);
+    scheduleIndex();
+    return store.appendText(session.id, text);
+  }
+
+  /**
+   * A turn in flight when the engine died: the reply it had streamed (saved as partial records)
+   * becomes its last message, calls it left without results get an "interrupted" result (so the
+   * next turn is valid to send), and the turn is marked interrupted.
+   */
+  async function markInterrupted(session: Session, open: string[]): Promise<void> {
+    const now = Date.now();
+    const deadRunId = open.at(-1)!;
+    const saved: SessionRecord[] = [];
+    const partial = session.partial;
+    if (partial && open.includes(partial.runId) && (partial.text || partial.reasoning)) {
+      const message: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: partial.text }] };
+      saved.push({ type: 'message', id: messageId(), ts: now, runId: partial.runId, message, ...(partial.reasoning ? { reasoning: partial.reasoning } : {}) });
+    }
+    const context = [...session.context, ...saved.map((r) => (r as { message: ModelMessage }).message)];
+    for (const message of repairContext(context).slice(context.length)) saved.push({ type: 'message', id: messageId(), ts: now, runId: deadRunId, message });
+    for (const runId of open) saved.push({ type: 'turn', ts: now, runId, status: 'interrupted', error: 'the engine stopped while this turn was in flight' });
+    await append(session, saved);
   }
 
   function checkSessionId(id: unknown): string {
@@ -91,6 +178,7 @@ export function createChatService(deps: ChatServiceDeps) {
     return id;
   }
 
+  /** A known session (not loaded: enough for stop and the queue, which only a busy, loaded session has). */
   function existing(id: unknown): Session {
     const sessionId = checkSessionId(id);
     const session = sessions.get(sessionId);
@@ -98,21 +186,21 @@ export function createChatService(deps: ChatServiceDeps) {
     return session;
   }
 
-  function getOrCreate(id: string): Session {
+  /** A session with its transcript in memory, created when new. */
+  function getOrCreate(id: string): Promise<Session> {
     let session = sessions.get(id);
     if (!session) {
       session = new Session(id);
       sessions.set(id, session);
     }
-    return session;
+    return load(session);
   }
 
   /** Appends records to the session file (creating it first) and applies them in memory. */
   async function record(session: Session, ...records: SessionRecord[]): Promise<void> {
     const all: SessionRecord[] = session.persisted ? records : [{ type: 'created', ts: session.createdAt }, ...records];
     session.persisted = true;
-    for (const r of all) session.apply(r);
-    await store.append(session.id, ...all);
+    await append(session, all);
   }
 
   function parseSend(body: unknown): SendInput {
@@ -154,7 +242,7 @@ export function createChatService(deps: ChatServiceDeps) {
     const input = parseSend(body);
     // Resolve before answering so an unknown agent or provider is the caller's error now, not a failed turn later.
     const resolved = await resolveTurn(input);
-    const session = getOrCreate(input.sessionId);
+    const session = await getOrCreate(input.sessionId);
     if (input.permissionMode) await setMode(session.id, input.permissionMode);
     if (session.busy) {
       if (session.queue.length >= LIMITS.chatQueueMax) throw conflict(`session "${session.id}" already has ${LIMITS.chatQueueMax} queued messages; wait for the turn to end or cancel some`);
@@ -171,7 +259,7 @@ export function createChatService(deps: ChatServiceDeps) {
   function startTurn(session: Session, input: PendingTurn, resolved: { agent?: ResolvedAgent; client: ModelClient }): void {
     session.busy = true;
     const { agent, client } = resolved;
-    const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || undefined });
+    const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || defaultTitle(input.message) });
     session.run = run;
     session.turnDone = executeTurn(session, input, agent, client)
       .catch((err) => log(`chat turn in ${session.id} failed unexpectedly: ${describeError(err)}`))
@@ -188,7 +276,9 @@ export function createChatService(deps: ChatServiceDeps) {
     const emit = run.emit;
     let outcome: TurnStatus = 'failed';
     let error: string | undefined;
+    let stopPartials: (() => void) | undefined;
     try {
+      await load(session); // busy from here on, so it stays loaded until the turn ends
       const user: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message: userMessage(input), text: input.message };
       await record(
         session,
@@ -201,15 +291,34 @@ export function createChatService(deps: ChatServiceDeps) {
       // Messages are persisted in the order the loop makes them; the chain is awaited before the turn ends.
       let writes = Promise.resolve();
       const persist = (...records: SessionRecord[]) => {
-        for (const r of records) session.apply(r);
-        writes = writes.then(() => store.append(session.id, ...records)).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
+        const written = append(session, records);
+        writes = writes.then(() => written).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
       };
       let lastAssistant: Extract<SessionRecord, { type: 'message' }> | undefined;
       let reasoning = '';
+      // The reply being streamed is saved every chatPartialFlushMs (only what is new), so a crash keeps it.
+      const unsaved = { text: '', reasoning: '' };
+      let flushTimer: NodeJS.Timeout | undefined;
+      const flushPartial = () => {
+        flushTimer = undefined;
+        if (!unsaved.text && !unsaved.reasoning) return;
+        persist({ type: 'partial', ts: Date.now(), runId, ...(unsaved.text ? { text: unsaved.text } : {}), ...(unsaved.reasoning ? { reasoning: unsaved.reasoning } : {}) });
+        unsaved.text = unsaved.reasoning = '';
+      };
+      const streamed = (field: 'text' | 'reasoning', text: string) => {
+        unsaved[field] += text;
+        flushTimer ??= setTimeout(flushPartial, LIMITS.chatPartialFlushMs);
+      };
+      const stepSaved = () => {
+        clearTimeout(flushTimer);
+        flushTimer = undefined;
+        unsaved.text = unsaved.reasoning = '';
+      };
+      stopPartials = stepSaved;
       const settings = deps.settings.get();
       const result = await runAgent({
         model: client,
-        system: agent?.system ?? DEFAULT_CHAT_SYSTEM,
+        system: agent?.system ?? (await plainSystem()),
         messages: repairContext(session.context),
         tools: deps.tools,
         allowlist: agent?.tools ? new Set(agent.tools) : undefined,
@@ -217,14 +326,19 @@ export function createChatService(deps: ChatServiceDeps) {
         maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
         settings: agent?.settings,
         compaction: { fraction: settings.compactFraction },
-        onDelta: (text) => emit('chat.delta', { sessionId: session.id, text }),
+        onDelta: (text) => {
+          emit('chat.delta', { sessionId: session.id, text });
+          streamed('text', text);
+        },
         onReasoning: (text) => {
           reasoning += text;
           emit('chat.reasoning', { sessionId: session.id, text });
+          streamed('reasoning', text);
         },
         onMessage: (message: ModelMessage) => {
           const r: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message };
           if (message.role === 'assistant') {
+            stepSaved();
             if (reasoning) r.reasoning = reasoning;
             reasoning = '';
             lastAssistant = r;
@@ -242,6 +356,7 @@ export function createChatService(deps: ChatServiceDeps) {
           emit('chat.context', { sessionId: session.id, tokens, window, fraction: Math.round((tokens / window) * 1000) / 1000 });
         },
       });
+      stepSaved();
       await writes;
       outcome = result.status === 'max_turns' ? 'max_turns' : result.status;
       error = result.error;
@@ -254,6 +369,8 @@ export function createChatService(deps: ChatServiceDeps) {
     } catch (err) {
       error = describeError(err);
       outcome = run.signal.aborted ? 'stopped' : 'failed';
+    } finally {
+      stopPartials?.();
     }
     const turnEnd: SessionRecord = { type: 'turn', ts: Date.now(), runId, status: outcome, ...(error ? { error } : {}) };
     await record(session, turnEnd).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
@@ -262,6 +379,12 @@ export function createChatService(deps: ChatServiceDeps) {
     session.busy = false;
     emit('chat.status', { sessionId: session.id, busy: false, status: 'idle', outcome, ...(error ? { error } : {}) });
     await run.finish(runStatus, { ...(error ? { error } : {}), ...(outcome === 'max_turns' ? { reason: 'max_turns' } : {}) });
+  }
+
+  /** The system prompt of a turn without an agent: the default prompt plus the blocks an agent's prompt gets too (skills). */
+  async function plainSystem(): Promise<string> {
+    const blocks = promptBlocks ? (await promptBlocks()).filter(Boolean) : [];
+    return [DEFAULT_CHAT_SYSTEM, ...blocks].join('\n\n');
   }
 
   /** Starts the next queued message, if any. A message whose provider or agent vanished fails alone. */
@@ -287,8 +410,8 @@ export function createChatService(deps: ChatServiceDeps) {
     return { sessions: [...sessions.values()].filter((s) => s.persisted).map((s) => s.summary()).sort((a, b) => b.updatedAt - a.updatedAt) };
   }
 
-  function get(id: unknown, full: boolean) {
-    const session = existing(id);
+  async function get(id: unknown, full: boolean) {
+    const session = await load(existing(id));
     if (!full) return { messages: session.messages(), busy: session.busy };
     return {
       id: session.id,
@@ -305,7 +428,7 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   async function rename(id: unknown, body: unknown) {
-    const session = existing(id);
+    const session = await load(existing(id));
     const title = (body as { title?: unknown } | undefined)?.title;
     if (typeof title !== 'string' || !title.trim()) throw badRequest('title is required: a non-empty string');
     if (title.length > LIMITS.chatTitleChars) throw badRequest(`title is too long; the limit is ${LIMITS.chatTitleChars} characters`);
@@ -314,17 +437,25 @@ export function createChatService(deps: ChatServiceDeps) {
     return { ok: true, title: session.title };
   }
 
+  /**
+   * Stops the turn in flight. Stop means "hold on": the messages queued behind the turn do not
+   * start; they leave the queue and come back to the client (answer `unqueued`, and
+   * `chat.queue.removed` with reason `stopped` and the text) to put back in its input box, as Claude
+   * Code does on interrupt.
+   */
   function stop(body: unknown) {
     const session = existing((body as { sessionId?: unknown } | undefined)?.sessionId);
     if (!session.busy || !session.run) throw conflict(`session "${session.id}" has no turn in flight`);
+    const unqueued = session.queue.splice(0).map(({ id, message }) => ({ id, message }));
+    for (const q of unqueued) deps.bus.emit('chat.queue.removed', { sessionId: session.id, id: q.id, message: q.message, reason: 'stopped' });
     session.run.stop();
-    return { ok: true };
+    return { ok: true, unqueued };
   }
 
   async function setMode(id: unknown, mode: unknown) {
     const sessionId = checkSessionId(id);
     if (mode !== 'ask' && mode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
-    const session = getOrCreate(sessionId);
+    const session = await getOrCreate(sessionId);
     if (session.mode !== mode) await record(session, { type: 'mode', ts: Date.now(), permissionMode: mode });
     // The gate re-reads the mode on every call; a prompt blocking right now is released at once.
     if (mode === 'allow') deps.gate?.releaseSession(sessionId);
@@ -364,6 +495,7 @@ export function createChatService(deps: ChatServiceDeps) {
       s.run?.stop();
     }
     await Promise.all(turns.map((s) => s.turnDone));
+    await saveIndex();
   }
 
   return {
@@ -377,11 +509,17 @@ export function createChatService(deps: ChatServiceDeps) {
     editQueued,
     cancelQueued,
     close,
+    /** Whether a session's transcript is in memory (tests of lazy loading). */
+    isLoaded: (sessionId: string) => sessions.get(sessionId)?.loaded ?? false,
     /** The session's permission mode, for the gate. */
     modeOf: (sessionId: string) => sessions.get(sessionId)?.mode,
     /** Wires the agents capability (composition root). */
     setAgentResolver: (fn: ResolveAgent) => {
       resolveAgent = fn;
+    },
+    /** Wires the system-prompt blocks of plain chat, e.g. the workspace skills (composition root). */
+    setPromptBlocks: (fn: () => Promise<string[]>) => {
+      promptBlocks = fn;
     },
     /** Wires the permission gate after construction (composition root). */
     setGate: (gate: ChatGateHooks) => {

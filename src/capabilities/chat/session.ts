@@ -13,17 +13,40 @@ export interface Selection {
   model?: string;
 }
 
+/** What the session index (store.ts) keeps of a session, so start-up need not read its file. */
+export interface SessionSnapshot {
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  mode?: PermissionMode;
+  selection: Selection;
+  openTurns: string[];
+}
+
+/**
+ * A session's summary (title, times, count, mode, selection, open turns) is always in memory; its
+ * transcript and model context only while `loaded` (sessions load on first use and idle ones are
+ * unloaded again, so start-up and memory do not grow with the history).
+ */
 export class Session {
   title = '';
   createdAt = Date.now();
   updatedAt = Date.now();
   /** Whether the session file exists (the first record written creates it). */
   persisted = false;
-  readonly transcript: SessionRecord[] = [];
+  /** Whether transcript and context are in memory (a new session is). */
+  loaded = true;
+  /** Bytes of the session file, counting records handed to the store (the index's offset). */
+  bytes = 0;
+  lastUsed = Date.now();
+  transcript: SessionRecord[] = [];
   /** The conversation as the model sees it (compactions applied). */
   context: ModelMessage[] = [];
   mode: PermissionMode | undefined;
   selection: Selection = {};
+  messageCount = 0;
+  private readonly openTurns = new Set<string>();
   busy = false;
   run: LiveRun | undefined;
   /** Settles when the turn in flight has fully ended (records written, run finished). */
@@ -31,12 +54,50 @@ export class Session {
   readonly queue: QueuedMessage[] = [];
   /** Context size measured at the last step. */
   contextTokens: number | undefined;
+  /** Reply text of a step still streaming (from `partial` records), until its message is saved. */
+  partial: { runId: string; text: string; reasoning: string } | undefined;
 
   constructor(readonly id: string) {}
 
+  static fromSnapshot(id: string, snap: SessionSnapshot, bytes: number): Session {
+    const s = new Session(id);
+    Object.assign(s, { title: snap.title, createdAt: snap.createdAt, updatedAt: snap.updatedAt, messageCount: snap.messageCount, mode: snap.mode, selection: { ...snap.selection } });
+    for (const runId of snap.openTurns) s.openTurns.add(runId);
+    s.persisted = true;
+    s.loaded = false;
+    s.bytes = bytes;
+    return s;
+  }
+
+  snapshot(): SessionSnapshot {
+    return { title: this.title, createdAt: this.createdAt, updatedAt: this.updatedAt, messageCount: this.messageCount, mode: this.mode, selection: this.selection, openTurns: [...this.openTurns] };
+  }
+
+  /** Replaces everything with a replay of the whole file (`records`), transcript and context included. */
+  reload(records: SessionRecord[]): void {
+    Object.assign(this, { title: '', messageCount: 0, mode: undefined, selection: {}, transcript: [], context: [], partial: undefined, loaded: true });
+    this.openTurns.clear();
+    for (const r of records) this.apply(r);
+  }
+
+  /** Drops transcript and context (an idle session nobody looked at lately); the summary stays. */
+  unload(): void {
+    this.transcript = [];
+    this.context = [];
+    this.loaded = false;
+  }
+
   apply(record: SessionRecord): void {
-    this.transcript.push(record);
     this.updatedAt = Math.max(this.updatedAt, record.ts);
+    if (record.type === 'partial') {
+      const p = this.partial?.runId === record.runId ? this.partial : { runId: record.runId, text: '', reasoning: '' };
+      p.text += record.text ?? '';
+      p.reasoning += record.reasoning ?? '';
+      this.partial = p;
+      return;
+    }
+    if (this.loaded) this.transcript.push(record);
+    if (record.type === 'turn' || (record.type === 'message' && record.message.role === 'assistant')) this.partial = undefined;
     switch (record.type) {
       case 'created':
         this.createdAt = record.ts;
@@ -44,11 +105,12 @@ export class Session {
         if (record.title) this.title = record.title;
         break;
       case 'message':
-        this.context.push(record.message);
+        if (this.loaded) this.context.push(record.message);
+        if (record.message.role === 'user' || record.message.role === 'assistant') this.messageCount++;
         if (!this.title && record.message.role === 'user') this.title = defaultTitle(textOf(record.message));
         break;
       case 'compaction':
-        this.context = [summaryMessage(record.summary), ...this.context.slice(this.context.length - record.keep)];
+        if (this.loaded) this.context = [summaryMessage(record.summary), ...this.context.slice(this.context.length - record.keep)];
         break;
       case 'title':
         this.title = record.title;
@@ -57,6 +119,8 @@ export class Session {
         this.mode = record.permissionMode;
         break;
       case 'turn':
+        if (record.status === 'started') this.openTurns.add(record.runId);
+        else this.openTurns.delete(record.runId);
         if (record.agent !== undefined || record.provider !== undefined) {
           this.selection = { agent: record.agent, provider: record.provider, model: record.model };
         }
@@ -66,13 +130,7 @@ export class Session {
 
   /** Runs whose turn started but never ended (the engine died mid-turn). */
   unfinishedTurns(): string[] {
-    const open = new Set<string>();
-    for (const r of this.transcript) {
-      if (r.type !== 'turn') continue;
-      if (r.status === 'started') open.add(r.runId);
-      else open.delete(r.runId);
-    }
-    return [...open];
+    return [...this.openTurns];
   }
 
   summary(): ChatSessionSummary {
@@ -82,7 +140,7 @@ export class Session {
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
       busy: this.busy,
-      messageCount: this.messages().length,
+      messageCount: this.messageCount,
       permissionMode: this.mode,
     };
   }
@@ -130,7 +188,7 @@ export function textOf(m: ModelMessage): string {
     .join('');
 }
 
-function defaultTitle(text: string): string {
+export function defaultTitle(text: string): string {
   const line = text.trim().split('\n')[0] ?? '';
   return line.length > 60 ? line.slice(0, 59) + '…' : line;
 }
