@@ -67,6 +67,7 @@ import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
 import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
+import { warmSdk } from './providers/sdk.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -255,6 +256,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await app.ready();
   attachSockets(app.server, guard, sockets);
   await app.listen({ port, host: bind });
+  // Load the model SDK once the first requests have been answered, so the first chat does not wait for it.
+  setTimeout(() => void warmSdk().catch(() => undefined), LIMITS.sdkWarmDelayMs).unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;

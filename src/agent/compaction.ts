@@ -3,8 +3,9 @@
  * one message by a model call and the most recent turns are kept whole. Cuts fall only on turn
  * boundaries, so a tool call is never separated from its result.
  */
-import { generateText, type ModelMessage } from 'ai';
+import type { generateText, ModelMessage } from 'ai';
 import { LIMITS } from '../kernel/limits.js';
+import { loadAi } from '../providers/sdk.js';
 
 /** A rough token count (4 characters a token): enough to decide when to compact. */
 export function estimateTokens(messages: readonly ModelMessage[], system?: string): number {
@@ -62,6 +63,7 @@ export async function summarise(
   older: readonly ModelMessage[],
   signal: AbortSignal,
 ): Promise<{ text: string; usage: Awaited<ReturnType<typeof generateText>>['usage'] }> {
+  const { generateText } = await loadAi();
   const result = await generateText({
     model,
     system: SUMMARY_SYSTEM,

@@ -8,12 +8,13 @@
  * through the registry, so a garbled call (unknown name, bad JSON) becomes a teaching error as
  * the tool result, never a crash.
  */
-import { jsonSchema, streamText, tool, type LanguageModelUsage, type ModelMessage, type TextStreamPart, type ToolSet } from 'ai';
+import type { LanguageModelUsage, ModelMessage, TextStreamPart, ToolSet } from 'ai';
 import { isEngineError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { emptyUsage, type Usage } from '../kernel/runs.js';
 import { withExtraBody } from '../providers/extra-body.js';
 import { providerErrorSentence, withRetry } from '../providers/retry.js';
+import { loadAi } from '../providers/sdk.js';
 import type { ModelClient } from '../providers/types.js';
 import type { AnyTool, ToolCall } from '../tools/types.js';
 import { compactionCut, estimateTokens, summarise, summaryMessage } from './compaction.js';
@@ -133,6 +134,7 @@ async function modelStep(
   visible: AnyTool[],
   cb: { onDelta(t: string): void; onReasoning(t: string): void },
 ): Promise<StepOutcome> {
+  const { jsonSchema, streamText, tool } = await loadAi();
   const tools: ToolSet = {};
   for (const t of visible) tools[t.name] = tool({ description: t.description, inputSchema: jsonSchema(t.parameters as any) });
   const s = o.settings ?? {};

@@ -51,6 +51,7 @@ export const LIMITS = {
   builtInToolCount: 52,
 
   // The engine's own bounds
+  sdkWarmDelayMs: 1_000, // the model SDK loads this long after the engine listens (not on the start-up path)
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search

@@ -1,10 +1,8 @@
 /** Builds a real AI SDK client for one provider entry of the config. */
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { ProviderConfig, ProviderType } from '../capabilities/config/types.js';
 import { LIMITS } from '../kernel/limits.js';
 import { extraBodyFetch } from './extra-body.js';
+import { loadVendors } from './sdk.js';
 import type { ModelClient } from './types.js';
 
 // The SDK's console warnings (unknown model ids, compatibility modes) are noise in a daemon's log.
@@ -31,7 +29,8 @@ export function anthropicBaseUrl(baseUrl: string): string {
   return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
 
-export function buildClient(spec: ClientSpec, key: string | undefined): ModelClient {
+export async function buildClient(spec: ClientSpec, key: string | undefined): Promise<ModelClient> {
+  const { createAnthropic, createOpenAI, createOpenAICompatible } = await loadVendors();
   const baseURL = spec.baseUrl?.replace(/\/+$/, '') || undefined;
   let model: ModelClient['model'];
   switch (spec.type) {

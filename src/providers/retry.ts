@@ -3,7 +3,7 @@
  * `model.retry` for each wait. The SDK's own retries are off (maxRetries: 0) so every retry is ours
  * and visible. A 4xx that retrying cannot fix becomes one sentence naming the provider's own words.
  */
-import { APICallError } from 'ai';
+import { isApiCallError } from './sdk.js';
 import type { Emit } from '../kernel/bus.js';
 import { describeError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
@@ -28,7 +28,7 @@ function streamError(err: unknown): { type?: string; message: string } | undefin
 export function isTransient(err: unknown): boolean {
   const inStream = streamError(err);
   if (inStream) return !!inStream.type && TRANSIENT_STREAM_TYPES.has(inStream.type);
-  if (APICallError.isInstance(err)) {
+  if (isApiCallError(err)) {
     const status = err.statusCode;
     if (status === undefined) return hasTransientCode(err.cause ?? err);
     return status === 408 || status === 429 || status >= 500;
@@ -46,7 +46,7 @@ function hasTransientCode(err: unknown): boolean {
 
 /** The provider's own sentence for a failure, prefixed with who said it. */
 export function providerErrorSentence(provider: string, err: unknown): string {
-  if (APICallError.isInstance(err)) {
+  if (isApiCallError(err)) {
     const status = err.statusCode;
     const said = extractMessage(err.responseBody) ?? err.message;
     if (status) return `provider "${provider}" answered ${status}: ${said}`;
@@ -81,7 +81,7 @@ function extractMessage(body: string | undefined): string | undefined {
 
 /** How long the provider asked us to wait, if it said (retry-after-ms / retry-after). */
 function retryAfterMs(err: unknown): number | undefined {
-  if (!APICallError.isInstance(err) || !err.responseHeaders) return undefined;
+  if (!isApiCallError(err) || !err.responseHeaders) return undefined;
   const h = err.responseHeaders;
   const ms = Number(h['retry-after-ms']);
   if (Number.isFinite(ms) && ms >= 0) return ms;
@@ -114,7 +114,7 @@ export async function withRetry<T>(attempt: (n: number) => Promise<T>, opts: Ret
         attempt: n,
         maxAttempts: LIMITS.modelRetries + 1,
         delayMs,
-        status: APICallError.isInstance(err) ? err.statusCode : undefined,
+        status: isApiCallError(err) ? err.statusCode : undefined,
         error: providerErrorSentence(opts.provider, err),
       });
       await sleep(delayMs, opts.signal);

@@ -3,13 +3,13 @@
  * config changes (hot swap): a caller keeps the client it resolved, so a turn in flight finishes on
  * the client it started with while the next turn gets the new one.
  */
-import { generateText } from 'ai';
 import type { ConfigService, EngineConfig, ProviderConfig, ProviderType } from '../capabilities/config/types.js';
 import { PROVIDER_TYPES } from '../capabilities/config/types.js';
 import { badRequest, describeError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { buildClient, specOf } from './clients.js';
 import { providerErrorSentence } from './retry.js';
+import { loadAi } from './sdk.js';
 import type { ModelClient } from './types.js';
 
 export interface TestProviderInput {
@@ -61,7 +61,7 @@ export function createProviderService(deps: { config: ConfigService }): Provider
       client = (async () => {
         const spec = { ...specOf(entry), ...(modelOverride ? { model: modelOverride } : {}) };
         try {
-          return buildClient(spec, await deps.config.providerKey(spec.name));
+          return await buildClient(spec, await deps.config.providerKey(spec.name));
         } catch (err) {
           current.delete(key);
           throw badRequest(describeError(err));
@@ -80,7 +80,8 @@ export function createProviderService(deps: { config: ConfigService }): Provider
     const started = performance.now();
     try {
       const key = newKey || (await deps.config.providerKey(providerName));
-      const client = buildClient({ type, name: providerName, baseUrl, model }, key);
+      const client = await buildClient({ type, name: providerName, baseUrl, model }, key);
+      const { generateText } = await loadAi();
       const result = await generateText({
         model: client.model,
         prompt: 'Reply with the single word: ok',

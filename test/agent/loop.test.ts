@@ -8,7 +8,7 @@ import { ToolRegistry } from '../../src/tools/registry.js';
 import { defineTool } from '../../src/tools/types.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 
-function setup(server: ModelServer, type: 'openai-compatible' | 'anthropic') {
+async function setup(server: ModelServer, type: 'openai-compatible' | 'anthropic') {
   const bus = new Bus();
   const events: EngineEvent[] = [];
   bus.subscribe((e) => events.push(e));
@@ -40,7 +40,7 @@ function setup(server: ModelServer, type: 'openai-compatible' | 'anthropic') {
   });
   const secret = defineTool({ name: 'secret', group: 'test', description: 'Hidden.', parameters: { type: 'object', properties: {} }, permission: 'other', run: async () => 'should not run' });
   tools.register(look, put, secret);
-  const model = buildClient({ type, name: type, baseUrl: server.baseUrl, model: 'scripted' }, 'k');
+  const model = await buildClient({ type, name: type, baseUrl: server.baseUrl, model: 'scripted' }, 'k');
   const controller = new AbortController();
   const ctx = { signal: controller.signal, emit: (k: string, p = {}) => void bus.emit(k, { ...p, runId: 'run-1-1' }), runId: 'run-1-1', attended: false };
   return { bus, events, tools, model, ctx, controller, peak: () => peak };
@@ -55,7 +55,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     after(() => server.close());
 
     it('runs parallel read-only calls, a write call, a garbled call and an allowlisted refusal, then answers', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script(
         {
           toolCalls: [
@@ -109,7 +109,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('retries a 429 then succeeds, emitting model.retry', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script({ error: 429, headers: { 'retry-after-ms': '5' }, body: { error: { message: 'slow down' } } }, { text: 'fine' });
       const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
       assert.equal(result.status, 'completed', result.error);
@@ -121,7 +121,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('retries a 503 and a dropped connection, then succeeds', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script({ error: 503, headers: { 'retry-after-ms': '5' } }, { reset: true }, { text: 'third time lucky' });
       const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
       assert.equal(result.status, 'completed', result.error);
@@ -133,7 +133,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('retries an overloaded error sent inside a 200 stream; a non-transient one fails with its sentence', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script({ streamError: { message: 'Overloaded' } }, { text: 'recovered' });
       const ok = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
       assert.equal(ok.status, 'completed', ok.error);
@@ -147,7 +147,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('fails with the provider sentence on a 400', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script({ error: 400, body: type === 'anthropic' ? { type: 'error', error: { type: 'invalid_request_error', message: 'model not found' } } : { error: { message: 'model not found' } } });
       const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
       assert.equal(result.status, 'failed');
@@ -156,7 +156,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('stops during streaming, keeping the partial text', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script({ text: 'partial answer', hang: true });
       let seen = '';
       const result = await runAgent({
@@ -176,7 +176,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('stops at maxTurns', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script({ toolCalls: [{ name: 'put', args: { path: 'x' } }] }, { toolCalls: [{ name: 'put', args: { path: 'y' } }] });
       const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 2 });
       assert.equal(result.status, 'max_turns');
@@ -184,7 +184,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('streams reasoning and passes generation settings through to the provider', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       server.script({ reasoning: 'thinking hard', text: 'answer' });
       let reasoning = '';
       const result = await runAgent({
@@ -210,7 +210,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     });
 
     it('compacts older turns when the context passes the fraction', async () => {
-      const s = setup(server, type);
+      const s = await setup(server, type);
       const long = 'word '.repeat(400);
       const history = [
         { role: 'user' as const, content: `first ${long}` },

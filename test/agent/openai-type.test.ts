@@ -21,7 +21,7 @@ it('runs a tool step and a text step with usage over the openai type', async () 
   const tools = new ToolRegistry(bus);
   tools.register(defineTool({ name: 'echo', group: 'test', description: 'Echoes.', parameters: { type: 'object', properties: { v: { type: 'string' } } }, permission: 'other', run: async (a) => `echo ${String(a.v)}` }));
   server.script({ toolCalls: [{ name: 'echo', args: { v: 'x' } }], usage: { input: 10, output: 2, reasoning: 1 } }, { text: 'echoed', usage: { input: 20, output: 3, cached: 5 } });
-  const model = buildClient({ type: 'openai', name: 'oa', baseUrl: server.baseUrl, model: 'gpt-test' }, 'sk-oa');
+  const model = await buildClient({ type: 'openai', name: 'oa', baseUrl: server.baseUrl, model: 'gpt-test' }, 'sk-oa');
   const result = await runAgent({
     model,
     messages: [{ role: 'user', content: 'go' }],

@@ -3,7 +3,6 @@
  * (web_search). Every request goes through the URL floor, which the engine always passes as the
  * real one; tests pass a permissive floor only to reach their own loopback servers.
  */
-import { convert } from 'html-to-text';
 import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
 import { LIMITS } from '../../kernel/limits.js';
@@ -37,7 +36,7 @@ export function createWebService(deps: WebDeps = {}) {
     if (offset > 0 && hit && Date.now() - hit.at < LIMITS.webFetchCacheMs) return { page: hit.page, cached: true };
     const fetched = await floorGet(url, { floor, signal, timeoutMs });
     const kind = classify(fetched.contentType, fetched.body);
-    const text = kind === 'binary' ? '' : kind === 'html' ? htmlToText(decode(fetched.body, fetched.contentType)) : decode(fetched.body, fetched.contentType);
+    const text = kind === 'binary' ? '' : kind === 'html' ? await htmlToText(decode(fetched.body, fetched.contentType)) : decode(fetched.body, fetched.contentType);
     // Credentials in a URL (user:pass@) never reach an event or a result.
     const page: Page = { url: withoutCredentials(fetched.url), status: fetched.status, contentType: fetched.contentType, truncated: fetched.truncated, binary: kind === 'binary', text };
     if (!page.binary) {
@@ -130,7 +129,9 @@ function decode(body: Buffer, contentType: string): string {
   }
 }
 
-function htmlToText(html: string): string {
+/** html-to-text loads on the first fetch of a page: it is not needed to start the engine. */
+async function htmlToText(html: string): Promise<string> {
+  const { convert } = await import('html-to-text');
   const text = convert(html, {
     wordwrap: false,
     selectors: [
