@@ -33,12 +33,21 @@ export interface RunLabels {
   title?: string;
 }
 
+/** The usage one model spent within a run (a delegated subagent may run on another model). */
+export interface ModelUsage {
+  model?: string;
+  provider?: string;
+  usage: Usage;
+}
+
 export interface RunRecord extends RunLabels {
   runId: string;
   status: RunStatus;
   startedAt: number;
   endedAt?: number;
   usage: Usage;
+  /** `usage` split by model; the parts always add up to `usage`. */
+  models?: ModelUsage[];
   error?: string;
 }
 
@@ -86,12 +95,19 @@ export class LiveRun {
     this.ledger.bus.emit(kind, { ...payload, runId: this.id });
   };
 
-  addUsage(usage: Partial<Usage>): void {
-    const u = this.record.usage;
-    u.input += usage.input ?? 0;
-    u.output += usage.output ?? 0;
-    u.cached += usage.cached ?? 0;
-    u.reasoning += usage.reasoning ?? 0;
+  /** Adds one model step's usage, to the total and to the part of the model that spent it. */
+  addUsage(usage: Partial<Usage>, spentBy: { model?: string; provider?: string } = {}): void {
+    const model = spentBy.model ?? this.record.model;
+    const provider = spentBy.provider ?? this.record.provider;
+    const models = (this.record.models ??= []);
+    let part = models.find((m) => m.model === model && m.provider === provider);
+    if (!part) models.push((part = { model, provider, usage: emptyUsage() }));
+    for (const u of [this.record.usage, part.usage]) {
+      u.input += usage.input ?? 0;
+      u.output += usage.output ?? 0;
+      u.cached += usage.cached ?? 0;
+      u.reasoning += usage.reasoning ?? 0;
+    }
   }
 
   /** Asks the run to stop; its owner observes the signal and calls finish('stopped'). */
@@ -166,7 +182,7 @@ export class RunLedger {
     if (!event.runId) return;
     const live = this.liveRuns.get(event.runId);
     if (!live) return;
-    if (event.kind === 'token.usage') live.addUsage(event as Partial<Usage>);
+    if (event.kind === 'token.usage') live.addUsage(event as Partial<Usage>, { model: event.model as string | undefined, provider: event.provider as string | undefined });
     if (!UNLOGGED_KINDS.has(event.kind)) live.log.append(event);
   }
 
@@ -213,7 +229,7 @@ export class RunLedger {
   /** The last `limit` runs, newest first, live runs overlaid. */
   list(limit: number = LIMITS.runsListed): RunRecord[] {
     const all = [...this.records.values()];
-    return all.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage } }));
+    return all.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage }, models: r.models?.map((m) => ({ ...m, usage: { ...m.usage } })) }));
   }
 
   record(runId: string): RunRecord | undefined {

@@ -118,3 +118,26 @@ test('a provider entry\'s prices (PUT /api/config) override the table', async ()
   assert.ok(Math.abs(byModel['gpt-4o-mini'].cost - 1.10035) < 1e-6, String(byModel['gpt-4o-mini'].cost));
   assert.equal(report.body.totals.unpriced.runs, 0);
 });
+
+test('a run that spent on two models (a subagent on another model) is priced and grouped per model', async () => {
+  const t0 = Date.now();
+  const run = t.engine.runs.start({ source: 'chat', model: 'gpt-4.1-mini', provider: 'oa' });
+  run.emit('token.usage', { input: 1_000, output: 100, cached: 0, reasoning: 0, model: 'gpt-4.1-mini', provider: 'oa' });
+  // The delegated subagent's step, on another model, lands in the same (parent) run.
+  run.emit('token.usage', { input: 2_000, output: 300, cached: 0, reasoning: 0, model: 'claude-sonnet-4-5', provider: 'an' });
+  await run.finish('completed');
+
+  const rows = await t.api('GET', `/api/report/runs?from=${t0}&limit=10`);
+  const row = rows.body.runs.find((x: { runId: string }) => x.runId === run.id);
+  assert.deepEqual(row.usage, { input: 3_000, output: 400, cached: 0, reasoning: 0 });
+  const mini = (1_000 * 0.4 + 100 * 1.6) / 1e6;
+  const sonnet = (2_000 * 3 + 300 * 15) / 1e6;
+  assert.ok(Math.abs(row.cost - (mini + sonnet)) < 1e-9, String(row.cost));
+
+  const report = await t.api('GET', `/api/report?from=${t0}`);
+  const byModel = Object.fromEntries(report.body.byModel.map((b: { key: string }) => [b.key, b]));
+  assert.equal(byModel['claude-sonnet-4-5'].input, 2_000);
+  assert.ok(Math.abs(byModel['claude-sonnet-4-5'].cost - sonnet) < 1e-9);
+  assert.equal(byModel['gpt-4.1-mini'].input, 1_000);
+  assert.equal((await t.api('GET', `/api/report/runs?from=${t0}&model=claude-sonnet-4-5`)).body.total, 1);
+});

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
-import type { RunRecord, RunStatus, Usage } from '../../kernel/runs.js';
+import type { ModelUsage, RunRecord, RunStatus, Usage } from '../../kernel/runs.js';
 import type { ModelPrice, ProviderConfig } from '../config/types.js';
 import { BUILT_IN_PRICES, costOf, lookupPrice } from './prices.js';
 
@@ -67,37 +67,54 @@ const NONE = '(none)';
 /** A chat turn's "workflow" is `chat` (seed 001 §4.4 engine_activity). */
 const workflowOf = (r: RunRecord) => r.workflowId ?? (r.source === 'chat' ? 'chat' : NONE);
 const tokens = (u: Usage) => u.input + u.output + u.cached + u.reasoning;
+/** A run's usage by the model that spent it; records from before the split count as one part. */
+const partsOf = (r: RunRecord): ModelUsage[] => (r.models?.length ? r.models : [{ model: r.model, provider: r.provider, usage: r.usage }]);
 
 export type ReportsService = ReturnType<typeof createReportsService>;
 
 export function createReportsService(deps: ReportsDeps) {
   /** Prices per (provider, model), looked up once per report rather than once per run. */
-  function pricer(): (r: RunRecord) => ModelPrice | undefined {
+  function pricer(): (m: ModelUsage) => ModelPrice | undefined {
     const providers = deps.providers?.() ?? [];
     const cache = new Map<string, ModelPrice | undefined>();
-    return (r) => {
-      if (!r.model) return undefined;
-      const key = `${r.provider ?? ''}\u0000${r.model}`;
+    return ({ model, provider }) => {
+      if (!model) return undefined;
+      const key = `${provider ?? ''}\u0000${model}`;
       if (cache.has(key)) return cache.get(key);
       let price: ModelPrice | undefined;
-      const own = providers.find((p) => p.name === r.provider)?.prices;
-      if (own) price = lookupPrice(r.model, own);
+      const own = providers.find((p) => p.name === provider)?.prices;
+      if (own) price = lookupPrice(model, own);
       for (const p of providers) {
         if (price) break;
-        if (p.prices) price = lookupPrice(r.model, p.prices);
+        if (p.prices) price = lookupPrice(model, p.prices);
       }
-      price ??= lookupPrice(r.model, BUILT_IN_PRICES);
+      price ??= lookupPrice(model, BUILT_IN_PRICES);
       cache.set(key, price);
       return price;
     };
   }
 
-  function coster(): (r: RunRecord) => number | null {
+  /** The cost of one model's part: 0 when it spent nothing, null when its price is unknown. */
+  function partCoster(): (m: ModelUsage) => number | null {
     const price = pricer();
+    return (m) => {
+      if (tokens(m.usage) === 0) return 0;
+      const p = price(m);
+      return p ? costOf(m.usage, p) : null;
+    };
+  }
+
+  /** A run's cost: the sum of its models' parts, unknown when any part's price is. */
+  function coster(): (r: RunRecord) => number | null {
+    const part = partCoster();
     return (r) => {
-      if (tokens(r.usage) === 0) return 0;
-      const p = price(r);
-      return p ? costOf(r.usage, p) : null;
+      let sum = 0;
+      for (const m of partsOf(r)) {
+        const c = part(m);
+        if (c === null) return null;
+        sum += c;
+      }
+      return sum;
     };
   }
 
@@ -129,7 +146,7 @@ export function createReportsService(deps: ReportsDeps) {
         (filter.status === undefined || r.status === filter.status) &&
         (filter.source === undefined || r.source === filter.source) &&
         (filter.agent === undefined || r.agent === filter.agent) &&
-        (filter.model === undefined || r.model === filter.model) &&
+        (filter.model === undefined || partsOf(r).some((m) => m.model === filter.model)) &&
         (filter.workItem === undefined || r.workItem === filter.workItem) &&
         (filter.workflow === undefined || workflowOf(r) === filter.workflow),
     );
@@ -152,28 +169,34 @@ export function createReportsService(deps: ReportsDeps) {
 
   function rollup(records: RunRecord[], by: GroupBy | 'total', costFor = coster()): Bucket[] {
     const buckets = new Map<string, Bucket>();
+    const partCost = partCoster();
     for (const r of records) {
-      const key = by === 'total' ? 'total' : keyOf(r, by);
-      let b = buckets.get(key);
-      if (!b) {
-        b = { key, runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: null, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} };
-        buckets.set(key, b);
-      }
-      b.runs++;
-      b.input += r.usage.input;
-      b.output += r.usage.output;
-      b.cached += r.usage.cached;
-      b.reasoning += r.usage.reasoning;
-      b.statuses[r.status] = (b.statuses[r.status] ?? 0) + 1;
-      const cost = costFor(r);
-      if (cost === null) {
-        b.unpriced.runs++;
-        b.unpriced.input += r.usage.input;
-        b.unpriced.output += r.usage.output;
-        b.unpriced.cached += r.usage.cached;
-        b.unpriced.reasoning += r.usage.reasoning;
-      } else {
-        b.cost = (b.cost ?? 0) + cost;
+      // By model, a run counts under every model that spent in it, with that model's part.
+      const entries =
+        by === 'model'
+          ? partsOf(r).map((m) => ({ key: m.model ?? NONE, usage: m.usage, cost: partCost(m) }))
+          : [{ key: by === 'total' ? 'total' : keyOf(r, by), usage: r.usage, cost: costFor(r) }];
+      for (const { key, usage, cost } of entries) {
+        let b = buckets.get(key);
+        if (!b) {
+          b = { key, runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: null, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} };
+          buckets.set(key, b);
+        }
+        b.runs++;
+        b.input += usage.input;
+        b.output += usage.output;
+        b.cached += usage.cached;
+        b.reasoning += usage.reasoning;
+        b.statuses[r.status] = (b.statuses[r.status] ?? 0) + 1;
+        if (cost === null) {
+          b.unpriced.runs++;
+          b.unpriced.input += usage.input;
+          b.unpriced.output += usage.output;
+          b.unpriced.cached += usage.cached;
+          b.unpriced.reasoning += usage.reasoning;
+        } else {
+          b.cost = (b.cost ?? 0) + cost;
+        }
       }
     }
     const out = [...buckets.values()];
