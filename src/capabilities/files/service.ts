@@ -222,7 +222,9 @@ export function createFilesService(deps: FilesDeps) {
     return { path: r.virtual, folder: st.isDirectory() };
   }
 
-  async function op(body: { op?: unknown; path?: unknown; to?: unknown }, emit: Emit = deps.emit) {
+  /** POST /api/files-op: only clients call it, so its events go out on the default emitter. */
+  async function op(body: { op?: unknown; path?: unknown; to?: unknown }) {
+    const emit = deps.emit;
     const kinds: FileOp[] = ['delete', 'rename', 'copy', 'mkdir', 'reveal'];
     if (typeof body?.op !== 'string' || !kinds.includes(body.op as FileOp)) {
       throw badRequest(`send {"op", "path", "to"?} with op one of ${kinds.join(', ')}`);
