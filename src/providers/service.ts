@@ -25,6 +25,10 @@ export type TestProviderAnswer = { ok: true; model: string; reply?: string; late
 export interface ProviderService {
   /** The client for a provider name, or the default provider when none is named. */
   resolve(name?: string | null, modelOverride?: string): Promise<ModelClient>;
+  /** The default provider's name, or null when none is configured. */
+  defaultName(): string | null;
+  /** Every configured provider's name (its `name`, or its type). */
+  names(): string[];
   /** A real minimal completion against a provider that may not be saved yet. */
   test(input: unknown): Promise<TestProviderAnswer>;
 }
@@ -38,7 +42,6 @@ export function createProviderService(deps: { config: ConfigService }): Provider
 
   const entries = (config: EngineConfig = deps.config.get()): ProviderConfig[] => config.providers ?? [];
 
-  /** The default provider's name, or null when none is configured. */
   const defaultName = (): string | null => {
     const config = deps.config.get();
     const list = entries(config);
@@ -93,7 +96,7 @@ export function createProviderService(deps: { config: ConfigService }): Provider
     }
   };
 
-  return { resolve, test };
+  return { resolve, defaultName, names: () => entries().map(providerName), test };
 }
 
 function checkTestInput(input: unknown): string | undefined {
