@@ -7,7 +7,7 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { formatFrontmatter, HOME_LAYOUT, type Home, parseFrontmatter } from '../../kernel/home.js';
 import type { AgentDefinition, AgentOrder, AgentSummary, HistoryRecorder, ResolvedAgent } from './types.js';
-import { checkAgentName, definitionFromBody, definitionFromFile, definitionToFrontmatter, RESERVED, type ToolNames } from './validate.js';
+import { checkAgentName, definitionFromBody, definitionFromFile, definitionToFrontmatter, generationSettings, RESERVED, type ToolNames } from './validate.js';
 
 export interface AgentsDeps {
   home: Home;
@@ -199,14 +199,7 @@ export function createAgentsService(deps: AgentsDeps) {
       memory: def.memory === true,
       vault: def.vault,
       skills: def.skills,
-      settings: {
-        temperature: def.temperature,
-        topP: def.topP,
-        maxTokens: def.maxTokens,
-        seed: def.seed,
-        effort: def.effort,
-        extraBody: def.extraBody,
-      },
+      settings: generationSettings(def),
     };
   }
 
