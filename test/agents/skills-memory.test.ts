@@ -62,6 +62,10 @@ test('skills: a folder dropped in by hand (Claude Code layout), the user tier re
   // Saving keeps frontmatter keys the engine does not own.
   await t.api('PUT', '/api/skills/pdf-forms', { description: 'Fill PDF forms well', body: 'New body' });
   assert.match(await readFile(path.join(wsSkill, 'SKILL.md'), 'utf8'), /allowed-tools: Read/);
+  // ... also from a file that starts with a byte-order mark.
+  await writeFile(path.join(wsSkill, 'SKILL.md'), '\ufeff---\nname: pdf-forms\ndescription: Fill PDF forms well\nallowed-tools: Grep\n---\nNew body\n');
+  assert.equal((await t.api('PUT', '/api/skills/pdf-forms', { description: 'Fill PDF forms well', body: 'New body' })).status, 200);
+  assert.match(await readFile(path.join(wsSkill, 'SKILL.md'), 'utf8'), /allowed-tools: Grep/);
   assert.equal((await t.api('PUT', '/api/skills/bad%2Fname', { description: 'x', body: '' })).status, 400);
   assert.match((await t.api('PUT', '/api/skills/x', { body: '' })).body.error, /description is required/);
 
