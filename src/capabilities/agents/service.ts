@@ -25,7 +25,7 @@ export interface AgentsDeps {
 export type AgentsService = ReturnType<typeof createAgentsService>;
 
 /** Editors on Windows may start a file with a byte-order mark, which would hide the frontmatter fence. */
-export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 export function createAgentsService(deps: AgentsDeps) {
   const { home, tools } = deps;
