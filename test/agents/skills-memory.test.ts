@@ -194,7 +194,8 @@ test('set_plan emits plan.update and engine_activity reads the ledger', async ()
   assert.match(recent.text, new RegExp(`${run.id} .* completed +chat \\(agent writer, model gpt-4o-mini\\)`));
   const byModel = await call('engine_activity', { groupBy: 'model', workflow: 'chat' });
   assert.match(byModel.text, /gpt-4o-mini: 1 run\(s\) \(1 completed\); in 1000 \/ out 200/);
-  assert.match((await call('engine_activity', { workflow: 'nope' })).text, /^no runs/);
+  assert.match((await call('engine_activity', { workflow: 'nope' })).text, /^no runs from .* \(UTC\) for nope$/);
+  assert.match((await call('engine_activity', { workflow: 'nope', status: 'failed', groupBy: 'agent' })).text, /^no runs from .* \(UTC\) with status failed for nope$/);
   events.close();
 });
 
