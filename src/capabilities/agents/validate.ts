@@ -174,7 +174,6 @@ export function definitionFromFile(name: string, data: Record<string, unknown>, 
       warnings.push(`${(err as Error).message}; the field was ignored`);
     }
   }
-  if (typeof data.description !== 'string') def.description = '';
   if (def.model && CLAUDE_CODE_MODEL_ALIASES.has(def.model)) {
     if (def.model !== 'inherit') warnings.push(`model "${def.model}" is a Claude Code alias; the default provider's model is used`);
     delete def.model;
