@@ -221,7 +221,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     tools: toolNames,
     history: () => history,
     emit,
-    providerNames: () => config.get().providers.map((p) => p.name),
+    providerNames: () => providers.names(),
     promptBlocks: async (def, allow) => {
       const blocks: string[] = [];
       if (!allow || allow.includes('load_skill')) blocks.push(await skills.promptBlock(def.skills));

@@ -162,7 +162,9 @@ export interface FrontmatterDocument {
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 
-export function parseFrontmatter(text: string): FrontmatterDocument {
+export function parseFrontmatter(source: string): FrontmatterDocument {
+  // Windows editors may start a file with a byte-order mark; it must not hide the frontmatter.
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const match = FRONTMATTER.exec(text);
   if (!match) return { data: {}, body: text };
   const parsed = YAML().parse(match[1]) as unknown;

@@ -24,9 +24,6 @@ export interface AgentsDeps {
 
 export type AgentsService = ReturnType<typeof createAgentsService>;
 
-/** Editors on Windows may start a file with a byte-order mark, which would hide the frontmatter fence. */
-const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-
 export function createAgentsService(deps: AgentsDeps) {
   const { home, tools } = deps;
   const dir = () => home.path(HOME_LAYOUT.agents);
@@ -45,7 +42,7 @@ export function createAgentsService(deps: AgentsDeps) {
   function parse(name: string, text: string): AgentDefinition {
     let doc;
     try {
-      doc = parseFrontmatter(withoutBom(text));
+      doc = parseFrontmatter(text);
     } catch (err) {
       throw badRequest(`agents/${name}.md has frontmatter that is not valid YAML (${(err as Error).message.split('\n')[0]}); fix the file by hand or save the agent again`);
     }
@@ -128,7 +125,7 @@ export function createAgentsService(deps: AgentsDeps) {
     let keep: Record<string, unknown> = {};
     if (previous !== undefined) {
       try {
-        keep = parseFrontmatter(withoutBom(previous)).data;
+        keep = parseFrontmatter(previous).data;
       } catch {
         keep = {};
       }

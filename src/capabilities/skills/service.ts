@@ -64,7 +64,6 @@ export function checkSkillName(name: string): string {
 }
 
 /** A SKILL.md's frontmatter and body; a byte-order mark (Windows editors) would hide the fence. */
-const parseSkillFile = (text: string) => parseFrontmatter(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 export type SkillsService = ReturnType<typeof createSkillsService>;
 
@@ -112,7 +111,7 @@ export function createSkillsService(deps: SkillsDeps) {
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw err;
     }
-    const doc = parseSkillFile(text);
+    const doc = parseFrontmatter(text);
     const description = typeof doc.data.description === 'string' ? doc.data.description : '';
     const location = tier === 'workspace' ? `${cfg.skillsDir}/skills/${name}` : `~/${cfg.skillsDir}/skills/${name}`;
     return { name, description, body: doc.body.replace(/^\n+/, ''), tier, dir, location };
@@ -167,7 +166,7 @@ export function createSkillsService(deps: SkillsDeps) {
     const file = path.join(tierRoot('workspace', cfg), name, 'SKILL.md');
     let keep: Record<string, unknown> = {};
     try {
-      keep = parseSkillFile(await fs.readFile(file, 'utf8')).data;
+      keep = parseFrontmatter(await fs.readFile(file, 'utf8')).data;
     } catch {
       keep = {};
     }
