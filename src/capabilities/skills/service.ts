@@ -63,8 +63,6 @@ export function checkSkillName(name: string): string {
   return name;
 }
 
-/** A SKILL.md's frontmatter and body; a byte-order mark (Windows editors) would hide the fence. */
-
 export type SkillsService = ReturnType<typeof createSkillsService>;
 
 export function createSkillsService(deps: SkillsDeps) {
