@@ -41,17 +41,17 @@ const SUMMARY_SYSTEM =
 
 /** Renders messages as plain text for the summariser (tool results clipped). */
 export function renderTranscript(messages: readonly ModelMessage[]): string {
-  const clip = (s: string, n = 2000) => (s.length > n ? s.slice(0, n) + '…' : s);
+  const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n) + '…' : s);
   const lines: string[] = [];
   for (const m of messages) {
     if (typeof m.content === 'string') {
-      lines.push(`${m.role}: ${clip(m.content, 8000)}`);
+      lines.push(`${m.role}: ${clip(m.content, LIMITS.compactMessageChars)}`);
       continue;
     }
     for (const part of m.content as Array<Record<string, any>>) {
-      if (part.type === 'text') lines.push(`${m.role}: ${clip(String(part.text), 8000)}`);
-      else if (part.type === 'tool-call') lines.push(`${m.role} called ${part.toolName} ${clip(JSON.stringify(part.input ?? {}), 500)}`);
-      else if (part.type === 'tool-result') lines.push(`result of ${part.toolName}: ${clip(String(part.output?.value ?? ''))}`);
+      if (part.type === 'text') lines.push(`${m.role}: ${clip(String(part.text), LIMITS.compactMessageChars)}`);
+      else if (part.type === 'tool-call') lines.push(`${m.role} called ${part.toolName} ${clip(JSON.stringify(part.input ?? {}), LIMITS.compactToolArgsChars)}`);
+      else if (part.type === 'tool-result') lines.push(`result of ${part.toolName}: ${clip(String(part.output?.value ?? ''), LIMITS.compactToolResultChars)}`);
       else if (part.type === 'image' || part.type === 'file') lines.push(`${m.role}: [attachment]`);
     }
   }

@@ -55,6 +55,11 @@ export const LIMITS = {
   supervisorBackoffMaxMs: 30_000,
   supervisorStableAfterMs: 30_000, // an engine that ran this long resets the backoff
   supervisorStopGraceMs: 10_000, // SIGKILL after this when the engine does not stop on SIGTERM
+  chatImagesMax: 10, // images attached to one chat message
+  chatIndexStatBatch: 64, // session files stat'ed at once when the chat index is checked at start
+  compactMessageChars: 8_000, // the summariser sees each message clipped to this
+  compactToolArgsChars: 500,
+  compactToolResultChars: 2_000,
   sdkWarmDelayMs: 1_000, // the model SDK loads this long after the engine listens (not on the start-up path)
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends

@@ -55,7 +55,6 @@ interface PendingTurn extends SendInput {
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Static route segments under /api/chat that a session id must not shadow. */
 const RESERVED_IDS = new Set(['queue', 'mode', 'stop']);
-const MAX_IMAGES = 10;
 
 export type ChatService = ReturnType<typeof createChatService>;
 
@@ -213,7 +212,7 @@ export function createChatService(deps: ChatServiceDeps) {
       if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') throw badRequest(`${key} must be a string (a name)`);
     }
     if (b.permissionMode !== undefined && b.permissionMode !== 'ask' && b.permissionMode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
-    if (b.images !== undefined && (!Array.isArray(b.images) || b.images.length > MAX_IMAGES)) throw badRequest(`images must be an array of at most ${MAX_IMAGES} data URLs or {data, mediaType} objects`);
+    if (b.images !== undefined && (!Array.isArray(b.images) || b.images.length > LIMITS.chatImagesMax)) throw badRequest(`images must be an array of at most ${LIMITS.chatImagesMax} data URLs or {data, mediaType} objects`);
     const images = b.images as unknown[] | undefined;
     images?.forEach((img, i) => imagePart(img, i)); // validates now, so a bad image is a 400, not a failed turn
     return {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { ModelMessage } from 'ai';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { parseJsonl } from '../../kernel/jsonl.js';
+import { LIMITS } from '../../kernel/limits.js';
 import type { SessionSnapshot } from './session.js';
 import type { PermissionMode } from './types.js';
 
@@ -83,7 +84,7 @@ export class ChatStore {
     const ids = names.filter((n) => n.endsWith('.jsonl')).map((n) => n.slice(0, -'.jsonl'.length));
     // Stats in parallel batches: a thousand sequential stats are most of a cold start-up.
     const out: Array<{ id: string; size: number }> = [];
-    for (let i = 0; i < ids.length; i += 64) {
+    for (let i = 0; i < ids.length; i += LIMITS.chatIndexStatBatch) {
       const batch = ids.slice(i, i + 64);
       const sizes = await Promise.all(batch.map((id) => fs.stat(this.file(id)).then((st) => st.size, () => -1)));
       batch.forEach((id, k) => sizes[k] >= 0 && out.push({ id, size: sizes[k] }));
