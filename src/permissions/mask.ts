@@ -5,7 +5,7 @@
  * Masking errs on the side of hiding: a false positive costs a person a glance, a miss leaks a key.
  */
 
-export const MASK = '***';
+const MASK = '***';
 
 /** Values shorter than this are never masked as "known": masking "ab" everywhere would garble text. */
 const MIN_KNOWN_LENGTH = 4;

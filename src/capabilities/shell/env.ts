@@ -7,7 +7,7 @@
 /** Names matching *SECRET*, *TOKEN*, *PASSWORD*, *API_KEY*, *CREDENTIAL*, case-insensitively (seed 001 §4.2). */
 const SECRET_NAME = /SECRET|TOKEN|PASSWORD|API_KEY|CREDENTIAL/i;
 
-export function isSecretName(name: string): boolean {
+function isSecretName(name: string): boolean {
   return SECRET_NAME.test(name);
 }
 

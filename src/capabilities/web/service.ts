@@ -6,11 +6,11 @@
 import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { urlFloor, type UrlFloor } from './floor.js';
-import { floorGet, withoutCredentials } from './http-get.js';
+import { urlFloor, withoutCredentials, type UrlFloor } from './floor.js';
+import { floorGet } from './http-get.js';
 import { parseDuckDuckGo, type SearchResult } from './search-parse.js';
 
-export const DEFAULT_SEARCH_URL = 'https://html.duckduckgo.com/html/';
+const DEFAULT_SEARCH_URL = 'https://html.duckduckgo.com/html/';
 
 export interface WebDeps {
   floor?: UrlFloor;
