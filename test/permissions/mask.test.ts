@@ -72,7 +72,7 @@ test('known secret values are masked wherever they appear', () => {
   masker.setKnown(['my-db-pass', 'my-db-pass-two']);
   assert.equal(masker.mask('use my-db-pass-two'), 'use ***');
   masker.setKnown([]);
-  assert.equal(masker.mask('connect with my-db-pass now'), 'connect with my-db-pass now');
+  assert.equal(masker.mask('the value my-db-pass.'), 'the value my-db-pass.');
   // Too-short values are not masked (they would garble ordinary text).
   assert.equal(maskSecrets('a b ab', ['ab']), 'a b ab');
 });
