@@ -6,19 +6,18 @@
  *
  *   node --import tsx bench/chat-latency.bench.ts
  */
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { mkdtemp } from 'node:fs/promises';
 import WebSocket from 'ws';
 import { startEngine } from '../src/engine.js';
 import { startModelServer } from '../test/support/model-server.js';
+import { fmt, median, result, table } from './lib/report.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const WARMUP = 20;
 const AIM_MS = 5;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 async function main() {
@@ -96,19 +95,12 @@ async function main() {
   await model.close();
   await rm(home, { recursive: true, force: true });
 
-  const row = (name: string, xs: number[]) => `${name.padEnd(28)} ${median(xs).toFixed(2).padStart(8)} ${pct(xs, 0.9).toFixed(2).padStart(8)} ${pct(xs, 0.99).toFixed(2).padStart(8)}`;
-  console.log(`chat latency to first delta after the model's first byte (${TURNS} turns, ms)`);
-  console.log(`${''.padEnd(28)} ${'median'.padStart(8)} ${'p90'.padStart(8)} ${'p99'.padStart(8)}`);
-  console.log(row('engine (to chat.delta on ws)', engineSamples));
-  console.log(row('  of which to bus.emit', emitSamples));
-  console.log(row('baseline (bare fetch)', baseSamples));
+  const row = (name: string, xs: number[]) => ({ [`first delta after the model's first byte (${TURNS} turns)`]: name, 'median ms': fmt(median(xs), 2), 'p90 ms': fmt(pct(xs, 0.9), 2), 'p99 ms': fmt(pct(xs, 0.99), 2) });
+  table([row('engine (to chat.delta on ws)', engineSamples), row('  of which to bus.emit', emitSamples), row('baseline (bare fetch)', baseSamples)]);
   const e = median(engineSamples);
   const b = median(baseSamples);
-  const added = e - b;
-  console.log(`engine added latency over the bare client: ${added.toFixed(2)} ms at the median`);
-  console.log(
-    `RESULT chat-first-delta-latency: engine ${e.toFixed(2)} ms, baseline ${b.toFixed(2)} ms, ratio ${(e / b).toFixed(2)} (aim: engine under ${AIM_MS} ms at the median) ${e < AIM_MS ? 'PASS' : 'MISS'}`,
-  );
+  console.log(`engine added latency over the bare client: ${(e - b).toFixed(2)} ms at the median`);
+  result('chat-first-delta-latency', 'ms', e, b, { under: AIM_MS });
 }
 
 main().catch((err) => {

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { median } from './lib/report.js';
 
 /** `files` files spread over folders of 100, every `needleEvery`-th file holding "needle_token". */
 export async function makeTree(root: string, files: number, needleEvery = 100): Promise<void> {
@@ -36,7 +37,7 @@ export function run(cmd: string, args: string[], cwd?: string): Promise<number> 
   });
 }
 
-export async function time(fn: () => Promise<unknown>): Promise<number> {
+async function time(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
   return performance.now() - t0;
@@ -52,8 +53,7 @@ export async function sideBySide(rounds: number, engine: () => Promise<unknown>,
     e.push(await time(engine));
     b.push(await time(baseline));
   }
-  const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-  return { engine: median(e), baseline: median(b), engineAll: e, baselineAll: b };
+  return { engine: median(e), baseline: median(b) };
 }
 
 export function result(metric: string, engineMs: number, baselineMs: number, aim: string, pass: boolean): void {

@@ -56,7 +56,7 @@ import { createServer } from './http/server.js';
 import { eventsSocket } from './http/sockets/events.js';
 import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
-import { Bus } from './kernel/bus.js';
+import { Bus, type Emit } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
@@ -124,6 +124,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await home.ensure();
 
   const bus = new Bus();
+  const emit: Emit = (kind, payload) => void bus.emit(kind, payload);
+  const embeddingsConfigured = () => !!config.get().embeddings;
   const runs = new RunLedger(home, bus);
   const tools = new ToolRegistry(bus);
   // Independent start-up reads run side by side (start-up time is measured in bench/startup).
@@ -154,12 +156,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
   const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots(), { protect: [home.root] });
-  const watcher = createFileWatcher({ fence, emit: (k, p) => bus.emit(k, p), isOwnWrite: (p) => files.isOwnWrite(p), log });
+  const watcher = createFileWatcher({ fence, emit, isOwnWrite: (p) => files.isOwnWrite(p), log });
   const files = createFilesService({
     home,
     fence,
     mounts,
-    emit: (k, p) => bus.emit(k, p),
+    emit,
     rg: options.files?.rg,
     revealCommand: options.files?.revealCommand,
     onMountsChanged: () => (options.files?.watch === false ? undefined : watcher.rearm()),
@@ -167,7 +169,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   if (options.files?.watch !== false) await watcher.rearm();
   closers.push(() => watcher.close());
   filesRoutes(app, files);
-  tools.register(...fileTools(files, { embeddingsConfigured: () => !!config.get().embeddings }));
+  tools.register(...fileTools(files, { embeddingsConfigured }));
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   const masker = new Masker();
@@ -193,12 +195,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   statusRoutes(app, {
     runs,
     tools,
-    provider: () => {
-      const c = config.get();
-      return { provider: c.defaultProvider ?? c.providers[0]?.name ?? null, providers: c.providers.map((p) => p.name) };
-    },
+    provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
     mcp: () => ({ servers: [] }),
-    embeddings: () => !!config.get().embeddings,
+    embeddings: embeddingsConfigured,
   });
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
@@ -209,19 +208,19 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...webTools(createWebService()));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
-  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit: (k, p) => bus.emit(k, p) });
+  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit });
   const runnerDeps = { tools, runs, providers, settings };
   const memory = createMemoryService({
     home,
     agentScopes: async () => (await agents.list()).filter((a) => a.memory).map((a) => a.name),
     modelPass: createModelPass(runnerDeps),
-    emit: (k, p) => bus.emit(k, p),
+    emit,
   });
   const agents = createAgentsService({
     home,
     tools: toolNames,
     history: () => history,
-    emit: (k, p) => bus.emit(k, p),
+    emit,
     providerNames: () => config.get().providers.map((p) => p.name),
     promptBlocks: async (def, allow) => {
       const blocks: string[] = [];

@@ -12,11 +12,6 @@ import { LIMITS } from './kernel/limits.js';
 /** Exit codes between the engine process and its supervisor. */
 export const EXIT = { restart: 75, config: 78 } as const;
 
-const BACKOFF_START_MS = 250;
-const BACKOFF_MAX_MS = 30_000;
-const STABLE_AFTER_MS = 30_000;
-const STOP_GRACE_MS = 10_000;
-
 const say = (line: string) => process.stdout.write(line + '\n');
 
 function settingsFromEnv() {
@@ -112,8 +107,8 @@ function supervise(): void {
         return start();
       }
       if (code === EXIT.config) return process.exit(EXIT.config);
-      if (Date.now() - startedAt > STABLE_AFTER_MS) failures = 0;
-      const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_START_MS * 2 ** failures++);
+      if (Date.now() - startedAt > LIMITS.supervisorStableAfterMs) failures = 0;
+      const delay = Math.min(LIMITS.supervisorBackoffMaxMs, LIMITS.supervisorBackoffStartMs * 2 ** failures++);
       say(`engine: process exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
       setTimeout(() => !stopping && start(), delay);
     });
@@ -124,7 +119,7 @@ function supervise(): void {
     stopping = true;
     if (!child) process.exit(0);
     child.kill('SIGTERM');
-    setTimeout(() => child?.kill('SIGKILL'), STOP_GRACE_MS).unref();
+    setTimeout(() => child?.kill('SIGKILL'), LIMITS.supervisorStopGraceMs).unref();
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

@@ -83,10 +83,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
         { signal: ctx.signal, emit: ctx.emit, provider: o.model.provider, model: o.model.modelId, canRetry: () => !streamed },
       );
       text = step.text;
-      if (step.usage) {
-        addUsage(usage, step.usage);
-        ctx.emit('token.usage', { ...step.usage, model: o.model.modelId, provider: o.model.provider, agent: ctx.agent, sessionId: ctx.sessionId });
-      }
+      if (step.usage) countUsage(o, usage, step.usage);
       // A stopped step keeps its partial text but drops half-streamed tool calls.
       const calls = step.aborted ? [] : step.calls;
       stepText = '';
@@ -218,11 +215,14 @@ function toUsage(u: LanguageModelUsage): Usage {
   };
 }
 
-function addUsage(total: Usage, u: Usage): void {
+/** Adds one model call's usage to the loop's total and emits it as `token.usage`. */
+function countUsage(o: RunAgentOptions, total: Usage, u: Usage, purpose?: 'compaction'): void {
   total.input += u.input;
   total.output += u.output;
   total.cached += u.cached;
   total.reasoning += u.reasoning;
+  const { ctx, model } = o;
+  ctx.emit('token.usage', { ...u, model: model.modelId, provider: model.provider, agent: ctx.agent, sessionId: ctx.sessionId, ...(purpose ? { purpose } : {}) });
 }
 
 function assistantMessage(model: ModelClient, step: StepOutcome, calls: ToolCall[]): ModelMessage {
@@ -260,9 +260,7 @@ async function compact(o: RunAgentOptions, messages: ModelMessage[], tokensBefor
     provider: o.model.provider,
     model: o.model.modelId,
   });
-  const stepUsage = toUsage(summary.usage);
-  addUsage(usage, stepUsage);
-  ctx.emit('token.usage', { ...stepUsage, model: o.model.modelId, provider: o.model.provider, agent: ctx.agent, sessionId: ctx.sessionId, purpose: 'compaction' });
+  countUsage(o, usage, toUsage(summary.usage), 'compaction');
   if (ctx.signal.aborted || !summary.text) return undefined;
   const next = [summaryMessage(summary.text), ...messages.slice(cut)];
   o.onCompacted?.({ summary: summary.text, replaced: cut, tokensBefore, tokensAfter: estimateTokens(next, o.system) }, next);

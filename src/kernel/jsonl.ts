@@ -118,12 +118,6 @@ export class JsonlAppender {
     }
   }
 
-  closeSync(): void {
-    this.flushSync();
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
-
   private async open(): Promise<number> {
     if (this.fd === undefined) {
       await fs.mkdir(path.dirname(this.file), { recursive: true });

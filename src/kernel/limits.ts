@@ -51,6 +51,10 @@ export const LIMITS = {
   builtInToolCount: 52,
 
   // The engine's own bounds
+  supervisorBackoffStartMs: 250, // a crashed engine restarts after this, doubling per crash
+  supervisorBackoffMaxMs: 30_000,
+  supervisorStableAfterMs: 30_000, // an engine that ran this long resets the backoff
+  supervisorStopGraceMs: 10_000, // SIGKILL after this when the engine does not stop on SIGTERM
   sdkWarmDelayMs: 1_000, // the model SDK loads this long after the engine listens (not on the start-up path)
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
@@ -128,4 +132,3 @@ export const LIMITS = {
   termSessions: 16, // live terminals at once; a 17th id is refused until one closes
 } as const;
 
-export type Limits = typeof LIMITS;

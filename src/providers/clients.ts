@@ -52,4 +52,7 @@ export async function buildClient(spec: ClientSpec, key: string | undefined): Pr
   return { provider: spec.name, type: spec.type, modelId: spec.model, model, contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow };
 }
 
-export const specOf = (p: ProviderConfig): ClientSpec => ({ type: p.type, name: p.name || p.type, baseUrl: p.baseUrl, model: p.model, contextWindow: p.contextWindow });
+/** A provider's name in the config: its `name`, or its type when it has none. */
+export const providerName = (p: ProviderConfig): string => p.name || p.type;
+
+export const specOf = (p: ProviderConfig): ClientSpec => ({ type: p.type, name: providerName(p), baseUrl: p.baseUrl, model: p.model, contextWindow: p.contextWindow });

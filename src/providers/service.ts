@@ -7,7 +7,7 @@ import type { ConfigService, EngineConfig, ProviderConfig, ProviderType } from '
 import { PROVIDER_TYPES } from '../capabilities/config/types.js';
 import { badRequest, describeError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
-import { buildClient, specOf } from './clients.js';
+import { buildClient, providerName, specOf } from './clients.js';
 import { providerErrorSentence } from './retry.js';
 import { loadAi } from './sdk.js';
 import type { ModelClient } from './types.js';
@@ -27,6 +27,7 @@ export interface ProviderService {
   resolve(name?: string | null, modelOverride?: string): Promise<ModelClient>;
   /** The default provider's name, or null when none is configured. */
   defaultName(): string | null;
+  /** Every configured provider's name (its `name`, or its type). */
   names(): string[];
   /** A real minimal completion against a provider that may not be saved yet. */
   test(input: unknown): Promise<TestProviderAnswer>;
@@ -40,20 +41,19 @@ export function createProviderService(deps: { config: ConfigService }): Provider
   });
 
   const entries = (config: EngineConfig = deps.config.get()): ProviderConfig[] => config.providers ?? [];
-  const nameOf = (p: ProviderConfig) => p.name || p.type;
 
   const defaultName = (): string | null => {
     const config = deps.config.get();
     const list = entries(config);
-    if (config.defaultProvider && list.some((p) => nameOf(p) === config.defaultProvider)) return config.defaultProvider;
-    return list.length ? nameOf(list[0]) : null;
+    if (config.defaultProvider && list.some((p) => providerName(p) === config.defaultProvider)) return config.defaultProvider;
+    return list.length ? providerName(list[0]) : null;
   };
 
   const resolve = async (name?: string | null, modelOverride?: string): Promise<ModelClient> => {
     const wanted = name || defaultName();
     if (!wanted) throw badRequest('no model provider is configured; add one with PUT /api/config {providers: [{type, baseUrl, model}], defaultProvider}');
-    const entry = entries().find((p) => nameOf(p) === wanted);
-    if (!entry) throw badRequest(`unknown provider "${wanted}"; configured providers: ${entries().map(nameOf).join(', ') || '(none)'}`);
+    const entry = entries().find((p) => providerName(p) === wanted);
+    if (!entry) throw badRequest(`unknown provider "${wanted}"; configured providers: ${entries().map(providerName).join(', ') || '(none)'}`);
     const key = modelOverride ? `${wanted}\u0000${modelOverride}` : wanted;
     let client = cache.get(key);
     if (!client) {
@@ -76,11 +76,11 @@ export function createProviderService(deps: { config: ConfigService }): Provider
     const problem = checkTestInput(input);
     if (problem) return { ok: false, error: problem };
     const { type, baseUrl, model, newKey, name } = input as TestProviderInput;
-    const providerName = name || type;
+    const label = name || type;
     const started = performance.now();
     try {
-      const key = newKey || (await deps.config.providerKey(providerName));
-      const client = await buildClient({ type, name: providerName, baseUrl, model }, key);
+      const key = newKey || (await deps.config.providerKey(label));
+      const client = await buildClient({ type, name: label, baseUrl, model }, key);
       const { generateText } = await loadAi();
       const result = await generateText({
         model: client.model,
@@ -91,12 +91,12 @@ export function createProviderService(deps: { config: ConfigService }): Provider
       });
       return { ok: true, model: result.response?.modelId || model, reply: result.text, latencyMs: Math.round(performance.now() - started) };
     } catch (err) {
-      if ((err as Error)?.name === 'TimeoutError') return { ok: false, error: `provider "${providerName}" did not answer within ${LIMITS.testProviderTimeoutMs / 1000} s` };
-      return { ok: false, error: providerErrorSentence(providerName, err) };
+      if ((err as Error)?.name === 'TimeoutError') return { ok: false, error: `provider "${label}" did not answer within ${LIMITS.testProviderTimeoutMs / 1000} s` };
+      return { ok: false, error: providerErrorSentence(label, err) };
     }
   };
 
-  return { resolve, defaultName, names: () => entries().map(nameOf), test };
+  return { resolve, defaultName, names: () => entries().map(providerName), test };
 }
 
 function checkTestInput(input: unknown): string | undefined {

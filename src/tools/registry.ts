@@ -130,8 +130,7 @@ export class ToolRegistry {
   async call(call: ToolCall, base: Omit<ToolContext, 'callId'>, options: CallOptions = {}): Promise<CallOutcome> {
     const ctx: ToolContext = { ...base, callId: call.callId };
     const started = Date.now();
-    const argsForEvent = typeof call.args === 'string' ? call.args : call.args;
-    ctx.emit('tool.call', { callId: call.callId, tool: call.name, args: this.maskValue(argsForEvent), agent: ctx.agent });
+    ctx.emit('tool.call', { callId: call.callId, tool: call.name, args: this.maskValue(call.args), agent: ctx.agent });
     const finish = (text: string, isError: boolean): CallOutcome => {
       ctx.emit('tool.result', {
         callId: call.callId,

@@ -1,7 +1,7 @@
 /** The one agent loop against the scripted model server, over both wire formats. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { runAgent } from '../../src/agent/index.js';
+import { runAgent, type RunAgentOptions } from '../../src/agent/index.js';
 import { Bus, type EngineEvent } from '../../src/kernel/bus.js';
 import { buildClient } from '../../src/providers/clients.js';
 import { ToolRegistry } from '../../src/tools/registry.js';
@@ -43,7 +43,9 @@ async function setup(server: ModelServer, type: 'openai-compatible' | 'anthropic
   const model = await buildClient({ type, name: type, baseUrl: server.baseUrl, model: 'scripted' }, 'k');
   const controller = new AbortController();
   const ctx = { signal: controller.signal, emit: (k: string, p = {}) => void bus.emit(k, { ...p, runId: 'run-1-1' }), runId: 'run-1-1', attended: false };
-  return { bus, events, tools, model, ctx, controller, peak: () => peak };
+  /** One loop over a one-message conversation; `opts` overrides any option. */
+  const run = (opts: Partial<RunAgentOptions> = {}) => runAgent({ model, messages: [{ role: 'user', content: 'hi' }], tools, ctx, maxTurns: 3, ...opts });
+  return { bus, events, tools, model, ctx, controller, run, peak: () => peak };
 }
 
 for (const type of ['openai-compatible', 'anthropic'] as const) {
@@ -73,13 +75,10 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
       );
       const before = server.requests.length;
       const deltas: string[] = [];
-      const result = await runAgent({
-        model: s.model,
+      const result = await s.run({
         system: 'You are a test.',
         messages: [{ role: 'user', content: 'go' }],
-        tools: s.tools,
         allowlist: new Set(['look', 'put']),
-        ctx: s.ctx,
         maxTurns: 5,
         onDelta: (t) => deltas.push(t),
       });
@@ -111,7 +110,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     it('retries a 429 then succeeds, emitting model.retry', async () => {
       const s = await setup(server, type);
       server.script({ error: 429, headers: { 'retry-after-ms': '5' }, body: { error: { message: 'slow down' } } }, { text: 'fine' });
-      const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      const result = await s.run();
       assert.equal(result.status, 'completed', result.error);
       assert.equal(result.text, 'fine');
       const retry = s.events.find((e) => e.kind === 'model.retry');
@@ -123,7 +122,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     it('retries a 503 and a dropped connection, then succeeds', async () => {
       const s = await setup(server, type);
       server.script({ error: 503, headers: { 'retry-after-ms': '5' } }, { reset: true }, { text: 'third time lucky' });
-      const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      const result = await s.run();
       assert.equal(result.status, 'completed', result.error);
       assert.equal(result.text, 'third time lucky');
       const retries = s.events.filter((e) => e.kind === 'model.retry');
@@ -135,12 +134,12 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     it('retries an overloaded error sent inside a 200 stream; a non-transient one fails with its sentence', async () => {
       const s = await setup(server, type);
       server.script({ streamError: { message: 'Overloaded' } }, { text: 'recovered' });
-      const ok = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      const ok = await s.run();
       assert.equal(ok.status, 'completed', ok.error);
       assert.equal(ok.text, 'recovered');
       assert.equal(s.events.filter((e) => e.kind === 'model.retry').length, 1);
       server.script({ streamError: { message: 'prompt is too long', type: 'invalid_request_error' } });
-      const bad = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      const bad = await s.run();
       assert.equal(bad.status, 'failed');
       assert.match(bad.error!, /provider "[\w-]+" failed mid-answer \(invalid_request_error\): prompt is too long/);
       assert.equal(s.events.filter((e) => e.kind === 'model.retry').length, 1);
@@ -149,7 +148,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     it('fails with the provider sentence on a 400', async () => {
       const s = await setup(server, type);
       server.script({ error: 400, body: type === 'anthropic' ? { type: 'error', error: { type: 'invalid_request_error', message: 'model not found' } } : { error: { message: 'model not found' } } });
-      const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 3 });
+      const result = await s.run();
       assert.equal(result.status, 'failed');
       assert.match(result.error!, /answered 400: model not found/);
       assert.equal(s.events.filter((e) => e.kind === 'model.retry').length, 0);
@@ -159,12 +158,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
       const s = await setup(server, type);
       server.script({ text: 'partial answer', hang: true });
       let seen = '';
-      const result = await runAgent({
-        model: s.model,
-        messages: [{ role: 'user', content: 'hi' }],
-        tools: s.tools,
-        ctx: s.ctx,
-        maxTurns: 3,
+      const result = await s.run({
         onDelta: (t) => {
           seen += t;
           if (seen === 'partial answer') s.controller.abort();
@@ -178,7 +172,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
     it('stops at maxTurns', async () => {
       const s = await setup(server, type);
       server.script({ toolCalls: [{ name: 'put', args: { path: 'x' } }] }, { toolCalls: [{ name: 'put', args: { path: 'y' } }] });
-      const result = await runAgent({ model: s.model, messages: [{ role: 'user', content: 'hi' }], tools: s.tools, ctx: s.ctx, maxTurns: 2 });
+      const result = await s.run({ maxTurns: 2 });
       assert.equal(result.status, 'max_turns');
       assert.equal(result.turns, 2);
     });
@@ -187,11 +181,7 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
       const s = await setup(server, type);
       server.script({ reasoning: 'thinking hard', text: 'answer' });
       let reasoning = '';
-      const result = await runAgent({
-        model: s.model,
-        messages: [{ role: 'user', content: 'hi' }],
-        tools: s.tools,
-        ctx: s.ctx,
+      const result = await s.run({
         maxTurns: 2,
         settings: { temperature: 0.3, topP: 0.9, maxTokens: 321, seed: 7, effort: 'high', extraBody: { custom_flag: true } },
         onReasoning: (t) => (reasoning += t),
@@ -222,12 +212,8 @@ for (const type of ['openai-compatible', 'anthropic'] as const) {
       server.script({ text: 'SUMMARY of first' }, { text: 'answered third' });
       const before = server.requests.length;
       let info: any;
-      const result = await runAgent({
-        model: s.model,
+      const result = await s.run({
         messages: history,
-        tools: s.tools,
-        ctx: s.ctx,
-        maxTurns: 3,
         compaction: { fraction: 0.5, window: 1000 },
         onCompacted: (i) => (info = i),
       });

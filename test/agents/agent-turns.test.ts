@@ -48,6 +48,17 @@ async function turn(sessionId: string, message: string, agent?: string): Promise
   return ended((await begin(sessionId, message, agent)).runId);
 }
 
+/** Waits for a run's permission prompt, checks it with `check`, allows it and returns the run's completed end. */
+async function allowPromptAndEnd(runId: string | undefined, check: (asked: EngineEvent) => void): Promise<EngineEvent> {
+  const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.runId === runId, 20_000);
+  check(asked);
+  const ok = await t.api('POST', '/api/permissions/resolve', { runId, callId: asked.callId, decision: 'allow' });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  const end = await ended(runId);
+  assert.equal(end.kind, 'run.completed');
+  return end;
+}
+
 const offered = (i: number) => (model.requests[i].body.tools ?? []).map((x: { function: { name: string } }) => x.function.name).sort();
 const systemOf = (i: number) => model.requests[i].body.messages.find((m: { role: string }) => m.role === 'system')?.content as string;
 const results = (runId: string, tool: string) => events.events.filter((e) => e.runId === runId && e.kind === 'tool.result' && e.tool === tool);
@@ -219,12 +230,7 @@ test('a subagent\'s calls gate under the parent\'s policy: its prompt belongs to
     { text: 'chief done' },
   );
   const started = await begin('s-gate', 'go', 'chief', { permissionMode: 'ask' });
-  const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.runId === started.runId, 20_000);
-  assert.equal(asked.tool, 'run_shell');
-  const ok = await t.api('POST', '/api/permissions/resolve', { runId: started.runId, callId: asked.callId, decision: 'allow' });
-  assert.equal(ok.status, 200, JSON.stringify(ok.body));
-  const end = await ended(started.runId);
-  assert.equal(end.kind, 'run.completed');
+  const end = await allowPromptAndEnd(started.runId, (asked) => assert.equal(asked.tool, 'run_shell'));
   const shell = results(end.runId!, 'run_shell')[0];
   assert.equal(shell.ok, true);
   assert.match(String(shell.result), /hi-from-sub/);
@@ -256,12 +262,7 @@ test('a subagent\'s call ids never repeat its parent\'s within the run, so a pro
     { text: 'parent done' },
   );
   const started = await begin('s-twin', 'go', 'twin-parent', { permissionMode: 'ask' });
-  const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.runId === started.runId, 20_000);
-  assert.equal(asked.callId, 'call_0/call_0');
-  const ok = await t.api('POST', '/api/permissions/resolve', { runId: started.runId, callId: asked.callId, decision: 'allow' });
-  assert.equal(ok.status, 200, JSON.stringify(ok.body));
-  const end = await ended(started.runId);
-  assert.equal(end.kind, 'run.completed');
+  const end = await allowPromptAndEnd(started.runId, (asked) => assert.equal(asked.callId, 'call_0/call_0'));
   const calls = events.events.filter((e) => e.runId === end.runId && e.kind === 'tool.call');
   assert.deepEqual(calls.map((e) => [e.tool, e.callId]), [['delegate', 'call_0'], ['run_shell', 'call_0/call_0'], ['set_plan', 'call_0']]);
   assert.match(String(results(end.runId!, 'run_shell')[0].result), /twin-ok/);

@@ -150,6 +150,14 @@ test('a file whose frontmatter name differs from its file name keeps the file na
   assert.match(one.body.warnings[0], /the file name "helper" is the agent's name/);
 });
 
+test('a hand-written description that is not text reads as empty, with a warning', async () => {
+  await writeFile(path.join(t.home, 'agents', 'numbered.md'), '---\ndescription: 42\n---\nCount.\n');
+  const one = await t.api('GET', '/api/agents/numbered');
+  assert.equal(one.status, 200, JSON.stringify(one.body));
+  assert.equal(one.body.description, '');
+  assert.deepEqual(one.body.warnings, ['description must be a string; the field was ignored']);
+});
+
 test('a file with broken frontmatter still lists with the seed fields; reading it says what is wrong', async () => {
   await writeFile(path.join(t.home, 'agents', 'broken.md'), '---\ndescription: [unclosed\n---\nx\n');
   const list = await t.api('GET', '/api/agents');

@@ -141,3 +141,18 @@ test('a run that spent on two models (a subagent on another model) is priced and
   assert.equal(byModel['gpt-4.1-mini'].input, 1_000);
   assert.equal((await t.api('GET', `/api/report/runs?from=${t0}&model=claude-sonnet-4-5`)).body.total, 1);
 });
+
+test('one model reached through two providers in a run counts that run once under the model', async () => {
+  const t0 = Date.now();
+  const run = t.engine.runs.start({ source: 'chat', model: 'gpt-4o', provider: 'oa' });
+  run.emit('token.usage', { input: 1_000, output: 100, cached: 0, reasoning: 0, model: 'gpt-4o', provider: 'oa' });
+  run.emit('token.usage', { input: 500, output: 50, cached: 0, reasoning: 0, model: 'gpt-4o', provider: 'router' });
+  await run.finish('completed');
+
+  const report = await t.api('GET', `/api/report?from=${t0}`);
+  const gpt4o = report.body.byModel.find((b: { key: string }) => b.key === 'gpt-4o');
+  assert.equal(gpt4o.runs, 1);
+  assert.deepEqual(gpt4o.statuses, { completed: 1 });
+  assert.equal(gpt4o.input, 1_500);
+  assert.ok(Math.abs(gpt4o.cost - (1_500 * 2.5 + 150 * 10) / 1e6) < 1e-9, String(gpt4o.cost));
+});

@@ -62,6 +62,10 @@ test('skills: a folder dropped in by hand (Claude Code layout), the user tier re
   // Saving keeps frontmatter keys the engine does not own.
   await t.api('PUT', '/api/skills/pdf-forms', { description: 'Fill PDF forms well', body: 'New body' });
   assert.match(await readFile(path.join(wsSkill, 'SKILL.md'), 'utf8'), /allowed-tools: Read/);
+  // ... also from a file that starts with a byte-order mark.
+  await writeFile(path.join(wsSkill, 'SKILL.md'), '\ufeff---\nname: pdf-forms\ndescription: Fill PDF forms well\nallowed-tools: Grep\n---\nNew body\n');
+  assert.equal((await t.api('PUT', '/api/skills/pdf-forms', { description: 'Fill PDF forms well', body: 'New body' })).status, 200);
+  assert.match(await readFile(path.join(wsSkill, 'SKILL.md'), 'utf8'), /allowed-tools: Grep/);
   assert.equal((await t.api('PUT', '/api/skills/bad%2Fname', { description: 'x', body: '' })).status, 400);
   assert.match((await t.api('PUT', '/api/skills/x', { body: '' })).body.error, /description is required/);
 
@@ -190,7 +194,8 @@ test('set_plan emits plan.update and engine_activity reads the ledger', async ()
   assert.match(recent.text, new RegExp(`${run.id} .* completed +chat \\(agent writer, model gpt-4o-mini\\)`));
   const byModel = await call('engine_activity', { groupBy: 'model', workflow: 'chat' });
   assert.match(byModel.text, /gpt-4o-mini: 1 run\(s\) \(1 completed\); in 1000 \/ out 200/);
-  assert.match((await call('engine_activity', { workflow: 'nope' })).text, /^no runs/);
+  assert.match((await call('engine_activity', { workflow: 'nope' })).text, /^no runs from .* \(UTC\) for nope$/);
+  assert.match((await call('engine_activity', { workflow: 'nope', status: 'failed', groupBy: 'agent' })).text, /^no runs from .* \(UTC\) with status failed for nope$/);
   events.close();
 });
 

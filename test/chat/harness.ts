@@ -1,5 +1,5 @@
 /** A real engine wired to the scripted model server, an event collector and a few test tools. */
-import { defineTool } from '../../src/tools/types.js';
+import { defineTool, type ToolDefinition } from '../../src/tools/types.js';
 import type { EngineEvent } from '../../src/kernel/bus.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
@@ -34,7 +34,6 @@ export async function startChat(type: WireType, opts: { home?: string; contextWi
   events.waitFor = (match, timeoutMs = 30_000) => waitFor(match, timeoutMs);
   const trace: string[] = [];
   registerTestTools(t, trace);
-  const runIds = new Map<string, string>();
   return {
     t,
     model,
@@ -44,7 +43,6 @@ export async function startChat(type: WireType, opts: { home?: string; contextWi
     lastSeq: () => events.events.at(-1)?.seq ?? 0,
     async turnEnd(sessionId, afterSeq = 0) {
       const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === sessionId && e.seq > afterSeq);
-      runIds.set(sessionId, started.runId!);
       return events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind));
     },
     async close() {
@@ -56,49 +54,42 @@ export async function startChat(type: WireType, opts: { home?: string; contextWi
 }
 
 function registerTestTools(t: TestEngine, trace: string[]): void {
-  const pathArg = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
-  t.engine.tools.register(
+  /** A test tool over one `path` argument. */
+  const pathTool = (name: string, description: string, run: ToolDefinition<{ path: string }>['run'], readOnly = false) =>
     defineTool<{ path: string }>({
-      name: 'test_look',
+      name,
       group: 'test',
-      readOnly: true,
-      description: 'Reads a test thing.',
-      parameters: pathArg,
+      readOnly,
+      description,
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
       permission: 'other',
-      run: async ({ path }) => {
+      run,
+    });
+  t.engine.tools.register(
+    pathTool(
+      'test_look',
+      'Reads a test thing.',
+      async ({ path }) => {
         trace.push(`start:look:${path}`);
         await new Promise((r) => setTimeout(r, 150)); // long enough that the three reads overlap even on a loaded machine
         trace.push(`end:look:${path}`);
         return `seen ${path}`;
       },
+      true,
+    ),
+    pathTool('test_put', 'Writes a test thing.', async ({ path }) => {
+      trace.push(`start:put:${path}`);
+      trace.push(`end:put:${path}`);
+      return `put ${path}`;
     }),
-    defineTool<{ path: string }>({
-      name: 'test_put',
-      group: 'test',
-      description: 'Writes a test thing.',
-      parameters: pathArg,
-      permission: 'other',
-      run: async ({ path }) => {
-        trace.push(`start:put:${path}`);
-        trace.push(`end:put:${path}`);
-        return `put ${path}`;
-      },
-    }),
-    defineTool<{ path: string }>({
-      name: 'test_wait',
-      group: 'test',
-      description: 'Waits until stopped.',
-      parameters: pathArg,
-      permission: 'other',
-      run: async ({ path }, ctx) => {
-        trace.push(`start:wait:${path}`);
-        await new Promise<void>((resolve) => {
-          if (ctx.signal.aborted) return resolve();
-          ctx.signal.addEventListener('abort', () => resolve(), { once: true });
-        });
-        trace.push(`end:wait:${path}`);
-        return 'stopped waiting';
-      },
+    pathTool('test_wait', 'Waits until stopped.', async ({ path }, ctx) => {
+      trace.push(`start:wait:${path}`);
+      await new Promise<void>((resolve) => {
+        if (ctx.signal.aborted) return resolve();
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      trace.push(`end:wait:${path}`);
+      return 'stopped waiting';
     }),
     defineTool<{ command: string }>({
       name: 'test_danger',

@@ -34,7 +34,7 @@ test('the bundled CLI serves the same engine as the sources', { skip: hasEsbuild
     assert.deepEqual([...status.tools].sort(), [...expected].sort());
     const events = await collectEvents(up.match[1]);
     await fetch(`${up.match[1]}/api/settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"chatMaxTurns": 7}' });
-    assert.equal((await events.waitFor('settings.updated')).settings && true, true);
+    assert.equal(((await events.waitFor('settings.updated')).settings as { chatMaxTurns: number }).chatMaxTurns, 7);
     events.close();
     serve.kill('SIGTERM');
     assert.equal((await serve.exited).code, 0);

@@ -66,12 +66,9 @@ export interface RecordedRequest {
 export interface ModelServer {
   /** e.g. http://127.0.0.1:PORT/v1, a baseUrl for either provider type. */
   baseUrl: string;
-  url: string;
   requests: RecordedRequest[];
   /** Appends steps to the script. */
   script(...steps: ScriptStep[]): void;
-  /** Steps not yet consumed. */
-  pending(): number;
   /** Resolves once `count` requests have arrived in total. */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Connections currently hanging (a hang step in progress). */
@@ -81,8 +78,8 @@ export interface ModelServer {
 
 const DEFAULT_USAGE: Required<ScriptUsage> = { input: 10, output: 5, cached: 0, reasoning: 0 };
 
-export async function startModelServer(initial: ScriptStep[] = []): Promise<ModelServer> {
-  const queue: ScriptStep[] = [...initial];
+export async function startModelServer(): Promise<ModelServer> {
+  const queue: ScriptStep[] = [];
   const requests: RecordedRequest[] = [];
   const waiters: Array<{ count: number; resolve: () => void }> = [];
   const open = new Set<http.ServerResponse>();
@@ -168,11 +165,9 @@ export async function startModelServer(initial: ScriptStep[] = []): Promise<Mode
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   return {
-    url,
     baseUrl: `${url}/v1`,
     requests,
     script: (...steps) => void queue.push(...steps),
-    pending: () => queue.length,
     hanging: () => hangingCount,
     waitForRequests(count, timeoutMs = 10_000) {
       if (requests.length >= count) return Promise.resolve(requests);

@@ -7,7 +7,7 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { formatFrontmatter, HOME_LAYOUT, type Home, parseFrontmatter } from '../../kernel/home.js';
 import type { AgentDefinition, AgentOrder, AgentSummary, HistoryRecorder, ResolvedAgent } from './types.js';
-import { checkAgentName, definitionFromBody, definitionFromFile, definitionToFrontmatter, RESERVED, type ToolNames } from './validate.js';
+import { checkAgentName, definitionFromBody, definitionFromFile, definitionToFrontmatter, generationSettings, RESERVED, type ToolNames } from './validate.js';
 
 export interface AgentsDeps {
   home: Home;
@@ -25,7 +25,7 @@ export interface AgentsDeps {
 export type AgentsService = ReturnType<typeof createAgentsService>;
 
 /** Editors on Windows may start a file with a byte-order mark, which would hide the frontmatter fence. */
-export const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+const withoutBom = (text: string) => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
 
 export function createAgentsService(deps: AgentsDeps) {
   const { home, tools } = deps;
@@ -199,14 +199,7 @@ export function createAgentsService(deps: AgentsDeps) {
       memory: def.memory === true,
       vault: def.vault,
       skills: def.skills,
-      settings: {
-        temperature: def.temperature,
-        topP: def.topP,
-        maxTokens: def.maxTokens,
-        seed: def.seed,
-        effort: def.effort,
-        extraBody: def.extraBody,
-      },
+      settings: generationSettings(def),
     };
   }
 

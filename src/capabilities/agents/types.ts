@@ -3,6 +3,9 @@
 export const EFFORT_VALUES = ['minimal', 'low', 'medium', 'high'] as const;
 export type Effort = (typeof EFFORT_VALUES)[number];
 
+/** The fields of a definition that tune each model request (the loop's generation settings). */
+export const GENERATION_FIELDS = ['temperature', 'topP', 'maxTokens', 'seed', 'effort', 'extraBody'] as const;
+
 /** The stored definition: `agents/<name>.md` frontmatter plus the body as `system`. */
 export interface AgentDefinition {
   /** The file name without `.md`; the agent's identity. */
@@ -58,8 +61,10 @@ export interface ResolvedAgent {
   memory: boolean;
   vault?: string;
   skills?: string[];
-  settings: Pick<AgentDefinition, 'temperature' | 'topP' | 'maxTokens' | 'seed' | 'effort' | 'extraBody'>;
+  settings: GenerationSettings;
 }
+
+export type GenerationSettings = Pick<AgentDefinition, (typeof GENERATION_FIELDS)[number]>;
 
 export interface AgentOrder {
   groups: string[];

@@ -6,7 +6,7 @@
 import { badRequest } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { CLAUDE_CODE_MODEL_ALIASES, mapClaudeCodeTool } from './claude-code.js';
-import { EFFORT_VALUES, type AgentDefinition, type Effort } from './types.js';
+import { EFFORT_VALUES, GENERATION_FIELDS, type AgentDefinition, type Effort, type GenerationSettings } from './types.js';
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /**
@@ -74,7 +74,7 @@ export function toolNameProblem(entry: string, tools: ToolNames): string | undef
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-const PUT_FIELDS = ['name', 'description', 'system', 'model', 'tools', 'maxTurns', 'memory', 'vault', 'group', 'skills', 'temperature', 'topP', 'maxTokens', 'seed', 'effort', 'extraBody'];
+const PUT_FIELDS: readonly string[] = ['name', 'description', 'system', 'model', 'tools', 'maxTurns', 'memory', 'vault', 'group', 'skills', ...GENERATION_FIELDS];
 
 type FieldErr = (msg: string) => never;
 
@@ -174,7 +174,6 @@ export function definitionFromFile(name: string, data: Record<string, unknown>, 
       warnings.push(`${(err as Error).message}; the field was ignored`);
     }
   }
-  if (typeof data.description !== 'string') def.description = '';
   if (def.model && CLAUDE_CODE_MODEL_ALIASES.has(def.model)) {
     if (def.model !== 'inherit') warnings.push(`model "${def.model}" is a Claude Code alias; the default provider's model is used`);
     delete def.model;
@@ -201,6 +200,11 @@ export function definitionFromFile(name: string, data: Record<string, unknown>, 
   return def;
 }
 
+/** A definition's generation settings (absent ones as undefined). */
+export function generationSettings(def: AgentDefinition): GenerationSettings {
+  return Object.fromEntries(GENERATION_FIELDS.map((k) => [k, def[k]])) as GenerationSettings;
+}
+
 /** The frontmatter written for a definition: Claude Code's shape (comma strings), engine fields after. */
 export function definitionToFrontmatter(def: AgentDefinition, keep: Record<string, unknown> = {}): Record<string, unknown> {
   const known = new Set(PUT_FIELDS);
@@ -215,12 +219,7 @@ export function definitionToFrontmatter(def: AgentDefinition, keep: Record<strin
     vault: def.vault,
     group: def.group ?? undefined,
     skills: def.skills ? def.skills.join(', ') : undefined,
-    temperature: def.temperature,
-    topP: def.topP,
-    maxTokens: def.maxTokens,
-    seed: def.seed,
-    effort: def.effort,
-    extraBody: def.extraBody,
+    ...generationSettings(def),
     ...extra,
   };
 }

@@ -29,7 +29,7 @@ export interface ChatServiceDeps {
   tools: ToolRegistry;
   providers: ProviderService;
   settings: { get(): Pick<AppSettings, 'chatMaxTurns' | 'compactFraction'> };
-  /** The permission gate's chat hooks; absent until a gate is wired. */
+  /** The permission gate's chat hooks (reads each session's mode; releases prompts on allow). */
   gate?: ChatGateHooks;
   resolveAgent?: ResolveAgent;
   /** Extra system-prompt blocks of a turn that names no agent (the workspace skills); wired by the composition root. */
@@ -358,7 +358,7 @@ export function createChatService(deps: ChatServiceDeps) {
       });
       stepSaved();
       await writes;
-      outcome = result.status === 'max_turns' ? 'max_turns' : result.status;
+      outcome = result.status;
       error = result.error;
       if (lastAssistant) {
         const view = viewOf(lastAssistant);
@@ -511,8 +511,6 @@ export function createChatService(deps: ChatServiceDeps) {
     close,
     /** Whether a session's transcript is in memory (tests of lazy loading). */
     isLoaded: (sessionId: string) => sessions.get(sessionId)?.loaded ?? false,
-    /** The session's permission mode, for the gate. */
-    modeOf: (sessionId: string) => sessions.get(sessionId)?.mode,
     /** Wires the agents capability (composition root). */
     setAgentResolver: (fn: ResolveAgent) => {
       resolveAgent = fn;
@@ -520,11 +518,6 @@ export function createChatService(deps: ChatServiceDeps) {
     /** Wires the system-prompt blocks of plain chat, e.g. the workspace skills (composition root). */
     setPromptBlocks: (fn: () => Promise<string[]>) => {
       promptBlocks = fn;
-    },
-    /** Wires the permission gate after construction (composition root). */
-    setGate: (gate: ChatGateHooks) => {
-      deps.gate = gate;
-      gate.setModeLookup((sessionId) => sessions.get(sessionId)?.mode);
     },
   };
 }

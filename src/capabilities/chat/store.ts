@@ -55,10 +55,6 @@ export class ChatStore {
     });
   }
 
-  append(sessionId: string, ...records: SessionRecord[]): Promise<void> {
-    return this.appendText(sessionId, this.encode(records));
-  }
-
   /** The records of a session file from byte `offset` on (0: all of them); waits for appends in flight. */
   read(sessionId: string, offset = 0): Promise<SessionRecord[]> {
     const file = this.file(sessionId);

@@ -11,6 +11,7 @@ import type { Bus } from '../../kernel/bus.js';
 import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { serialQueue } from '../../kernel/serial.js';
 import type { SecretStore } from '../secrets/types.js';
 import { providerSecretName, type ConfigService, type EngineConfig, type ProviderConfig } from './types.js';
 import { stripKeys, validateDefaultProvider, validateEmbeddings, validateProviders, type ProviderInput } from './validate.js';
@@ -41,12 +42,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
   /** The exact text the file holds as far as the engine knows (its own last write or last read). */
   let knownText: string | undefined;
 
-  let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work);
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  const serial = serialQueue();
 
   const notify = () => {
     for (const l of listeners) {

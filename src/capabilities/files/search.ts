@@ -56,11 +56,11 @@ export interface SearchOutcome {
   warnings: string[];
 }
 
-/** Finds `rg` on PATH (or the given PATH string); null when absent. */
-export function findRipgrep(envPath = process.env.PATH ?? ''): string | null {
+/** The executable `name` on PATH (or the given PATH string); null when absent. */
+export function findOnPath(name: string, envPath = process.env.PATH ?? ''): string | null {
   for (const dir of envPath.split(path.delimiter)) {
     if (!dir) continue;
-    const candidate = path.join(dir, process.platform === 'win32' ? 'rg.exe' : 'rg');
+    const candidate = path.join(dir, name);
     try {
       accessSync(candidate, constants.X_OK);
       return candidate;
@@ -71,7 +71,11 @@ export function findRipgrep(envPath = process.env.PATH ?? ''): string | null {
   return null;
 }
 
-const virtualOf = (root: Root, rel: string) => (root.kind === 'workspace' ? rel : rel ? `${root.name}/${rel}` : root.name);
+/** Finds `rg` on PATH; null when absent. */
+export const findRipgrep = (): string | null => findOnPath(process.platform === 'win32' ? 'rg.exe' : 'rg');
+
+/** The virtual path of `rel` (a `/`-separated path inside `root`, '' for the root itself). */
+export const virtualOf = (root: Root, rel: string) => (root.kind === 'workspace' ? rel : rel ? `${root.name}/${rel}` : root.name);
 
 export async function searchText(opts: SearchOptions): Promise<SearchOutcome> {
   // A process argument cannot hold a NUL, and a text search never matches one (binary files are skipped).

@@ -4,7 +4,7 @@
  * `isOwnWrite` so the engine's own writes are not echoed back as `fs.changed`.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, constants, type Dirent } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { cp, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
@@ -14,7 +14,7 @@ import { isInside, type Fence, type Resolved, type Root } from '../../kernel/fen
 import { writeFileAtomic, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Mount, MountStore } from './mounts.js';
-import { findRipgrep, searchText, type LineMatch, type SearchTarget } from './search.js';
+import { findOnPath, findRipgrep, searchText, virtualOf, type LineMatch, type SearchTarget } from './search.js';
 import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './walk.js';
 
 export interface FilesDeps {
@@ -122,12 +122,18 @@ export function createFilesService(deps: FilesDeps) {
     return { path: r.virtual, content };
   }
 
-  async function readTextAt(r: Resolved): Promise<string> {
+  /** The stat of the regular file at `r`; a missing path, a folder, a pipe, socket or device is refused. */
+  async function regularFile(r: Resolved) {
     const st = await stat(r.real).catch(() => undefined);
     if (!st) throw notFound(`file "${r.virtual}" does not exist`);
     if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
     // A pipe, socket or device would block the read (or never end): only regular files are read.
     if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be read`);
+    return st;
+  }
+
+  async function readTextAt(r: Resolved): Promise<string> {
+    const st = await regularFile(r);
     if (st.size > LIMITS.fileTextBytes) {
       throw tooLarge(`"${r.virtual}" is ${st.size} bytes, over the ${LIMITS.fileTextBytes / 1024 / 1024} MB text limit; fetch it raw or search it with grep`);
     }
@@ -138,10 +144,7 @@ export function createFilesService(deps: FilesDeps) {
 
   async function readBytes(virtual: string): Promise<{ path: string; bytes: Buffer }> {
     const r = await fence.resolve(virtual);
-    const st = await stat(r.real).catch(() => undefined);
-    if (!st) throw notFound(`file "${r.virtual}" does not exist`);
-    if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
-    if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be read`);
+    await regularFile(r);
     return { path: r.virtual, bytes: await readFile(r.real) };
   }
 
@@ -219,7 +222,9 @@ export function createFilesService(deps: FilesDeps) {
     return { path: r.virtual, folder: st.isDirectory() };
   }
 
-  async function op(body: { op?: unknown; path?: unknown; to?: unknown }, emit: Emit = deps.emit) {
+  /** POST /api/files-op: only clients call it, so its events go out on the default emitter. */
+  async function op(body: { op?: unknown; path?: unknown; to?: unknown }) {
+    const emit = deps.emit;
     const kinds: FileOp[] = ['delete', 'rename', 'copy', 'mkdir', 'reveal'];
     if (typeof body?.op !== 'string' || !kinds.includes(body.op as FileOp)) {
       throw badRequest(`send {"op", "path", "to"?} with op one of ${kinds.join(', ')}`);
@@ -335,7 +340,7 @@ export function createFilesService(deps: FilesDeps) {
               if (!link.ok || link.isDir) return undefined;
             }
             const st = await stat(abs).catch(() => undefined);
-            return st ? { path: root.kind === 'workspace' ? rel : `${root.name}/${rel}`, size: st.size } : undefined;
+            return st ? { path: virtualOf(root, rel), size: st.size } : undefined;
           }),
         );
         for (const s of sized) {
@@ -432,7 +437,7 @@ export function createFilesService(deps: FilesDeps) {
     for (const t of await targets(args.path)) {
       if (t.isFile) throw badRequest(`glob needs a folder as "path"; "${args.path}" is a file`);
       const base = t.rel ? path.join(t.root.path, t.rel) : t.root.path;
-      const prefix = t.root.kind === 'workspace' ? t.rel : t.rel ? `${t.root.name}/${t.rel}` : t.root.name;
+      const prefix = virtualOf(t.root, t.rel);
       await walkSorted(base, {
         inside,
         signal: args.signal,
@@ -471,22 +476,17 @@ export function createFilesService(deps: FilesDeps) {
     return groupResults(out.rows, !out.complete);
   }
 
-  async function addMount(body: { path?: unknown; name?: unknown }) {
-    const m = await deps.mounts.add(body ?? {});
+  /** Re-arms the watcher and tells clients, after a mount was added or removed. */
+  async function mountsChanged<T>(mount: T): Promise<T> {
     await deps.onMountsChanged?.();
     deps.emit('mounts.changed', { mounts: deps.mounts.list() });
-    return m;
+    return mount;
   }
 
-  async function removeMount(name: string) {
-    const m = await deps.mounts.remove(name);
-    await deps.onMountsChanged?.();
-    deps.emit('mounts.changed', { mounts: deps.mounts.list() });
-    return m;
-  }
+  const addMount = async (body: { path?: unknown; name?: unknown }) => mountsChanged(await deps.mounts.add(body ?? {}));
+  const removeMount = async (name: string) => mountsChanged(await deps.mounts.remove(name));
 
   return {
-    rg: () => rg,
     isOwnWrite,
     readText,
     readBytes,
@@ -535,18 +535,8 @@ function countOccurrences(text: string, needle: string): number {
 }
 
 function platformOpener(): string | null {
-  const name = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-  if (process.platform === 'win32') return name;
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(path.join(dir, name), constants.X_OK);
-      return path.join(dir, name);
-    } catch {
-      // keep looking
-    }
-  }
-  return null;
+  if (process.platform === 'win32') return 'explorer';
+  return findOnPath(process.platform === 'darwin' ? 'open' : 'xdg-open');
 }
 
 /** Rows -> `{results: [{path, matches: [{line, col, len, text}]}], truncated}` (col 1-based). */

@@ -83,11 +83,15 @@ export interface IgnoreWalkOptions {
   signal?: AbortSignal;
 }
 
+/** The rules of each ignore file in `dir`, in IGNORE_FILES order; only names in `present` are read when it is given. */
+const ignoreFamilies = (dir: string, present?: ReadonlySet<string>) =>
+  Promise.all(IGNORE_FILES.map(async (f) => (present && !present.has(f) ? [] : parseIgnore(await readFile(path.join(dir, f), 'utf8').catch(() => '')))));
+
 /** The ripgrep-compatible walk: ignore files, overrides, hidden entries; symlinks are never followed. */
 export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Promise<void> {
   const above: IgnoreLevel[] = [];
   for (const dir of opts.ancestors ?? []) {
-    const families = await Promise.all(IGNORE_FILES.map(async (f) => parseIgnore(await readFile(path.join(dir, f), 'utf8').catch(() => ''))));
+    const families = await ignoreFamilies(dir);
     if (families.some((r) => r.length)) above.push({ base: '', up: path.relative(dir, start).split(path.sep).join('/'), families });
   }
   const visit = async (dir: string, relDir: string, parents: IgnoreLevel[]): Promise<boolean> => {
@@ -95,10 +99,7 @@ export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Prom
     const names = new Set(list.map((e) => e.name));
     let levels = parents;
     if (IGNORE_FILES.some((f) => names.has(f))) {
-      const families = await Promise.all(
-        IGNORE_FILES.map(async (f) => (names.has(f) ? parseIgnore(await readFile(path.join(dir, f), 'utf8').catch(() => '')) : [])),
-      );
-      levels = [...parents, { base: relDir, families }];
+      levels = [...parents, { base: relDir, families: await ignoreFamilies(dir, names) }];
     }
     for (const e of list) {
       if (opts.signal?.aborted) return false;

@@ -17,6 +17,9 @@ const SCOPE = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const FILE = /^[A-Za-z0-9][A-Za-z0-9 ._-]*\.md$/;
 const SNAPSHOTS = '.snapshots';
 
+/** A folder's names, or none when it does not exist yet (no memory, no snapshots). */
+const namesIn = (dir: string): Promise<string[]> => fs.readdir(dir).catch(() => []);
+
 export interface MemoryFile {
   name: string;
   size: number;
@@ -67,15 +70,9 @@ export function createMemoryService(deps: MemoryDeps) {
   const consolidating = new Set<string>();
 
   async function files(scope: string): Promise<MemoryFile[]> {
-    const dir = scopeDir(scope); // validates the scope (a 400), outside the try that reads "no files yet"
-    let entries: string[];
-    try {
-      entries = await fs.readdir(dir);
-    } catch {
-      return [];
-    }
+    const dir = scopeDir(scope); // validates the scope (a 400) before "no files yet" is read
     const out: MemoryFile[] = [];
-    for (const name of entries.sort()) {
+    for (const name of (await namesIn(dir)).sort()) {
       if (!name.endsWith('.md') || !FILE.test(name)) continue;
       const st = await fs.stat(path.join(dir, name)).catch(() => undefined);
       if (st?.isFile()) out.push({ name, size: st.size, modifiedAt: Math.round(st.mtimeMs) });
@@ -139,8 +136,9 @@ export function createMemoryService(deps: MemoryDeps) {
     const id = `${Date.now()}`;
     let dir = path.join(snapRoot(scope), id);
     for (let n = 1; await fs.stat(dir).then(() => true, () => false); n++) dir = path.join(snapRoot(scope), `${id}-${n}`);
-    for (const f of await files(scope)) await home.writeAtomic(path.join(dir, f.name), await read(scope, f.name));
-    await home.writeJson(path.join(dir, 'snapshot.json'), { scope, note, at: Date.now(), files: (await files(scope)).map((f) => f.name) });
+    const names = (await files(scope)).map((f) => f.name);
+    for (const name of names) await home.writeAtomic(path.join(dir, name), await read(scope, name));
+    await home.writeJson(path.join(dir, 'snapshot.json'), { scope, note, at: Date.now(), files: names });
     // Keep the newest few; a snapshot is a safety net, not an archive.
     const all = await listSnapshots(scope);
     for (const old of all.slice(LIMITS.memorySnapshotsKept)) await fs.rm(path.join(snapRoot(scope), old.id), { recursive: true, force: true });
@@ -148,15 +146,9 @@ export function createMemoryService(deps: MemoryDeps) {
   }
 
   async function listSnapshots(scope: string): Promise<Array<{ id: string; note: string; at: number; files: string[] }>> {
-    const dir = snapRoot(scope); // validates the scope (a 400), outside the try that reads "none yet"
-    let ids: string[];
-    try {
-      ids = await fs.readdir(dir);
-    } catch {
-      return [];
-    }
+    const dir = snapRoot(scope); // validates the scope (a 400) before "none yet" is read
     const out = [];
-    for (const id of ids) {
+    for (const id of await namesIn(dir)) {
       const meta = await home.readJson<{ note?: string; at?: number; files?: string[] } | null>(path.join(dir, id, 'snapshot.json'), null).catch(() => null);
       if (meta) out.push({ id, note: meta.note ?? '', at: meta.at ?? 0, files: meta.files ?? [] });
     }

@@ -28,13 +28,8 @@ export async function createNotificationsService(deps: { home: Home; bus: Bus; l
     log(`notifications: ${describeError(err)}; starting with an empty list`);
   }
   let counter = 0;
-  let queue: Promise<unknown> = Promise.resolve();
-  const save = () => {
-    const snapshot = { notifications: items };
-    const next = queue.then(() => home.writeJson(HOME_LAYOUT.notifications, snapshot));
-    queue = next.catch((err) => log(`notifications: could not save: ${describeError(err)}`));
-    return next;
-  };
+  // writeJson serializes the text now and writes in call order (one queue per path in the home).
+  const save = () => home.writeJson(HOME_LAYOUT.notifications, { notifications: items });
   const unread = () => items.reduce((n, i) => n + (i.read ? 0 : 1), 0);
   const changed = async () => {
     await save();

@@ -5,7 +5,7 @@
  */
 import { badRequest } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
-import type { ModelUsage, RunRecord, RunStatus, Usage } from '../../kernel/runs.js';
+import { emptyUsage, type ModelUsage, type RunRecord, type RunStatus, type Usage } from '../../kernel/runs.js';
 import type { ModelPrice, ProviderConfig } from '../config/types.js';
 import { BUILT_IN_PRICES, costOf, lookupPrice } from './prices.js';
 
@@ -70,17 +70,35 @@ const tokens = (u: Usage) => u.input + u.output + u.cached + u.reasoning;
 /** A run's usage by the model that spent it; records from before the split count as one part. */
 const partsOf = (r: RunRecord): ModelUsage[] => (r.models?.length ? r.models : [{ model: r.model, provider: r.provider, usage: r.usage }]);
 
+const emptyBucket = (key: string): Bucket => ({ key, runs: 0, ...emptyUsage(), cost: null, unpriced: { runs: 0, ...emptyUsage() }, statuses: {} });
+const addUsage = (to: Usage, u: Usage) => {
+  to.input += u.input;
+  to.output += u.output;
+  to.cached += u.cached;
+  to.reasoning += u.reasoning;
+};
+
+/** How one report prices a model's part of a run, and a whole run (USD; null when unknown). */
+interface Costing {
+  part(m: ModelUsage): number | null;
+  run(r: RunRecord): number | null;
+}
+
 export type ReportsService = ReturnType<typeof createReportsService>;
 
 export function createReportsService(deps: ReportsDeps) {
-  /** Prices per (provider, model), looked up once per report rather than once per run. */
-  function pricer(): (m: ModelUsage) => ModelPrice | undefined {
+  /**
+   * The costs of one report, with each (provider, model) price looked up once rather than once per run:
+   * a model's part (0 when it spent nothing, null when its price is unknown) and a run (the sum of its
+   * parts, unknown when any part's is).
+   */
+  function costing(): Costing {
     const providers = deps.providers?.() ?? [];
-    const cache = new Map<string, ModelPrice | undefined>();
-    return ({ model, provider }) => {
+    const prices = new Map<string, ModelPrice | undefined>();
+    const priceOf = ({ model, provider }: ModelUsage): ModelPrice | undefined => {
       if (!model) return undefined;
       const key = `${provider ?? ''}\u0000${model}`;
-      if (cache.has(key)) return cache.get(key);
+      if (prices.has(key)) return prices.get(key);
       let price: ModelPrice | undefined;
       const own = providers.find((p) => p.name === provider)?.prices;
       if (own) price = lookupPrice(model, own);
@@ -89,25 +107,15 @@ export function createReportsService(deps: ReportsDeps) {
         if (p.prices) price = lookupPrice(model, p.prices);
       }
       price ??= lookupPrice(model, BUILT_IN_PRICES);
-      cache.set(key, price);
+      prices.set(key, price);
       return price;
     };
-  }
-
-  /** The cost of one model's part: 0 when it spent nothing, null when its price is unknown. */
-  function partCoster(): (m: ModelUsage) => number | null {
-    const price = pricer();
-    return (m) => {
+    const part = (m: ModelUsage): number | null => {
       if (tokens(m.usage) === 0) return 0;
-      const p = price(m);
+      const p = priceOf(m);
       return p ? costOf(m.usage, p) : null;
     };
-  }
-
-  /** A run's cost: the sum of its models' parts, unknown when any part's price is. */
-  function coster(): (r: RunRecord) => number | null {
-    const part = partCoster();
-    return (r) => {
+    const run = (r: RunRecord): number | null => {
       let sum = 0;
       for (const m of partsOf(r)) {
         const c = part(m);
@@ -116,9 +124,10 @@ export function createReportsService(deps: ReportsDeps) {
       }
       return sum;
     };
+    return { part, run };
   }
 
-  function row(r: RunRecord, costFor = coster()): RunRow {
+  function row(r: RunRecord, cost = costing()): RunRow {
     return {
       runId: r.runId,
       source: r.source,
@@ -134,7 +143,7 @@ export function createReportsService(deps: ReportsDeps) {
       workItem: r.workItem ?? null,
       parentRunId: r.parentRunId ?? null,
       usage: { ...r.usage },
-      cost: costFor(r),
+      cost: cost.run(r),
     };
   }
 
@@ -167,35 +176,22 @@ export function createReportsService(deps: ReportsDeps) {
     }
   }
 
-  function rollup(records: RunRecord[], by: GroupBy | 'total', costFor = coster()): Bucket[] {
+  /** The runs' spend under each key of `by` (one bucket, `total`, for 'total'). */
+  function rollup(records: RunRecord[], by: GroupBy | 'total', cost = costing()): Bucket[] {
     const buckets = new Map<string, Bucket>();
-    const partCost = partCoster();
     for (const r of records) {
-      // By model, a run counts under every model that spent in it, with that model's part.
-      const entries =
-        by === 'model'
-          ? partsOf(r).map((m) => ({ key: m.model ?? NONE, usage: m.usage, cost: partCost(m) }))
-          : [{ key: by === 'total' ? 'total' : keyOf(r, by), usage: r.usage, cost: costFor(r) }];
-      for (const { key, usage, cost } of entries) {
+      const entries = by === 'model' ? modelEntries(r, cost) : [{ key: by === 'total' ? 'total' : keyOf(r, by), usage: r.usage, cost: cost.run(r) }];
+      for (const { key, usage, cost: spent } of entries) {
         let b = buckets.get(key);
-        if (!b) {
-          b = { key, runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: null, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} };
-          buckets.set(key, b);
-        }
+        if (!b) buckets.set(key, (b = emptyBucket(key)));
         b.runs++;
-        b.input += usage.input;
-        b.output += usage.output;
-        b.cached += usage.cached;
-        b.reasoning += usage.reasoning;
+        addUsage(b, usage);
         b.statuses[r.status] = (b.statuses[r.status] ?? 0) + 1;
-        if (cost === null) {
+        if (spent === null) {
           b.unpriced.runs++;
-          b.unpriced.input += usage.input;
-          b.unpriced.output += usage.output;
-          b.unpriced.cached += usage.cached;
-          b.unpriced.reasoning += usage.reasoning;
+          addUsage(b.unpriced, usage);
         } else {
-          b.cost = (b.cost ?? 0) + cost;
+          b.cost = (b.cost ?? 0) + spent;
         }
       }
     }
@@ -204,39 +200,51 @@ export function createReportsService(deps: ReportsDeps) {
     return by === 'day' ? out.sort((a, b) => a.key.localeCompare(b.key)) : out.sort((a, b) => (b.cost ?? -1) - (a.cost ?? -1) || b.input + b.output - (a.input + a.output));
   }
 
+  /**
+   * By model, a run counts under every model that spent in it, with that model's part; the parts of
+   * one model reached through two providers make one entry, so the run is counted once under it.
+   */
+  function modelEntries(r: RunRecord, cost: Costing): Array<{ key: string; usage: Usage; cost: number | null }> {
+    const entries = new Map<string, { key: string; usage: Usage; cost: number | null }>();
+    for (const m of partsOf(r)) {
+      const key = m.model ?? NONE;
+      const c = cost.part(m);
+      const e = entries.get(key);
+      if (!e) {
+        entries.set(key, { key, usage: { ...m.usage }, cost: c });
+      } else {
+        addUsage(e.usage, m.usage);
+        e.cost = e.cost === null || c === null ? null : e.cost + c;
+      }
+    }
+    return [...entries.values()];
+  }
+
   /** GET /api/report */
   function summary(filter: { from?: number; to?: number }) {
     const records = select(filter);
-    // Each run's cost once, shared by the five rollups.
-    const costs = new Map<RunRecord, number | null>();
-    const base = coster();
-    const costFor = (r: RunRecord) => {
-      let c = costs.get(r);
-      if (c === undefined) costs.set(r, (c = base(r)));
-      return c;
-    };
-    const [totals] = rollup(records, 'total', costFor);
-    const byModel = rollup(records, 'model', costFor);
+    const cost = costing();
+    const byModel = rollup(records, 'model', cost);
     return {
       from: filter.from ?? null,
       to: filter.to ?? null,
       currency: 'USD',
       // No runs spent nothing: that total is known, unlike the cost of tokens with no price.
-      totals: totals ?? { key: 'total', runs: 0, input: 0, output: 0, cached: 0, reasoning: 0, cost: 0, unpriced: { runs: 0, input: 0, output: 0, cached: 0, reasoning: 0 }, statuses: {} },
+      totals: rollup(records, 'total', cost)[0] ?? { ...emptyBucket('total'), cost: 0 },
       /** Models whose tokens have no price (add `prices` to their provider entry to cost them). */
       unpricedModels: byModel.filter((b) => b.unpriced.runs > 0).map((b) => b.key),
       byModel,
-      byAgent: rollup(records, 'agent', costFor),
-      byWorkflow: rollup(records, 'workflow', costFor),
-      bySource: rollup(records, 'source', costFor),
+      byAgent: rollup(records, 'agent', cost),
+      byWorkflow: rollup(records, 'workflow', cost),
+      bySource: rollup(records, 'source', cost),
     };
   }
 
   /** GET /api/report/runs: newest first. */
   function runs(filter: RunFilter, page: { limit: number; offset: number }) {
     const records = select(filter).sort((a, b) => b.startedAt - a.startedAt);
-    const costFor = coster();
-    return { runs: records.slice(page.offset, page.offset + page.limit).map((r) => row(r, costFor)), total: records.length, limit: page.limit, offset: page.offset };
+    const cost = costing();
+    return { runs: records.slice(page.offset, page.offset + page.limit).map((r) => row(r, cost)), total: records.length, limit: page.limit, offset: page.offset };
   }
 
   return { summary, runs, rollup, select };

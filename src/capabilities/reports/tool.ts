@@ -53,9 +53,10 @@ export function engineActivityTool(reports: ReportsService) {
       const limit = Math.min(args.limit ?? LIMITS.activityLimitDefault, LIMITS.activityLimitCap);
       const filter = { from, to, status: args.status, workflow: args.workflow };
       const window = `${from ? when(from) : 'the beginning'} to ${to ? when(to) : 'now'} (UTC)`;
+      const none = `no runs from ${window}${args.status ? ` with status ${args.status}` : ''}${args.workflow ? ` for ${args.workflow}` : ''}`;
       if (args.groupBy) {
         const records = reports.select(filter);
-        if (!records.length) return `no runs from ${window}${args.status ? ` with status ${args.status}` : ''}${args.workflow ? ` for ${args.workflow}` : ''}`;
+        if (!records.length) return none;
         const [total] = reports.rollup(records, 'total');
         const buckets = reports.rollup(records, args.groupBy);
         const shown = buckets.slice(0, limit);
@@ -63,7 +64,7 @@ export function engineActivityTool(reports: ReportsService) {
         return [`runs from ${window}, grouped by ${args.groupBy}:`, `TOTAL ${bucketLine(total)}`, ...shown.map(bucketLine)].join('\n') + more;
       }
       const rows = reports.runs(filter, { limit, offset: 0 });
-      if (!rows.total) return `no runs from ${window}${args.status ? ` with status ${args.status}` : ''}${args.workflow ? ` for ${args.workflow}` : ''}`;
+      if (!rows.total) return none;
       const head = `runs 1-${rows.runs.length} of ${rows.total} from ${window}, newest first${rows.total > rows.runs.length ? `; more remain (raise limit up to ${LIMITS.activityLimitCap}, or narrow with from/to)` : ''}`;
       return [head, ...rows.runs.map(runLine)].join('\n');
     },

@@ -8,6 +8,7 @@ import type { Bus } from '../../kernel/bus.js';
 import { describeError } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { serialQueue } from '../../kernel/serial.js';
 import { FileVault } from './file-store.js';
 import { validSecretName, validSecretValue } from './names.js';
 import type { SecretBackend, SecretStore } from './types.js';
@@ -52,12 +53,7 @@ export async function createSecretStore(deps: { home: Home; bus: Bus; log: (line
     if (choice === 'auto' && index.backend !== backendName) await saveIndex().catch((err) => log(`secrets: ${describeError(err)}`));
   });
 
-  let queue: Promise<unknown> = ready;
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work);
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  const serial = serialQueue(ready);
 
   return {
     /** Final once any other method has resolved (they all wait for the probe). */

@@ -7,6 +7,7 @@ import type { Bus } from '../../kernel/bus.js';
 import { badRequest, describeError } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { serialQueue } from '../../kernel/serial.js';
 import { DEFAULT_SETTINGS, type AppSettings, type SettingsService } from './types.js';
 
 export interface SettingsServiceImpl extends SettingsService {
@@ -30,7 +31,8 @@ export async function createSettingsService(deps: { home: Home; bus: Bus; log: (
     log(`settings: ${describeError(err)}; using the defaults`);
   }
 
-  let queue: Promise<unknown> = Promise.resolve();
+  // One update at a time, so two partial PUTs never lose each other's fields.
+  const serial = serialQueue();
   return {
     get: () => clone(current),
     onChange(listener) {
@@ -38,8 +40,7 @@ export async function createSettingsService(deps: { home: Home; bus: Bus; log: (
       return () => listeners.delete(listener);
     },
     update(patch) {
-      // One update at a time, so two partial PUTs never lose each other's fields.
-      const next = queue.then(async () => {
+      return serial(async () => {
         const merged = mergeSettings(current, patch);
         await home.writeJson(HOME_LAYOUT.settings, merged);
         current = merged;
@@ -47,8 +48,6 @@ export async function createSettingsService(deps: { home: Home; bus: Bus; log: (
         for (const l of listeners) l(clone(merged));
         return clone(merged);
       });
-      queue = next.catch(() => undefined);
-      return next;
     },
   };
 }

@@ -63,6 +63,9 @@ export function checkSkillName(name: string): string {
   return name;
 }
 
+/** A SKILL.md's frontmatter and body; a byte-order mark (Windows editors) would hide the fence. */
+const parseSkillFile = (text: string) => parseFrontmatter(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+
 export type SkillsService = ReturnType<typeof createSkillsService>;
 
 export function createSkillsService(deps: SkillsDeps) {
@@ -109,8 +112,7 @@ export function createSkillsService(deps: SkillsDeps) {
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw err;
     }
-    // A byte-order mark (Windows editors) would hide the frontmatter fence.
-    const doc = parseFrontmatter(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    const doc = parseSkillFile(text);
     const description = typeof doc.data.description === 'string' ? doc.data.description : '';
     const location = tier === 'workspace' ? `${cfg.skillsDir}/skills/${name}` : `~/${cfg.skillsDir}/skills/${name}`;
     return { name, description, body: doc.body.replace(/^\n+/, ''), tier, dir, location };
@@ -165,7 +167,7 @@ export function createSkillsService(deps: SkillsDeps) {
     const file = path.join(tierRoot('workspace', cfg), name, 'SKILL.md');
     let keep: Record<string, unknown> = {};
     try {
-      keep = parseFrontmatter(await fs.readFile(file, 'utf8')).data;
+      keep = parseSkillFile(await fs.readFile(file, 'utf8')).data;
     } catch {
       keep = {};
     }
@@ -222,6 +224,3 @@ export function createSkillsService(deps: SkillsDeps) {
 
   return { config, setConfig, list, get, save, remove, promptBlock, historyAdapter };
 }
-
-/** `skillsPromptBlock(allowed?)` as the brief names it: a bound form of the service's promptBlock. */
-export const skillsPromptBlock = (skills: SkillsService, allowed?: string[]) => skills.promptBlock(allowed);
