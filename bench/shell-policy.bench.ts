@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { ensureShellParser } from '../src/permissions/shell-parse.js';
 import { shellPermission } from '../src/permissions/shell-policy.js';
+import { median, table } from './lib/report.js';
 
 const COMMANDS = [
   'git status',
@@ -27,11 +28,6 @@ const COMMANDS = [
   'sudo apt-get install -y jq',
 ];
 const ROUNDS = 7;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 async function engineRound(): Promise<number> {
   const t = performance.now();
@@ -57,9 +53,7 @@ for (let i = 0; i < ROUNDS; i++) {
 const e = median(engine);
 const b = median(baseline);
 const ratio = e / b;
-console.log(`| commands | rounds | engine ms/command | bash -n ms/command |`);
-console.log(`|---|---|---|---|`);
-console.log(`| ${COMMANDS.length} | ${ROUNDS} | ${e.toFixed(2)} | ${b.toFixed(2)} |`);
+table([{ commands: COMMANDS.length, rounds: ROUNDS, 'engine ms/command': e.toFixed(2), 'bash -n ms/command': b.toFixed(2) }]);
 console.log(
   `RESULT shell_policy_per_command: engine ${e.toFixed(2)} ms, baseline ${b.toFixed(2)} ms, ratio ${ratio.toFixed(2)} (aim: <= 1, cheaper than bash -n reading the same command) ${ratio <= 1 ? 'PASS' : 'MISS'}`,
 );

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEngine } from '../src/engine.js';
 import { allowAllGate } from '../src/tools/types.js';
+import { median, table } from './lib/report.js';
 
 const N = 30;
 const COMMANDS = ['true', 'seq 1 20000'];
@@ -23,8 +24,6 @@ function bare(command: string, cwd: string): Promise<void> {
     child.on('close', () => resolve());
   });
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
   const home = await mkdtemp(path.join(os.tmpdir(), 'bench-shell-'));
@@ -53,8 +52,7 @@ async function main() {
     await engine.close();
     await rm(home, { recursive: true, force: true });
   }
-  console.log('command            engine ms   bare bash -lc ms   ratio');
-  for (const r of rows) console.log(`${r.command.padEnd(18)} ${r.engine.toFixed(1).padStart(9)}   ${r.baseline.toFixed(1).padStart(16)}   ${(r.engine / r.baseline).toFixed(2)}`);
+  table(rows.map((r) => ({ command: r.command, 'engine ms': r.engine.toFixed(1), 'bare bash -lc ms': r.baseline.toFixed(1), ratio: (r.engine / r.baseline).toFixed(2) })));
   for (const r of rows) {
     const ratio = r.engine / r.baseline;
     console.log(`RESULT run_shell median latency (${r.command}): engine ${r.engine.toFixed(1)} ms, baseline ${r.baseline.toFixed(1)} ms, ratio ${ratio.toFixed(2)} (aim: <= 1.25) ${ratio <= 1.25 ? 'PASS' : 'MISS'}`);

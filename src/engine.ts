@@ -182,7 +182,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.setMask(masker.mask);
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
-  void ensureShellParser(); // load the bash grammar now so the first shell call does not wait for it
+  setTimeout(() => void ensureShellParser(), LIMITS.sdkWarmDelayMs).unref(); // grammar off the start path (15 ms compile, 33 MB wasm), warm before a first shell call
   // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
   const providers = createProviderService({ config });
   providerRoutes(app, providers);

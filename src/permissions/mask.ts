@@ -5,7 +5,7 @@
  * Masking errs on the side of hiding: a false positive costs a person a glance, a miss leaks a key.
  */
 
-export const MASK = '***';
+const MASK = '***';
 
 /** Values shorter than this are never masked as "known": masking "ab" everywhere would garble text. */
 const MIN_KNOWN_LENGTH = 4;
@@ -88,12 +88,21 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** One pattern for the known values, longest first; undefined when none is long enough to mask. */
+function knownPattern(known: readonly string[]): RegExp | undefined {
+  const values = known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).sort((a, b) => b.length - a.length);
+  return values.length ? new RegExp(values.map(escapeRegExp).join('|'), 'g') : undefined;
+}
+
 /** Masks secret-shaped substrings of `text`, and every occurrence of the `known` secret values. */
 export function maskSecrets(text: string, known: readonly string[] = []): string {
+  return maskWith(text, knownPattern(known));
+}
+
+function maskWith(text: string, known: RegExp | undefined): string {
   if (!text) return text;
   let out = text;
-  const values = known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).sort((a, b) => b.length - a.length);
-  if (values.length) out = out.replace(new RegExp(values.map(escapeRegExp).join('|'), 'g'), MASK);
+  if (known) out = out.replace(known, MASK);
   for (const [re, fn] of TOKEN_SHAPES) out = out.replace(re, fn as (substring: string, ...args: unknown[]) => string);
   for (const [re, fn] of CONTEXT_SHAPES) out = out.replace(re, fn as (substring: string, ...args: unknown[]) => string);
   return out;
@@ -104,11 +113,12 @@ export function maskSecrets(text: string, known: readonly string[] = []): string
  * can mask without awaiting the store. The engine refreshes it when secrets change.
  */
 export class Masker {
-  private known: string[] = [];
+  // Compiled when the values change, not on every mask: the registry masks every call's text.
+  private known: RegExp | undefined;
 
   setKnown(values: readonly string[]): void {
-    this.known = values.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH);
+    this.known = knownPattern(values);
   }
 
-  readonly mask = (text: string): string => maskSecrets(text, this.known);
+  readonly mask = (text: string): string => maskWith(text, this.known);
 }

@@ -93,10 +93,6 @@ export class RuleStore {
     return this.state;
   }
 
-  async rules(): Promise<PermissionRule[]> {
-    return (await this.get()).rules;
-  }
-
   /** Adds rules newest first (the first given ends up first); an existing rule for the same key is replaced. */
   async add(...rules: PermissionRule[]): Promise<void> {
     await this.update((s) => {

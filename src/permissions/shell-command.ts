@@ -81,7 +81,7 @@ const DANGEROUS_VARS = new Set([
   'JAVA_TOOL_OPTIONS',
   '_JAVA_OPTIONS',
 ]);
-export const isDangerousVar = (name: string) => DANGEROUS_VARS.has(name) || name.startsWith('DYLD_') || name.startsWith('LD_');
+const isDangerousVar = (name: string) => DANGEROUS_VARS.has(name) || name.startsWith('DYLD_') || name.startsWith('LD_');
 
 // Options of known programs that take a value as the next word (so the value is never the subcommand).
 const VALUED_OPTIONS: Record<string, string[]> = {
@@ -168,7 +168,7 @@ export function globMatches(glob: string, name: string): boolean {
 }
 
 /** Bash brace expansion of an unquoted static word holding a comma list: `{rm,-rf,x}` -> rm, -rf, x. */
-export function expandWord(w: ShellWord): ShellWord[] {
+function expandWord(w: ShellWord): ShellWord[] {
   if (!w.static || w.quoted || !/\{[^{}]*,[^{}]*\}/.test(w.text)) return [w];
   const out = expandBraces(w.text, []);
   return out.length === 1 && out[0] === w.text ? [w] : out.map((text) => ({ text, static: true, quoted: false, raw: text }));

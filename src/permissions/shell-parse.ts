@@ -13,8 +13,6 @@ import { Language, Parser, type Node } from 'web-tree-sitter';
 import { LIMITS } from '../kernel/limits.js';
 import { lexShell } from './shell-lex.js';
 
-export { lexShell };
-
 export interface ShellWord {
   /** The word's value with quotes and backslashes removed (when static), else its source text. */
   text: string;

@@ -9,7 +9,6 @@ import { hardDeniedParsed, runtimeDenyRisk } from './denylist.js';
 import { describeSegment, TOOL } from './shell-command.js';
 import { parseShell } from './shell-parse.js';
 
-export { splitShell, parseShell, ensureShellParser } from './shell-parse.js';
 export { hardDenied } from './denylist.js';
 
 export async function shellPermission(command: string): Promise<PermissionRequest> {

@@ -6,20 +6,19 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { EngineEvent } from '../../src/kernel/bus.js';
 import { defineTool, type PermissionRequest } from '../../src/tools/types.js';
-import { collectEvents, type EventCollector } from '../support/events.js';
-import { startTestEngine, type TestEngine } from '../support/engine.js';
+import type { EventCollector } from '../support/events.js';
+import type { TestEngine } from '../support/engine.js';
+import { backgroundCall, requested, startGateEngine } from './gate-support.js';
 
 let t: TestEngine;
 let events: EventCollector;
 let ran: string[] = [];
 let rulesWhenRun = '';
+let close: () => Promise<void>;
 
 before(async () => {
-  t = await startTestEngine();
-  events = await collectEvents(t.url);
-  t.engine.tools.register(
+  ({ t, events, close } = await startGateEngine(
     defineTool({
       name: 'test_code',
       group: 'test',
@@ -71,27 +70,12 @@ before(async () => {
       permission: 'other',
       run: async () => 'read',
     }),
-  );
+  ));
 });
 
-after(async () => {
-  events.close();
-  await t.close();
-});
+after(() => close());
 
-let callSeq = 0;
-/** Starts a call in the background inside a fresh run; returns the run and the pending outcome. */
-function startCall(name: string, args: Record<string, unknown>, opts: { attended?: boolean; sessionId?: string } = {}) {
-  const run = t.engine.runs.start({ source: 'test' });
-  const callId = `call-${++callSeq}`;
-  const outcome = t.engine.tools.call(
-    { callId, name, args },
-    { signal: run.signal, emit: run.emit, runId: run.id, attended: opts.attended ?? true, sessionId: opts.sessionId },
-  );
-  return { run, callId, outcome };
-}
-
-const requested = (callId: string) => (e: EngineEvent) => e.kind === 'permission.requested' && e.callId === callId;
+const startCall = (name: string, args: Record<string, unknown>, opts?: { attended?: boolean; sessionId?: string }) => backgroundCall(t, name, args, opts);
 
 async function rulesOnDisk(): Promise<Array<{ key: string; decision: string }>> {
   const text = await readFile(path.join(t.home, 'permissions.json'), 'utf8');

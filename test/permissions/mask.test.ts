@@ -67,6 +67,12 @@ test('known secret values are masked wherever they appear', () => {
   const masker = new Masker();
   masker.setKnown(['my-db-pass']);
   assert.equal(masker.mask('connect with my-db-pass now'), 'connect with *** now');
+  // The compiled pattern is reused call after call: every occurrence, every time, longest value first.
+  for (let i = 0; i < 3; i++) assert.equal(masker.mask('my-db-pass then my-db-pass'), '*** then ***');
+  masker.setKnown(['my-db-pass', 'my-db-pass-two']);
+  assert.equal(masker.mask('use my-db-pass-two'), 'use ***');
+  masker.setKnown([]);
+  assert.equal(masker.mask('the value my-db-pass.'), 'the value my-db-pass.');
   // Too-short values are not masked (they would garble ordinary text).
   assert.equal(maskSecrets('a b ab', ['ab']), 'a b ab');
 });

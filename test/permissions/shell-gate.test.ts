@@ -4,21 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { EngineEvent } from '../../src/kernel/bus.js';
 import { LIMITS } from '../../src/kernel/limits.js';
 import { shellPermission } from '../../src/permissions/shell-policy.js';
 import { defineTool } from '../../src/tools/types.js';
-import { collectEvents, type EventCollector } from '../support/events.js';
-import { startTestEngine, type TestEngine } from '../support/engine.js';
+import type { EventCollector } from '../support/events.js';
+import type { TestEngine } from '../support/engine.js';
+import { backgroundCall, requested, startGateEngine } from './gate-support.js';
 
 let t: TestEngine;
 let events: EventCollector;
 const ran: string[] = [];
+let close: () => Promise<void>;
 
 before(async () => {
-  t = await startTestEngine();
-  events = await collectEvents(t.url);
-  t.engine.tools.register(
+  ({ t, events, close } = await startGateEngine(
     defineTool({
       name: 'test_sh',
       group: 'test',
@@ -30,22 +29,12 @@ before(async () => {
         return 'exit 0';
       },
     }),
-  );
+  ));
 });
 
-after(async () => {
-  events.close();
-  await t.close();
-});
+after(() => close());
 
-let seq = 0;
-function call(command: string) {
-  const run = t.engine.runs.start({ source: 'test' });
-  const callId = `sh-${++seq}`;
-  const outcome = t.engine.tools.call({ callId, name: 'test_sh', args: { command } }, { signal: run.signal, emit: run.emit, runId: run.id, attended: true });
-  return { run, callId, outcome, done: async () => run.finish('completed') };
-}
-const requested = (callId: string) => (e: EngineEvent) => e.kind === 'permission.requested' && e.callId === callId;
+const call = (command: string) => backgroundCall(t, 'test_sh', { command });
 
 test('a multi-segment command prompts with the narrow key first; always persists every segment key', async () => {
   const c = call('git status && npm test');

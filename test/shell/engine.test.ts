@@ -7,6 +7,7 @@ import { termSocket } from '../../src/http/sockets/term.js';
 import { allowAllGate } from '../../src/tools/types.js';
 import { collectEvents } from '../support/events.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
+import { backgroundCall, requested } from '../permissions/gate-support.js';
 
 let t: TestEngine;
 before(async () => {
@@ -123,35 +124,30 @@ test("check_diagnostics asks permission as code when the root's own tsc would ru
   await writeFile(path.join(ws, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, types: [] }, include: ['src'] }));
   await writeFile(path.join(ws, 'src', 'main.ts'), 'export const x: number = 1;\n');
   const events = await collectEvents(t.url);
-  const call = (callId: string) => {
-    const run = t.engine.runs.start({ source: 'test' });
-    const outcome = t.engine.tools.call({ callId, name: 'check_diagnostics', args: {} }, { signal: run.signal, emit: run.emit, runId: run.id, attended: true });
-    return { run, outcome };
-  };
   try {
     // The bundled compiler is the engine's own code: no prompt.
-    const bundled = call('diag-bundled');
+    const bundled = backgroundCall(t, 'check_diagnostics', {});
     const out = await bundled.outcome;
     assert.equal(out.isError, false, out.text);
     assert.match(out.text, /Clean: tsc \(bundled with the engine\)/);
-    assert.ok(!events.events.some((e) => e.kind === 'permission.requested' && e.callId === 'diag-bundled'));
-    await bundled.run.finish('completed');
+    assert.ok(!events.events.some(requested(bundled.callId)));
+    await bundled.done();
 
     // A compiler inside the workspace is workspace code: the `code` class, so a person is asked.
     await mkdir(path.join(ws, 'node_modules', '.bin'), { recursive: true });
     const own = path.join(ws, 'node_modules', '.bin', 'tsc');
     await writeFile(own, '#!/bin/sh\necho "src/main.ts(1,14): error TS9999: from the root\'s own compiler"\nexit 2\n', { mode: 0o755 });
-    const owned = call('diag-own');
-    const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.callId === 'diag-own', 30_000);
+    const owned = backgroundCall(t, 'check_diagnostics', {});
+    const asked = await events.waitFor(requested(owned.callId), 30_000);
     assert.equal(asked.class, 'code');
     assert.equal(asked.key, 'check_diagnostics');
-    const res = await t.api('POST', '/api/permissions/resolve', { runId: owned.run.id, callId: 'diag-own', decision: 'allow', scope: 'once' });
+    const res = await t.api('POST', '/api/permissions/resolve', { runId: owned.run.id, callId: owned.callId, decision: 'allow', scope: 'once' });
     assert.equal(res.status, 200);
     const ownOut = await owned.outcome;
     assert.equal(ownOut.isError, false, ownOut.text);
     assert.match(ownOut.text, /tsc \(the root's node_modules\) found 1 error/);
     assert.match(ownOut.text, /^error src\/main\.ts:1:14 - from the root's own compiler \(TS9999\)$/m);
-    await owned.run.finish('completed');
+    await owned.done();
   } finally {
     events.close();
     await rm(path.join(ws, 'node_modules'), { recursive: true, force: true });

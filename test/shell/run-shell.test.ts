@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { clipOutput, runCommand } from '../../src/capabilities/shell/run-command.js';
 import { createShellService, type ShellService } from '../../src/capabilities/shell/service.js';
 import { Fence } from '../../src/kernel/fence.js';
+import { hardDenied, shellPermission } from '../../src/permissions/shell-policy.js';
 import { alive, waitGone } from './helpers.js';
 
 const fenceOver = (workspace: string, mounts: Record<string, string> = {}) =>
@@ -168,4 +169,14 @@ test('the hard denylist is enforced in the spawn path and surfaces in the permis
   assert.deepEqual(await denied.permission('ls'), { class: 'code', key: 'run_shell' });
   assert.equal((await denied.permission('rm -rf /')).hardDeny, 'recursive delete refused');
   await assert.rejects(runCommand({ command: 'rm -rf x', cwd: workspace, env: {}, hardDenied: () => 'no' }), /no/);
+
+  // With the shell policy, its request carries the refusal from its own parse: the permission check
+  // does not ask the denylist a second time, the spawn path still does.
+  const asked: string[] = [];
+  const policed = createShellService({ fence: fenceOver(workspace), home, permission: shellPermission, hardDenied: (c) => (asked.push(c), hardDenied(c)) });
+  assert.match((await policed.permission('rm -rf /')).hardDeny ?? '', /recursive delete/);
+  assert.equal((await policed.permission('ls')).hardDeny, undefined);
+  assert.deepEqual(asked, []);
+  await assert.rejects(policed.exec({ command: 'rm -rf sub' }), /recursive delete/);
+  assert.deepEqual(asked, ['rm -rf sub']);
 });

@@ -16,9 +16,9 @@ export interface ShellDeps {
   fence: FenceLike;
   /** The engine home (GIT_CEILING_DIRECTORIES). */
   home: string;
-  /** The shell policy; without one every command is the `code` class under the tool's own key. */
+  /** The shell policy (its request carries the denylist's refusal); without one every command is the `code` class under the tool's own key. */
   permission?: ShellPermission;
-  /** The hard denylist, enforced again in the spawn path. */
+  /** The hard denylist: marks the request when there is no policy, and is enforced again in the spawn path. */
   hardDenied?: HardDenied;
   mask?: Mask;
   /** Default LIMITS.shellTimeoutMs. */
@@ -46,7 +46,7 @@ export type ShellService = ReturnType<typeof createShellService>;
 export function createShellService(deps: ShellDeps) {
   const mask = deps.mask ?? ((t: string) => t);
   const mountNames = () => deps.fence.roots().filter((r) => r.kind === 'mount').map((r) => r.name);
-  const env = (extra?: Record<string, string>) => shellEnv({ home: deps.home, mounts: mountNames(), extra });
+  const env = () => shellEnv({ home: deps.home, mounts: mountNames() });
 
   /** Resolves a virtual directory inside the fence; the fence throws for anything outside. */
   async function resolveDir(virtual: string | undefined): Promise<{ real: string; virtual: string }> {
@@ -57,10 +57,12 @@ export function createShellService(deps: ShellDeps) {
     return { real: resolved.real, virtual: resolved.virtual || '.' };
   }
 
+  // The policy reads the command against the denylist over its own parse; asking the denylist again
+  // here would parse every command a second time for the same answer.
   async function permission(command: string): Promise<PermissionRequest> {
-    const request = deps.permission ? await deps.permission(command) : { class: 'code' as const, key: 'run_shell' };
+    if (deps.permission) return deps.permission(command);
     const denied = deps.hardDenied?.(command);
-    return denied && !request.hardDeny ? { ...request, hardDeny: denied } : request;
+    return { class: 'code', key: 'run_shell', ...(denied ? { hardDeny: denied } : {}) };
   }
 
   async function exec(options: ExecOptions): Promise<ExecResult> {
@@ -84,5 +86,5 @@ export function createShellService(deps: ShellDeps) {
     return runDiagnostics(deps.fence.root(name), { signal, env: env() });
   }
 
-  return { exec, permission, diagnostics, resolveDir, env };
+  return { exec, permission, diagnostics, env };
 }

@@ -10,8 +10,6 @@ import { EngineError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { withoutCredentials, type UrlFloor } from './floor.js';
 
-export { withoutCredentials };
-
 export interface GetOptions {
   floor: UrlFloor;
   signal?: AbortSignal;

@@ -6,11 +6,11 @@
 import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { urlFloor, type UrlFloor } from './floor.js';
-import { floorGet, withoutCredentials } from './http-get.js';
+import { urlFloor, withoutCredentials, type UrlFloor } from './floor.js';
+import { floorGet } from './http-get.js';
 import { parseDuckDuckGo, type SearchResult } from './search-parse.js';
 
-export const DEFAULT_SEARCH_URL = 'https://html.duckduckgo.com/html/';
+const DEFAULT_SEARCH_URL = 'https://html.duckduckgo.com/html/';
 
 export interface WebDeps {
   floor?: UrlFloor;
@@ -26,7 +26,6 @@ export function createWebService(deps: WebDeps = {}) {
   const timeoutMs = deps.timeoutMs ?? LIMITS.webFetchTimeoutMs;
   const searchUrl = deps.searchUrl ?? (() => process.env.ENGINE_WEB_SEARCH_URL || DEFAULT_SEARCH_URL);
 
-  /** The readable text of a page, 12 000 characters from `offset`, with a header naming the range and how to continue. */
   // Pages read recently, so paging with offset reads the same text (offsets stay valid) without
   // fetching again. Keyed by the requested URL; a first call (offset 0) always fetches fresh.
   const pages = new Map<string, { at: number; page: Page }>();
