@@ -182,7 +182,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.setMask(masker.mask);
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
-  setTimeout(() => void ensureShellParser(), LIMITS.sdkWarmDelayMs).unref(); // grammar off the start path (15 ms compile, 33 MB wasm), warm before a first shell call
   // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
   const providers = createProviderService({ config });
   providerRoutes(app, providers);
@@ -255,8 +254,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await app.ready();
   attachSockets(app.server, guard, sockets);
   await app.listen({ port, host: bind });
-  // Load the model SDK once the first requests have been answered, so the first chat does not wait for it.
-  setTimeout(() => void warmSdk().catch(() => undefined), LIMITS.sdkWarmDelayMs).unref();
+  // Off the start path but before a first turn needs them: the model SDK and the bash grammar
+  // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
+  setTimeout(() => {
+    void warmSdk().catch(() => undefined);
+    void ensureShellParser();
+  }, LIMITS.warmUpDelayMs).unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;

@@ -60,7 +60,8 @@ export const LIMITS = {
   compactMessageChars: 8_000, // the summariser sees each message clipped to this
   compactToolArgsChars: 500,
   compactToolResultChars: 2_000,
-  sdkWarmDelayMs: 1_000, // the model SDK loads this long after the engine listens (not on the start-up path)
+  warmUpDelayMs: 1_000, // the model SDK and the bash grammar load this long after the engine listens
+  diagnosticsOutputBytes: 32 * 1024 * 1024, // a typechecker's output read at most
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   searchResultsCap: 500, // matches across all roots for GET /api/search

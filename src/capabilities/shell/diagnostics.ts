@@ -56,7 +56,7 @@ export async function runDiagnostics(root: FenceRoot, options: { signal?: AbortS
     execFile(
       file,
       args,
-      { cwd: root.path, env: options.env, signal: options.signal, timeout: LIMITS.diagnosticsTimeoutMs, maxBuffer: 32 * 1024 * 1024, killSignal: 'SIGKILL' },
+      { cwd: root.path, env: options.env, signal: options.signal, timeout: LIMITS.diagnosticsTimeoutMs, maxBuffer: LIMITS.diagnosticsOutputBytes, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
         // tsc exits 1 or 2 when it found problems; only a kill or a failed start is a failure.
         const e = err as (NodeJS.ErrnoException & { killed?: boolean; signal?: string }) | null;
