@@ -6,6 +6,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { describeError, EngineError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
+import { edgeOptions, installEdge } from './edge.js';
 import type { Guard } from './guard.js';
 
 export interface ServerOptions {
@@ -21,7 +22,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     bodyLimit: LIMITS.requestBodyBytes,
     logger: false,
     forceCloseConnections: true,
-    return503OnClosing: true,
+    ...edgeOptions(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
   });
 
@@ -39,11 +40,12 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     }
   });
 
+  installEdge(app);
   // A callback hook, not an async one: it runs on every request and a promise per call shows up in throughput.
   app.addHook('onRequest', (req, reply, done) => {
-    const verdict = guard.check({ headers: req.headers, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: false });
+    const verdict = guard.check({ headers: req.headers, rawHeaders: req.raw.rawHeaders, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: false });
     if (!verdict.ok) {
-      reply.code(403).send({ error: verdict.message });
+      reply.code(verdict.status).send({ error: verdict.message });
       return;
     }
     done();
