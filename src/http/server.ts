@@ -4,7 +4,7 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { describeError, EngineError } from '../kernel/errors.js';
+import { describeError, EngineError, jsonSyntaxReason } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { edgeOptions, installEdge } from './edge.js';
 import type { Guard } from './guard.js';
@@ -59,7 +59,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(new EngineError(400, `malformed JSON body (${describeError(err)}); send one valid JSON value`), undefined);
+      done(new EngineError(400, `malformed JSON body (${jsonSyntaxReason(err)}); send one valid JSON value`), undefined);
     }
   });
   // Other content types arrive as raw bytes; routes that take them (files-bin) read the Buffer.

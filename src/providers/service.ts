@@ -33,7 +33,7 @@ export interface ProviderService {
   test(input: unknown): Promise<TestProviderAnswer>;
 }
 
-export function createProviderService(deps: { config: ConfigService }): ProviderService {
+export function createProviderService(deps: { config: ConfigService; redactBody?: (json: string) => string }): ProviderService {
   // name -> built client for the current config; cleared on every config change.
   let cache = new Map<string, Promise<ModelClient>>();
   deps.config.onChange(() => {
@@ -61,7 +61,7 @@ export function createProviderService(deps: { config: ConfigService }): Provider
       client = (async () => {
         const spec = { ...specOf(entry), ...(modelOverride ? { model: modelOverride } : {}) };
         try {
-          return await buildClient(spec, await deps.config.providerKeyFor(spec.name, spec.type, spec.baseUrl));
+          return await buildClient(spec, await deps.config.providerKeyFor(spec.name, spec.type, spec.baseUrl), deps.redactBody);
         } catch (err) {
           current.delete(key);
           throw badRequest(describeError(err));
@@ -89,7 +89,7 @@ export function createProviderService(deps: { config: ConfigService }): Provider
           throw err;
         }
       }
-      const client = await buildClient({ type, name: label, baseUrl, model }, key);
+      const client = await buildClient({ type, name: label, baseUrl, model }, key, deps.redactBody);
       const { generateText } = await loadAi();
       const result = await generateText({
         model: client.model,

@@ -59,7 +59,7 @@ const RESERVED_IDS = new Set(['queue', 'mode', 'stop']);
 export type ChatService = ReturnType<typeof createChatService>;
 
 export function createChatService(deps: ChatServiceDeps) {
-  const store = new ChatStore(deps.home);
+  const store = new ChatStore(deps.home, deps.bus.redactor.json);
   const sessions = new Map<string, Session>();
   let resolveAgent = deps.resolveAgent;
   let promptBlocks = deps.promptBlocks;

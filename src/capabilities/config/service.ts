@@ -8,7 +8,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import type { Bus } from '../../kernel/bus.js';
-import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
+import { badRequest, describeError, isEngineError, jsonSyntaxReason } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { serialQueue } from '../../kernel/serial.js';
@@ -84,7 +84,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
     try {
       parsed = text.trim() ? JSON.parse(text) : {};
     } catch (err) {
-      throw badRequest(`${HOME_LAYOUT.config} is not valid JSON (${describeError(err)}); fix it by hand`);
+      throw badRequest(`${HOME_LAYOUT.config} is not valid JSON (${jsonSyntaxReason(err)}); fix it by hand`);
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(`${HOME_LAYOUT.config} must hold a JSON object`);
     const obj = parsed as Record<string, unknown>;
