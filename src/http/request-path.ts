@@ -13,6 +13,8 @@
 export type RequestTarget = { ok: true; path: string; query: string } | { ok: false; message: string };
 
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
+/** A path without any of these is canonical as it stands. */
+const SUSPECT = /[%\\\0]|\/\/|(?:^|\/)\.\.?(?:\/|$)/;
 
 export function canonicalTarget(raw: string | undefined): RequestTarget {
   const url = raw ?? '';
@@ -22,6 +24,8 @@ export function canonicalTarget(raw: string | undefined): RequestTarget {
   const q = url.indexOf('?');
   const rawPath = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? '' : url.slice(q);
+  // The common case on every request: nothing to decode, collapse or refuse.
+  if (!SUSPECT.test(rawPath)) return { ok: true, path: rawPath, query };
   let path = '';
   for (let i = 0; i < rawPath.length; i++) {
     const c = rawPath[i];
