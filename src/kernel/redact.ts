@@ -3,7 +3,8 @@
  * redactor replaces each stored secret value with `***`. The exits, each a single call site:
  *   - events: Bus.emit (so the /events socket, run logs, notifications and every other subscriber);
  *   - the run index: RunLedger (records carry titles and error sentences);
- *   - chat transcripts: ChatStore.encode;
+ *   - chat transcripts: ChatStore.encode; a streamed reply through `stream()` before its deltas
+ *     are emitted (a value split across deltas would pass the per-event mask in pieces);
  *   - HTTP responses, error sentences included: the onSend hook in src/http/redact-responses.ts;
  *   - model requests (messages, tool output, prompts): the provider client's fetch (providers/clients.ts);
  *   - operational log lines (stderr): the engine's `log`.
@@ -89,6 +90,49 @@ export class Redactor {
       out[key] = r;
     }
     return changed ? out : value;
+  }
+
+  /**
+   * Text arriving in chunks (a streamed reply): each chunk is masked together with what came
+   * before it, and a tail that could be the start of a stored value is held back until the next
+   * chunk decides, so a value split across chunks never leaves in pieces. `flush` at the end of
+   * the stream releases what is held.
+   */
+  stream(): { push(chunk: string): string; flush(): string } {
+    let pending = '';
+    return {
+      push: (chunk) => {
+        pending += chunk;
+        if (!this.pattern) {
+          const out = pending;
+          pending = '';
+          return out;
+        }
+        const masked = this.text(pending);
+        const hold = this.heldTail(masked);
+        pending = masked.slice(masked.length - hold);
+        return masked.slice(0, masked.length - hold);
+      },
+      flush: () => {
+        const out = this.text(pending);
+        pending = '';
+        return out;
+      },
+    };
+  }
+
+  /** The length of the longest end of `text` that is a proper beginning of a known value. */
+  private heldTail(text: string): number {
+    let best = 0;
+    for (const v of this.values) {
+      for (let n = Math.min(v.length - 1, text.length); n > best; n--) {
+        if (text.endsWith(v.slice(0, n))) {
+          best = n;
+          break;
+        }
+      }
+    }
+    return best;
   }
 
   /**

@@ -97,6 +97,22 @@ test('a chat turn: echoed key, tool output, model reply and user message are mas
   assert.match(transcript.text, /please keep \*\*\* safe/);
 });
 
+test('a reply streamed in small chunks never carries the value in pieces: deltas, partial records, transcript', async () => {
+  for (const chunkChars of [1, 3, 7]) {
+    h.model.script({ text: `first ${SECRET} then ${SECRET.slice(0, 9)} and ${KEY} end`, chunkChars, delayMs: 2 });
+    const seq = h.lastSeq();
+    await call('POST', '/api/chat', { sessionId: `split-${chunkChars}`, message: 'say it' });
+    const end = await h.turnEnd(`split-${chunkChars}`, seq);
+    assert.equal(end.kind, 'run.completed', String(end.error));
+    const deltas = h.events.events.filter((e) => e.kind === 'chat.delta' && e.runId === end.runId).map((e) => String(e.text));
+    assert.ok(deltas.length > 3, `streamed in ${deltas.length} deltas`);
+    // Whole, the stream reads as the masked reply: nothing lost, nothing held back, nothing leaked.
+    assert.equal(deltas.join(''), `first *** then ${SECRET.slice(0, 9)} and *** end`);
+    // Not even across neighbouring deltas.
+    for (let i = 0; i + 1 < deltas.length; i++) assert.deepEqual(leaks(deltas.slice(Math.max(0, i - 40), i + 2).join('')), []);
+  }
+});
+
 test('a config typo never echoes the value: a request body and a hand-edited file', async () => {
   const bad = await call('PUT', '/api/config', `{"providers": [{"type": "openai", "model": "m", "name": "x", "newKey": ${SECRET}}]}`);
   assert.equal(bad.status, 400);
