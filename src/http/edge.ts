@@ -1,10 +1,10 @@
 /**
  * The HTTP edge before any route: the request target is made canonical once (request-path.ts)
  * before the guard and the router see it, and every answer Fastify would write itself (a bad URL,
- * a malformed request line, a request on a closing server) becomes `{error: sentence}` instead of
+ * a malformed request line, a request on a closing server, Node's own 417) becomes `{error: sentence}` instead of
  * Fastify's `{error, code, message, statusCode}`.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { canonicalTarget, TARGET_REFUSAL } from './request-path.js';
@@ -50,6 +50,12 @@ export function edgeOptions(): Pick<FastifyServerOptions, 'rewriteUrl' | 'framew
 
 /** Must be the first onRequest hook: refusals of the target and of a closing server come before the guard. */
 export function installEdge(app: FastifyInstance): void {
+  // Node answers an Expect other than 100-continue itself, with an empty 417; answer in JSON instead.
+  app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const body = JSON.stringify({ error: 'only "Expect: 100-continue" is supported; send the request without that Expect header' });
+    res.writeHead(417, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;

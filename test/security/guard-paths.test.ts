@@ -163,6 +163,9 @@ test("Fastify's own error bodies never reach a client", async () => {
     assert.equal(r.status, 400, JSON.stringify(text));
     assertOnlyError(r, JSON.stringify(text));
   }
+  const expect = await rawExchange(port, `GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: something-else\r\n\r\n`);
+  assert.equal(expect.status, 417);
+  assertOnlyError(expect, 'Expect');
   const huge = await rawExchange(port, `GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
   assert.equal(huge.status, 431);
   assertOnlyError(huge, 'header overflow');
