@@ -60,7 +60,10 @@ import { Bus, type Emit } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
+import { Redactor } from './kernel/redact.js';
 import { RunLedger } from './kernel/runs.js';
+import { installResponseRedaction } from './http/redact-responses.js';
+import { redactingSecrets } from './capabilities/secrets/redacting.js';
 import { PermissionGate } from './permissions/gate.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
@@ -118,12 +121,15 @@ export interface Engine {
 export { defaultHome } from './kernel/home.js';
 
 export async function startEngine(options: EngineOptions): Promise<Engine> {
-  const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  // The exit mask every outgoing text passes (src/kernel/redact.ts lists the exits); log lines too.
+  const redactor = new Redactor();
+  const rawLog = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const log = (line: string) => rawLog(redactor.text(line));
   const bind = options.bind ?? '127.0.0.1';
   const home = new Home(path.resolve(options.home));
   await home.ensure();
 
-  const bus = new Bus();
+  const bus = new Bus(redactor);
   const emit: Emit = (kind, payload) => void bus.emit(kind, payload);
   const embeddingsConfigured = () => !!config.get().embeddings;
   const runs = new RunLedger(home, bus);
@@ -134,15 +140,18 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
   const app = createServer({ guard, log });
+  installResponseRedaction(app, redactor);
   const closers: Array<() => Promise<void> | void> = [];
   const sockets: SocketHandler[] = [eventsSocket(bus)];
 
   // --- capabilities ---------------------------------------------------------------------------
-  const [settings, secrets, notifications] = await Promise.all([
+  const [settings, storedSecrets, notifications] = await Promise.all([
     createSettingsService({ home, bus, log }),
     createSecretStore({ home, bus, log, backend: options.secretsBackend }),
     createNotificationsService({ home, bus, log }),
   ]);
+  const secrets = redactingSecrets(storedSecrets, redactor);
+  redactor.setValues(await secrets.values());
   settingsRoutes(app, settings);
   secretsRoutes(app, secrets);
   const config = await createConfigService({ home, bus, secrets, log });
@@ -173,7 +182,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   const masker = new Masker();
-  const refreshMask = async () => masker.setKnown(await secrets.values());
+  const refreshMask = async () => {
+    const values = await secrets.values();
+    masker.setKnown(values);
+    redactor.setValues(values);
+  };
   await refreshMask();
   bus.subscribe((e) => void (e.kind === 'secrets.changed' && refreshMask()));
   const permissionRules = new RuleStore(home);
@@ -183,7 +196,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
   // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
-  const providers = createProviderService({ config });
+  const providers = createProviderService({ config, redactBody: redactor.json });
   providerRoutes(app, providers);
   const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
   await chat.init();

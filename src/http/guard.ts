@@ -1,10 +1,13 @@
 /**
  * The guard of seed 000 §5, for HTTP requests and WebSocket upgrades alike:
  * Host allowlist (defeats DNS rebinding), Origin allowlist, and the mobile token that substitutes
- * for both, except on /term (loopback peer required) and /api/relay/* (token refused).
+ * for both, except on /term (loopback peer required) and /api/relay/* (token refused). A socket
+ * peer that is not loopback needs the token everywhere. The path it judges is the canonical one the
+ * router routes (request-path.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { canonicalTarget, guardedPath } from './request-path.js';
 
 export const FORBIDDEN = 'forbidden: non-local host or origin';
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -12,15 +15,19 @@ const DEV_SERVER_PORT = '5173';
 
 export interface GuardInput {
   headers: IncomingHttpHeaders;
-  /** Path and query as requested. */
+  /** Path and query in canonical form (request-path.ts); anything else is refused. */
   url: string;
+  /** Every header line as received (IncomingMessage.rawHeaders): a duplicated Host or Origin is refused. */
+  rawHeaders?: string[];
   /** The socket peer address. */
   remoteAddress: string | undefined;
   /** WebSocket upgrade: `?token=` is accepted there only. */
   upgrade: boolean;
 }
 
-export type GuardVerdict = { ok: true; viaToken: boolean } | { ok: false; message: string };
+export type GuardVerdict = { ok: true; viaToken: boolean } | { ok: false; status: number; message: string };
+
+const refused = (message = FORBIDDEN, status = 403): GuardVerdict => ({ ok: false, status, message });
 
 export class Guard {
   constructor(
@@ -28,36 +35,49 @@ export class Guard {
     private readonly mobileToken: () => string,
   ) {}
 
+  /**
+   * A non-loopback socket peer passes only with the mobile token, whatever Host it sends: Host and
+   * Origin say which name a browser used, never where the caller sits (ENGINE_BIND=0.0.0.0).
+   */
   check(input: GuardInput): GuardVerdict {
-    const pathname = pathOf(input.url);
-    const token = this.presentedToken(input);
+    const target = canonicalTarget(input.url);
+    if (!target.ok) return refused(target.message, 400);
+    // The router routes the canonical form; a caller that skipped canonicalisation is refused, not trusted.
+    if (target.path + target.query !== input.url) return refused('the request path is not in canonical form; send the canonical path', 400);
+    if (count(input.rawHeaders, 'host') > 1) return refused('the request carries more than one Host header; send exactly one', 400);
+    if (count(input.rawHeaders, 'origin') > 1) return refused();
+    const { origin } = input.headers;
+    // A browser that hides the Origin of a cross-site request (a navigation, an <img>) is still a foreign page.
+    if (origin === undefined && String(input.headers['sec-fetch-site'] ?? '').toLowerCase() === 'cross-site') return refused();
+    const pathname = guardedPath(target.path);
+    const token = this.presentedToken(input, target.query);
     const tokenValid = token !== undefined && safeEqual(token, this.mobileToken());
     if (pathname.startsWith('/api/relay/') || pathname === '/api/relay') {
       // The relay surface is for the desktop only: a phone's token never opens it.
-      if (token !== undefined) return { ok: false, message: FORBIDDEN };
-      return this.localCheck(input) ? { ok: true, viaToken: false } : { ok: false, message: FORBIDDEN };
+      if (token !== undefined) return refused();
+      return this.localCheck(input) ? { ok: true, viaToken: false } : refused();
     }
     if (pathname === '/term') {
       // The terminal needs a loopback peer whatever ENGINE_BIND says; the token never substitutes.
-      if (!isLoopback(input.remoteAddress) || !this.localCheck(input)) return { ok: false, message: FORBIDDEN };
+      if (!this.localCheck(input)) return refused();
       return { ok: true, viaToken: false };
     }
     if (tokenValid) return { ok: true, viaToken: true };
-    return this.localCheck(input) ? { ok: true, viaToken: false } : { ok: false, message: FORBIDDEN };
+    return this.localCheck(input) ? { ok: true, viaToken: false } : refused();
   }
 
-  private presentedToken(input: GuardInput): string | undefined {
+  private presentedToken(input: GuardInput, query: string): string | undefined {
     const header = input.headers['x-engine-mobile-token'];
     if (typeof header === 'string' && header) return header;
-    if (input.upgrade) {
-      const q = new URL(input.url, 'http://x').searchParams.get('token');
+    if (input.upgrade && query) {
+      const q = new URLSearchParams(query).get('token');
       if (q) return q;
     }
     return undefined;
   }
 
   private localCheck(input: GuardInput): boolean {
-    return isLocalHost(input.headers.host) && this.originAllowed(input.headers.origin);
+    return isLoopback(input.remoteAddress) && isLocalHost(input.headers.host) && this.originAllowed(input.headers.origin);
   }
 
   private originAllowed(origin: string | undefined): boolean {
@@ -69,6 +89,8 @@ export class Guard {
       return false;
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+    // An Origin is scheme://host[:port] and nothing else: user info, a path or a query is a forgery.
+    if (url.username || url.password || url.origin.toLowerCase() !== origin.trim().toLowerCase()) return false;
     if (!LOCAL_HOSTS.has(url.hostname.toLowerCase())) return false;
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
     return port === String(this.enginePort()) || port === DEV_SERVER_PORT;
@@ -87,17 +109,10 @@ export function isLoopback(address: string | undefined): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
-/** The decoded path with doubled slashes collapsed, so `/api//%72elay/x` is still seen as the relay. */
-function pathOf(url: string): string {
-  const q = url.indexOf('?');
-  let p = q === -1 ? url : url.slice(0, q);
-  if (!p.includes('%') && !p.includes('//')) return p; // the common case, on every request
-  try {
-    p = decodeURIComponent(p);
-  } catch {
-    // A malformed escape is left as is; the router will answer 400 or 404.
-  }
-  return p.replace(/\/{2,}/g, '/');
+function count(rawHeaders: string[] | undefined, name: string): number {
+  let n = 0;
+  if (rawHeaders) for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) n++;
+  return n;
 }
 
 function safeEqual(a: string, b: string): boolean {

@@ -4,8 +4,9 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { describeError, EngineError } from '../kernel/errors.js';
+import { describeError, EngineError, jsonSyntaxReason } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
+import { edgeOptions, installEdge } from './edge.js';
 import type { Guard } from './guard.js';
 
 export interface ServerOptions {
@@ -21,7 +22,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     bodyLimit: LIMITS.requestBodyBytes,
     logger: false,
     forceCloseConnections: true,
-    return503OnClosing: true,
+    ...edgeOptions(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
   });
 
@@ -39,11 +40,12 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     }
   });
 
+  installEdge(app);
   // A callback hook, not an async one: it runs on every request and a promise per call shows up in throughput.
   app.addHook('onRequest', (req, reply, done) => {
-    const verdict = guard.check({ headers: req.headers, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: false });
+    const verdict = guard.check({ headers: req.headers, rawHeaders: req.raw.rawHeaders, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: false });
     if (!verdict.ok) {
-      reply.code(403).send({ error: verdict.message });
+      reply.code(verdict.status).send({ error: verdict.message });
       return;
     }
     done();
@@ -57,7 +59,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(new EngineError(400, `malformed JSON body (${describeError(err)}); send one valid JSON value`), undefined);
+      done(new EngineError(400, `malformed JSON body (${jsonSyntaxReason(err)}); send one valid JSON value`), undefined);
     }
   });
   // Other content types arrive as raw bytes; routes that take them (files-bin) read the Buffer.

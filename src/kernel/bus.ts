@@ -1,3 +1,5 @@
+import { Redactor } from './redact.js';
+
 /**
  * The one event bus. Every state change the engine makes is emitted here once; the /events socket
  * fans it out, run-scoped events land in their run's log, stores (notifications, reports) read it.
@@ -22,15 +24,23 @@ export class Bus {
   private seq = 0;
   private readonly listeners = new Set<Listener>();
 
+  /** The exit mask (src/kernel/redact.ts): every event leaves through it. */
+  constructor(readonly redactor: Redactor = new Redactor()) {}
+
   emit(kind: string, payload: EmitPayload = {}): EngineEvent {
     const { runId, ...rest } = payload;
     // kind/ts/seq/runId come first and cannot be overwritten by a payload field.
-    const event: EngineEvent = { kind, ts: Date.now(), seq: ++this.seq };
+    let event: EngineEvent = { kind, ts: Date.now(), seq: ++this.seq };
     if (runId) event.runId = runId;
     for (const key of Object.keys(rest)) {
       if (key !== 'kind' && key !== 'ts' && key !== 'seq' && rest[key] !== undefined) event[key] = rest[key];
     }
-    const json = JSON.stringify(event);
+    let json = JSON.stringify(event);
+    // Listeners get the masked event too: run logs and stores write what they are given.
+    if (this.redactor.has(json)) {
+      event = this.redactor.value(event);
+      json = JSON.stringify(event);
+    }
     for (const listener of this.listeners) {
       try {
         listener(event, json);

@@ -26,3 +26,11 @@ export function describeError(e: unknown): string {
   if (e instanceof Error) return e.message || e.name;
   return String(e);
 }
+
+/**
+ * Why a JSON text did not parse, without the snippet of the text V8 puts in its message
+ * (`Unexpected token 'h', "{"a": hunter2}" is not valid JSON`): the text may hold a key.
+ */
+export function jsonSyntaxReason(e: unknown): string {
+  return describeError(e).replace(/,\s*(?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
+}

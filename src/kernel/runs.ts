@@ -164,7 +164,7 @@ export class RunLedger {
     for (const record of orphans) {
       await repairTail(this.logFile(record.runId));
       record.status = 'interrupted';
-      this.index.append(record);
+      this.index.append(this.bus.redactor.value(record));
       const log = new JsonlAppender(this.logFile(record.runId), 0);
       const event = { kind: 'run.interrupted', ts: Date.now(), seq: 0, runId: record.runId, reason: 'the engine stopped while this run was in flight' };
       log.append(event);
@@ -201,7 +201,7 @@ export class RunLedger {
     }
     this.records.set(record.runId, record);
     this.liveRuns.set(record.runId, run);
-    this.index.append(record);
+    this.index.append(this.bus.redactor.value(record));
     run.emit('run.started', { ...fields });
     return run;
   }
@@ -209,7 +209,7 @@ export class RunLedger {
   /** Called by LiveRun.finish: writes the end record and closes the log. */
   async retire(run: LiveRun): Promise<void> {
     this.liveRuns.delete(run.id);
-    this.index.append({ ...run.record });
+    this.index.append(this.bus.redactor.value({ ...run.record }));
     await Promise.all([run.log.close(), this.index.flush()]);
   }
 

@@ -29,22 +29,29 @@ export function anthropicBaseUrl(baseUrl: string): string {
   return /\/v1$/.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
 
-export async function buildClient(spec: ClientSpec, key: string | undefined): Promise<ModelClient> {
+/**
+ * `redactBody` is the engine's exit mask (src/kernel/redact.ts) for what a model request carries:
+ * messages, tool results and prompts are JSON in the request body and pass it before they leave.
+ */
+export async function buildClient(spec: ClientSpec, key: string | undefined, redactBody?: (json: string) => string): Promise<ModelClient> {
   const { createAnthropic, createOpenAI, createOpenAICompatible } = await loadVendors();
+  const fetch: typeof globalThis.fetch = redactBody
+    ? (input, init) => extraBodyFetch(input, init && typeof init.body === 'string' ? { ...init, body: redactBody(init.body) } : init)
+    : extraBodyFetch;
   const baseURL = spec.baseUrl?.replace(/\/+$/, '') || undefined;
   let model: ModelClient['model'];
   switch (spec.type) {
     case 'openai-compatible': {
       if (!baseURL) throw new Error(`provider "${spec.name}" (openai-compatible) needs a baseUrl, e.g. http://127.0.0.1:11434/v1`);
-      model = createOpenAICompatible({ name: spec.name, baseURL, apiKey: key, includeUsage: true, fetch: extraBodyFetch })(spec.model);
+      model = createOpenAICompatible({ name: spec.name, baseURL, apiKey: key, includeUsage: true, fetch })(spec.model);
       break;
     }
     case 'openai':
       // The chat-completions API: what every OpenAI-compatible server speaks too.
-      model = createOpenAI({ baseURL, apiKey: key ?? NO_KEY, fetch: extraBodyFetch }).chat(spec.model);
+      model = createOpenAI({ baseURL, apiKey: key ?? NO_KEY, fetch }).chat(spec.model);
       break;
     case 'anthropic':
-      model = createAnthropic({ baseURL: baseURL ? anthropicBaseUrl(baseURL) : undefined, apiKey: key ?? NO_KEY, fetch: extraBodyFetch })(spec.model);
+      model = createAnthropic({ baseURL: baseURL ? anthropicBaseUrl(baseURL) : undefined, apiKey: key ?? NO_KEY, fetch })(spec.model);
       break;
     default:
       throw new Error(`unknown provider type "${String(spec.type)}"; use openai-compatible, openai or anthropic`);

@@ -5,7 +5,7 @@
  */
 import type { ConfigService, EngineConfig, ProviderConfig, ProviderType } from '../capabilities/config/types.js';
 import { PROVIDER_TYPES } from '../capabilities/config/types.js';
-import { badRequest, describeError } from '../kernel/errors.js';
+import { badRequest, describeError, isEngineError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { buildClient, providerName, specOf } from './clients.js';
 import { providerErrorSentence } from './retry.js';
@@ -33,7 +33,7 @@ export interface ProviderService {
   test(input: unknown): Promise<TestProviderAnswer>;
 }
 
-export function createProviderService(deps: { config: ConfigService }): ProviderService {
+export function createProviderService(deps: { config: ConfigService; redactBody?: (json: string) => string }): ProviderService {
   // name -> built client for the current config; cleared on every config change.
   let cache = new Map<string, Promise<ModelClient>>();
   deps.config.onChange(() => {
@@ -61,7 +61,7 @@ export function createProviderService(deps: { config: ConfigService }): Provider
       client = (async () => {
         const spec = { ...specOf(entry), ...(modelOverride ? { model: modelOverride } : {}) };
         try {
-          return await buildClient(spec, await deps.config.providerKey(spec.name));
+          return await buildClient(spec, await deps.config.providerKeyFor(spec.name, spec.type, spec.baseUrl), deps.redactBody);
         } catch (err) {
           current.delete(key);
           throw badRequest(describeError(err));
@@ -79,8 +79,17 @@ export function createProviderService(deps: { config: ConfigService }): Provider
     const label = name || type;
     const started = performance.now();
     try {
-      const key = newKey || (await deps.config.providerKey(label));
-      const client = await buildClient({ type, name: label, baseUrl, model }, key);
+      // A stored key only goes to the URL it was stored with; another baseUrl needs its own newKey.
+      let key = newKey;
+      if (!key) {
+        try {
+          key = await deps.config.providerKeyFor(label, type, baseUrl);
+        } catch (err) {
+          if (isEngineError(err)) return { ok: false, error: err.message };
+          throw err;
+        }
+      }
+      const client = await buildClient({ type, name: label, baseUrl, model }, key, deps.redactBody);
       const { generateText } = await loadAi();
       const result = await generateText({
         model: client.model,

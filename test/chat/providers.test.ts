@@ -58,13 +58,14 @@ for (const type of WIRE_TYPES) {
     });
 
     it('hot-swaps providers: the turn in flight finishes on its client, the next turn uses the new one', async () => {
-      // The turn's first step calls a tool and takes a while; meanwhile the config moves to another server.
+      // The turn's first step calls a tool and takes a while; meanwhile the config moves to another
+      // server (with a key of its own: a stored key never follows its provider to another URL).
       h.model.script({ text: 'working', delayMs: 150, chunkChars: 2, toolCalls: [{ name: 'test_put', args: { path: 'p' } }] }, { text: 'finished on the old client' });
       other.script({ text: 'hello from the new client' });
       const seq = h.lastSeq();
       await h.send('s-swap', 'start');
       await h.events.waitFor((e) => e.kind === 'chat.delta' && e.sessionId === 's-swap' && e.seq > seq);
-      const put = await h.t.api('PUT', '/api/config', { providers: [{ type, name: 'scripted', baseUrl: other.baseUrl, model: 'new-model' }], defaultProvider: 'scripted' });
+      const put = await h.t.api('PUT', '/api/config', { providers: [{ type, name: 'scripted', baseUrl: other.baseUrl, model: 'new-model', newKey: 'sk-other-key' }], defaultProvider: 'scripted' });
       assert.equal(put.status, 200);
       const end = await h.turnEnd('s-swap', seq);
       assert.equal(end.kind, 'run.completed', String(end.error));
@@ -76,7 +77,7 @@ for (const type of WIRE_TYPES) {
       assert.equal(other.requests.length, 1);
       assert.equal(other.requests[0].body.model, 'new-model');
       // Put the scripted server back for the next test.
-      await h.t.api('PUT', '/api/config', { providers: [{ type, name: 'scripted', baseUrl: h.model.baseUrl, model: 'scripted-model', contextWindow: 1000 }], defaultProvider: 'scripted' });
+      await h.t.api('PUT', '/api/config', { providers: [{ type, name: 'scripted', baseUrl: h.model.baseUrl, model: 'scripted-model', contextWindow: 1000, newKey: 'sk-test-key-123' }], defaultProvider: 'scripted' });
     });
 
     it('compacts a long session: older turns summarised into one message, recent turns kept whole', async () => {

@@ -59,7 +59,7 @@ const RESERVED_IDS = new Set(['queue', 'mode', 'stop']);
 export type ChatService = ReturnType<typeof createChatService>;
 
 export function createChatService(deps: ChatServiceDeps) {
-  const store = new ChatStore(deps.home);
+  const store = new ChatStore(deps.home, deps.bus.redactor.json);
   const sessions = new Map<string, Session>();
   let resolveAgent = deps.resolveAgent;
   let promptBlocks = deps.promptBlocks;
@@ -313,7 +313,27 @@ export function createChatService(deps: ChatServiceDeps) {
         flushTimer = undefined;
         unsaved.text = unsaved.reasoning = '';
       };
-      stopPartials = stepSaved;
+      // Deltas pass the exit mask as one stream: a stored value split across chunks is still masked.
+      const textStream = deps.bus.redactor.stream();
+      const reasoningStream = deps.bus.redactor.stream();
+      const textOut = (text: string) => {
+        if (!text) return;
+        emit('chat.delta', { sessionId: session.id, text });
+        streamed('text', text);
+      };
+      const reasoningOut = (text: string) => {
+        if (!text) return;
+        emit('chat.reasoning', { sessionId: session.id, text });
+        streamed('reasoning', text);
+      };
+      const flushStreams = () => {
+        textOut(textStream.flush());
+        reasoningOut(reasoningStream.flush());
+      };
+      stopPartials = () => {
+        flushStreams();
+        stepSaved();
+      };
       const settings = deps.settings.get();
       const result = await runAgent({
         model: client,
@@ -325,18 +345,15 @@ export function createChatService(deps: ChatServiceDeps) {
         maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
         settings: agent?.settings,
         compaction: { fraction: settings.compactFraction },
-        onDelta: (text) => {
-          emit('chat.delta', { sessionId: session.id, text });
-          streamed('text', text);
-        },
+        onDelta: (text) => textOut(textStream.push(text)),
         onReasoning: (text) => {
           reasoning += text;
-          emit('chat.reasoning', { sessionId: session.id, text });
-          streamed('reasoning', text);
+          reasoningOut(reasoningStream.push(text));
         },
         onMessage: (message: ModelMessage) => {
           const r: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message };
           if (message.role === 'assistant') {
+            flushStreams();
             stepSaved();
             if (reasoning) r.reasoning = reasoning;
             reasoning = '';
@@ -355,6 +372,7 @@ export function createChatService(deps: ChatServiceDeps) {
           emit('chat.context', { sessionId: session.id, tokens, window, fraction: Math.round((tokens / window) * 1000) / 1000 });
         },
       });
+      flushStreams();
       stepSaved();
       await writes;
       outcome = result.status;

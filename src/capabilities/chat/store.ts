@@ -32,7 +32,11 @@ export type SessionRecord =
   | { type: 'mode'; ts: number; permissionMode: PermissionMode };
 
 export class ChatStore {
-  constructor(private readonly home: Home) {}
+  constructor(
+    private readonly home: Home,
+    /** The exit mask (src/kernel/redact.ts): transcripts never hold a stored secret value. */
+    private readonly redactJson: (json: string) => string = (json) => json,
+  ) {}
 
   get dir(): string {
     return this.home.path(HOME_LAYOUT.chat);
@@ -44,7 +48,7 @@ export class ChatStore {
 
   /** The JSONL text of records (one line each). */
   encode(records: SessionRecord[]): string {
-    return records.map((r) => JSON.stringify(r) + '\n').join('');
+    return records.map((r) => this.redactJson(JSON.stringify(r)) + '\n').join('');
   }
 
   /** Appends encoded records to a session file, in order (one write; serialized per file). */
@@ -102,6 +106,6 @@ export class ChatStore {
   }
 
   writeIndex(sessions: ChatIndex['sessions']): Promise<void> {
-    return this.home.writeJson(path.join(this.dir, 'index.json'), { version: 1, sessions } satisfies ChatIndex);
+    return this.home.writeAtomic(path.join(this.dir, 'index.json'), this.redactJson(JSON.stringify({ version: 1, sessions } satisfies ChatIndex, null, 2)) + '\n');
   }
 }

@@ -8,12 +8,13 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { promises as fs } from 'node:fs';
 import type { Bus } from '../../kernel/bus.js';
-import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
+import { badRequest, describeError, isEngineError, jsonSyntaxReason } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { serialQueue } from '../../kernel/serial.js';
 import type { SecretStore } from '../secrets/types.js';
 import { providerSecretName, type ConfigService, type EngineConfig, type ProviderConfig } from './types.js';
+import { KeyUrls, keyTarget } from './key-urls.js';
 import { stripKeys, validateDefaultProvider, validateEmbeddings, validateProviders, type ProviderInput } from './validate.js';
 
 /** What GET /api/config answers: the map with `hasKey` per provider and never key material. */
@@ -43,6 +44,8 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
   let knownText: string | undefined;
 
   const serial = serialQueue();
+  const keyUrls = new KeyUrls(home);
+  await keyUrls.load();
 
   const notify = () => {
     for (const l of listeners) {
@@ -63,8 +66,14 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
   /** Stores keys and returns the entries as they are kept. */
   const storeKeys = async (inputs: ProviderInput[]): Promise<ProviderConfig[]> => {
     for (const p of inputs) {
-      if (p.newKey) await secrets.set(providerSecretName(p.name), p.newKey);
-      else if (p.clearKey) await secrets.delete(providerSecretName(p.name));
+      const secretName = providerSecretName(p.name);
+      if (p.newKey) {
+        await secrets.set(secretName, p.newKey);
+        await keyUrls.set(secretName, keyTarget(p.type, p.baseUrl));
+      } else if (p.clearKey) {
+        await secrets.delete(secretName);
+        await keyUrls.delete(secretName);
+      }
     }
     return inputs.map(stripKeys);
   };
@@ -75,7 +84,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
     try {
       parsed = text.trim() ? JSON.parse(text) : {};
     } catch (err) {
-      throw badRequest(`${HOME_LAYOUT.config} is not valid JSON (${describeError(err)}); fix it by hand`);
+      throw badRequest(`${HOME_LAYOUT.config} is not valid JSON (${jsonSyntaxReason(err)}); fix it by hand`);
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest(`${HOME_LAYOUT.config} must hold a JSON object`);
     const obj = parsed as Record<string, unknown>;
@@ -159,6 +168,22 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
     },
     async providerKey(name) {
       return secrets.get(providerSecretName(name));
+    },
+    async providerKeyFor(name, type, baseUrl) {
+      const secretName = providerSecretName(name);
+      const key = await secrets.get(secretName);
+      if (key === undefined) return undefined;
+      let bound = keyUrls.get(secretName);
+      if (bound === undefined) {
+        // A key stored before bindings existed: bound now to where its configured provider points.
+        const configured = config.providers.find((p) => p.name === name);
+        if (configured) {
+          bound = keyTarget(configured.type, configured.baseUrl);
+          await keyUrls.set(secretName, bound);
+        }
+      }
+      KeyUrls.refuseElsewhere(name, bound, keyTarget(type, baseUrl));
+      return key;
     },
     view,
     reload,

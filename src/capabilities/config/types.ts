@@ -48,4 +48,9 @@ export interface ConfigService {
   onChange(listener: (config: Readonly<EngineConfig>) => void): () => void;
   /** The provider's key from the secret store, if one is stored. */
   providerKey(providerName: string): Promise<string | undefined>;
+  /**
+   * The provider's key, for a request to `baseUrl`: throws (400, a sentence) when the key was stored
+   * for another URL, so a stored key only ever goes where it was stored for.
+   */
+  providerKeyFor(providerName: string, type: ProviderType, baseUrl: string | undefined): Promise<string | undefined>;
 }

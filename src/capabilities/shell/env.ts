@@ -1,24 +1,61 @@
 /**
  * The environment every shell the engine starts gets (run_shell, the `command` workflow node, /term):
- * the engine's own environment minus secret-shaped names, plus where git must stop and which
+ * the engine's own environment minus secret-shaped variables, plus where git must stop and which
  * mounts exist.
+ *
+ * A variable is dropped by the shape of its NAME or of its VALUE (docs/shell-and-web.md has the rule):
+ * - names holding SECRET, TOKEN, PASSWORD, PASSWD, PASSPHRASE, APIKEY / API_KEY, CREDENTIAL or
+ *   PRIVATEKEY / PRIVATE_KEY anywhere (`OPENAIAPIKEY`, `db_password_file`);
+ * - names with a word (split at `_`, `-`, `.` and lower-to-upper case changes) that is AUTH, PAT,
+ *   PASS, PWD, KEY, KEYS, COOKIE, JWT, BEARER, DSN or SIGNATURE (`DB_PASS`, `GH_PAT`, `SESSION_KEY`,
+ *   `AUTH`, `MYSQL_PWD`) - except `PWD` and `OLDPWD` themselves (folders) and socket paths
+ *   (`*_SOCK`, `*_SOCKET`: `SSH_AUTH_SOCK` names an agent, it holds no secret);
+ * - values that hold a secret shape the masker knows (a URL with a password `postgres://u:p@h`,
+ *   `sk-...`, `ghp_...`, `AKIA...`, a JWT, a PEM private key, `Bearer ...`), or a stored secret value.
  */
+import { maskSecrets } from '../../permissions/mask.js';
 
-/** Names matching *SECRET*, *TOKEN*, *PASSWORD*, *API_KEY*, *CREDENTIAL*, case-insensitively (seed 001 §4.2). */
-const SECRET_NAME = /SECRET|TOKEN|PASSWORD|API_KEY|CREDENTIAL/i;
+const SECRET_SUBSTRING = /SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|API-KEY|CREDENTIAL|PRIVATE_?KEY/i;
+const SECRET_WORDS = new Set(['AUTH', 'PAT', 'PASS', 'PWD', 'KEY', 'KEYS', 'COOKIE', 'JWT', 'BEARER', 'DSN', 'SIGNATURE']);
+const NOT_SECRET_NAMES = new Set(['PWD', 'OLDPWD']);
+
+function words(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .split(/[_.-]+/)
+    .filter(Boolean)
+    .map((w) => w.toUpperCase());
+}
+
+/** Whether a variable's name says it holds a secret. */
+export function isSecretName(name: string): boolean {
+  if (NOT_SECRET_NAMES.has(name.toUpperCase())) return false;
+  const w = words(name);
+  if (w.length > 1 && /^SOCK(ET)?$/.test(w[w.length - 1])) return false;
+  return SECRET_SUBSTRING.test(name) || w.some((x) => SECRET_WORDS.has(x));
+}
+
+/** Whether a value has the shape of a secret (or is one the secret store holds, through `mask`). */
+export function isSecretValue(value: string, mask?: (text: string) => string): boolean {
+  if (!value) return false;
+  if (maskSecrets(value) !== value) return true;
+  return !!mask && mask(value) !== value;
+}
 
 export interface ShellEnvOptions {
   /** The engine home: git never walks up into it, so staging can never include the engine. */
   home: string;
   /** Mount names, published as ENGINE_MOUNTS: comma-separated, a `%` or `,` inside a name percent-encoded. */
   mounts: string[];
+  /** The engine's secret masker (stored values and shapes): a variable holding a stored secret is dropped. */
+  mask?: (text: string) => string;
 }
 
 export function shellEnv(options: ShellEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
   // The engine's own environment, read at call time.
   for (const [name, value] of Object.entries(process.env)) {
-    if (value === undefined || SECRET_NAME.test(name)) continue;
+    if (value === undefined || isSecretName(name) || isSecretValue(value, options.mask)) continue;
     env[name] = value;
   }
   env.GIT_CEILING_DIRECTORIES = options.home;

@@ -46,7 +46,7 @@ export type ShellService = ReturnType<typeof createShellService>;
 export function createShellService(deps: ShellDeps) {
   const mask = deps.mask ?? ((t: string) => t);
   const mountNames = () => deps.fence.roots().filter((r) => r.kind === 'mount').map((r) => r.name);
-  const env = () => shellEnv({ home: deps.home, mounts: mountNames() });
+  const env = () => shellEnv({ home: deps.home, mounts: mountNames(), mask: deps.mask });
 
   /** Resolves a virtual directory inside the fence; the fence throws for anything outside. */
   async function resolveDir(virtual: string | undefined): Promise<{ real: string; virtual: string }> {

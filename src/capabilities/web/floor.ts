@@ -2,7 +2,9 @@
  * The URL floor: what the engine never fetches for a model, whatever the permission rules say
  * (seed 001 §4.3). Refuses non-http(s) schemes, loopback, private, CGNAT, link-local, unspecified,
  * multicast and reserved addresses (IPv4, IPv6 and IPv4 embedded in IPv6), `localhost`, `.local`,
- * `.internal` and single-label hosts; a hostname is refused when ANY address it resolves to is.
+ * `.internal` and single-label hosts, and every address of this machine's own interfaces (read at
+ * check time, so a new VPN or Wi-Fi address counts at once); a hostname is refused when ANY address
+ * it resolves to is.
  *
  * The check runs on the URL (shape + DNS) before every request and after every redirect, and again
  * at connect time through `lookup`, so a name that resolves to a public address for the check and a
@@ -12,6 +14,8 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { EngineError } from '../../kernel/errors.js';
+import { v6Bytes } from './ip-bytes.js';
+import { localInterfaceRefusal } from './local-addresses.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -102,6 +106,9 @@ export function hostRefusal(host: string): string | undefined {
   const h = bareHost(host);
   if (!h) return 'the URL has no host';
   if (net.isIP(h)) return addressRefusal(h);
+  // Spellings a URL parser reads as an address (0, 0x0, 0.0, 3221225986, 0.0x0.0.0): judged as that address.
+  const parsed = parsedAddress(h);
+  if (parsed) return addressRefusal(parsed) ?? `"${h}" is an IP address written in an unusual form`;
   if (h === 'localhost' || h.endsWith('.localhost')) return 'localhost is the engine\'s own machine';
   if (h.endsWith('.local')) return '.local names are on the local network';
   if (h.endsWith('.internal')) return '.internal names are on a private network';
@@ -109,6 +116,15 @@ export function hostRefusal(host: string): string | undefined {
   // Numeric forms WHATWG URL did not normalize (e.g. "1.2.3") are not public names.
   if (/^[0-9.]+$/.test(h) || /^0x[0-9a-f.x]+$/i.test(h)) return `"${h}" is not a valid public host`;
   return undefined;
+}
+
+function parsedAddress(host: string): string | undefined {
+  try {
+    const name = bareHost(new URL(`http://${host.includes(':') ? `[${host}]` : host}/`).hostname);
+    return net.isIP(name) ? name : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why an IP address is refused, or undefined for a public unicast address. */
@@ -133,7 +149,7 @@ function v4Refusal(o: number[]): string | undefined {
   if (a === 198 && (b === 18 || b === 19)) return 'a benchmarking address (198.18.0.0/15)';
   if (a >= 224 && a <= 239) return 'a multicast address';
   if (a >= 240) return 'a reserved or broadcast address';
-  return undefined;
+  return localInterfaceRefusal(o);
 }
 
 function v6Refusal(address: string): string | undefined {
@@ -162,31 +178,7 @@ function v6Refusal(address: string): string | undefined {
   if (bytes[0] === 0xff) return 'a multicast address';
   if (bytes[0] === 0x01 && zero(1, 8)) return 'a discard-only address (100::/64)';
   if (bytes[0] === 0x20 && bytes[1] === 0x01 && bytes[2] === 0x0d && bytes[3] === 0xb8) return 'a documentation address (2001:db8::/32)';
-  return undefined;
-}
-
-/** 16 bytes of an IPv6 address (with an optional trailing dotted IPv4 and zone), or undefined. */
-function v6Bytes(input: string): number[] | undefined {
-  let s = input.split('%')[0];
-  let tail: number[] = [];
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
-  if (dotted) {
-    tail = dotted[1].split('.').map(Number);
-    if (tail.some((x) => x > 255)) return undefined;
-    s = s.slice(0, -dotted[1].length) + '0:0';
-  }
-  const halves = s.split('::');
-  if (halves.length > 2) return undefined;
-  const parse = (part: string) => (part ? part.split(':').map((h) => parseInt(h, 16)) : []);
-  const head = parse(halves[0]);
-  const rest = halves.length === 2 ? parse(halves[1]) : [];
-  const fill = 8 - head.length - rest.length;
-  if (fill < 0 || (halves.length === 1 && fill !== 0)) return undefined;
-  const groups = [...head, ...Array(halves.length === 2 ? fill : 0).fill(0), ...rest];
-  if (groups.length !== 8 || groups.some((g) => Number.isNaN(g) || g < 0 || g > 0xffff)) return undefined;
-  const bytes = groups.flatMap((g) => [g >> 8, g & 0xff]);
-  if (dotted) bytes.splice(12, 4, ...tail);
-  return bytes;
+  return localInterfaceRefusal(bytes);
 }
 
 /** The URL as shown in results, events and errors: never with user:password. */

@@ -5,6 +5,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Guard } from '../guard.js';
+import { canonicalTarget } from '../request-path.js';
 
 export interface SocketHandler {
   path: string;
@@ -15,10 +16,14 @@ export interface SocketHandler {
 export function attachSockets(server: Server, guard: Guard, handlers: SocketHandler[]): void {
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    const url = req.url ?? '/';
-    const verdict = guard.check({ headers: req.headers, url, remoteAddress: req.socket.remoteAddress, upgrade: true });
-    if (!verdict.ok) return refuse(socket, 403, verdict.message);
-    const pathname = new URL(url, 'http://local').pathname;
+    // The same canonical target HTTP requests get, made once: the guard judges it and the handler
+    // lookup (and the handler, through req.url) uses it.
+    const target = canonicalTarget(req.url);
+    if (!target.ok) return refuse(socket, 400, target.message);
+    req.url = target.path + target.query;
+    const verdict = guard.check({ headers: req.headers, rawHeaders: req.rawHeaders, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: true });
+    if (!verdict.ok) return refuse(socket, verdict.status, verdict.message);
+    const pathname = target.path.length > 1 && target.path.endsWith('/') ? target.path.slice(0, -1) : target.path;
     const handler = handlers.find((h) => h.path === pathname);
     if (!handler) return refuse(socket, 404, `no WebSocket at ${pathname}; the sockets are ${handlers.map((h) => h.path).join(', ')}`);
     handler.handle(req, socket, head);

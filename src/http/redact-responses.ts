@@ -1,0 +1,38 @@
+/**
+ * The HTTP exit of the secret mask (src/kernel/redact.ts): every response body a route or an error
+ * handler produces passes here. Stored secret values become `***` in every JSON or text answer;
+ * an error sentence is also masked by shape (a provider error or a JSON parse snippet may echo a
+ * key that was never stored). One exemption: the text of a file read for the editor
+ * (GET /api/files/<path>) is the person's own file given back to them byte for byte, because
+ * masking it would write `***` into the file on the next save. Binary bodies are not touched.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Redactor } from '../kernel/redact.js';
+import { maskSecrets } from '../permissions/mask.js';
+
+const EXEMPT = new Set(['GET /api/files/*']);
+
+export function installResponseRedaction(app: FastifyInstance, redactor: Redactor): void {
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (typeof payload !== 'string') return done(null, payload);
+    if (reply.statusCode >= 400) return done(null, maskError(payload, redactor));
+    if (EXEMPT.has(`${req.method} ${req.routeOptions.url}`)) return done(null, payload);
+    const type = String(reply.getHeader('content-type') ?? '');
+    if (!type.includes('json')) return done(null, redactor.text(payload));
+    // `{ok: false, error}` answers (POST /api/test-provider) carry provider errors too.
+    done(null, payload.includes('"error":') ? maskError(payload, redactor) : redactor.json(payload));
+  });
+}
+
+function maskError(payload: string, redactor: Redactor): string {
+  try {
+    const body = JSON.parse(payload) as unknown;
+    if (body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string') {
+      const b = body as { error: string };
+      return JSON.stringify(redactor.value({ ...b, error: maskSecrets(b.error) }));
+    }
+  } catch {
+    // Not JSON: masked as text below.
+  }
+  return maskSecrets(redactor.text(payload));
+}

@@ -1,0 +1,150 @@
+/**
+ * The one exit mask: every text the engine sends out passes `Redactor` before it leaves, and the
+ * redactor replaces each stored secret value with `***`. The exits, each a single call site:
+ *   - events: Bus.emit (so the /events socket, run logs, notifications and every other subscriber);
+ *   - the run index: RunLedger (records carry titles and error sentences);
+ *   - chat transcripts: ChatStore.encode; a streamed reply through `stream()` before its deltas
+ *     are emitted (a value split across deltas would pass the per-event mask in pieces);
+ *   - HTTP responses, error sentences included: the onSend hook in src/http/redact-responses.ts;
+ *   - model requests (messages, tool output, prompts): the provider client's fetch (providers/clients.ts);
+ *   - operational log lines (stderr): the engine's `log`.
+ * Known values only, matched exactly (and in their JSON-escaped spelling), so masking is cheap
+ * enough for every event and cannot garble text the way a shape guess can; the shape layer
+ * (src/permissions/mask.ts) runs where prompts and tool events are built. The values come from
+ * the secret store when the engine starts, on every `secrets.changed`, and synchronously on every
+ * set (src/capabilities/secrets/redacting.ts), so no answer can overtake a refresh.
+ */
+
+export const REDACTED = '***';
+
+/** Values shorter than this are not masked: "ab" everywhere would garble every text. */
+const MIN_LENGTH = 4;
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export class Redactor {
+  private values = new Set<string>();
+  private pattern: RegExp | undefined;
+
+  /** Replaces the known values (the secret store's current values). */
+  setValues(values: Iterable<string>): void {
+    this.values = new Set([...values].filter((v) => typeof v === 'string' && v.length >= MIN_LENGTH));
+    this.compile();
+  }
+
+  /** Adds one value at once (a secret being stored), before anything can echo it. */
+  add(value: string): void {
+    if (typeof value !== 'string' || value.length < MIN_LENGTH || this.values.has(value)) return;
+    this.values.add(value);
+    this.compile();
+  }
+
+  private compile(): void {
+    const forms = new Set<string>();
+    for (const v of this.values) {
+      forms.add(v);
+      forms.add(JSON.stringify(v).slice(1, -1)); // the spelling inside JSON text
+    }
+    const sorted = [...forms].sort((a, b) => b.length - a.length);
+    this.pattern = sorted.length ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
+  }
+
+  /** Whether `text` holds a known value (in any spelling the redactor knows). */
+  has(text: string): boolean {
+    if (!this.pattern || !text) return false;
+    this.pattern.lastIndex = 0;
+    return this.pattern.test(text);
+  }
+
+  /** Plain text with every known value replaced. */
+  readonly text = (text: string): string => {
+    if (!this.pattern || !text) return text;
+    return text.replace(this.pattern, REDACTED);
+  };
+
+  /** A value with every string inside it (keys included) redacted; the same object when nothing matched. */
+  readonly value = <T>(value: T): T => {
+    if (!this.pattern) return value;
+    return this.walk(value) as T;
+  };
+
+  private walk(value: unknown): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (!value || typeof value !== 'object') return value;
+    if (Array.isArray(value)) {
+      let changed = false;
+      const out = value.map((v) => {
+        const r = this.walk(v);
+        if (r !== v) changed = true;
+        return r;
+      });
+      return changed ? out : value;
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const key = this.text(k);
+      const r = this.walk(v);
+      if (r !== v || key !== k) changed = true;
+      out[key] = r;
+    }
+    return changed ? out : value;
+  }
+
+  /**
+   * Text arriving in chunks (a streamed reply): each chunk is masked together with what came
+   * before it, and a tail that could be the start of a stored value is held back until the next
+   * chunk decides, so a value split across chunks never leaves in pieces. `flush` at the end of
+   * the stream releases what is held.
+   */
+  stream(): { push(chunk: string): string; flush(): string } {
+    let pending = '';
+    return {
+      push: (chunk) => {
+        pending += chunk;
+        if (!this.pattern) {
+          const out = pending;
+          pending = '';
+          return out;
+        }
+        const masked = this.text(pending);
+        const hold = this.heldTail(masked);
+        pending = masked.slice(masked.length - hold);
+        return masked.slice(0, masked.length - hold);
+      },
+      flush: () => {
+        const out = this.text(pending);
+        pending = '';
+        return out;
+      },
+    };
+  }
+
+  /** The length of the longest end of `text` that is a proper beginning of a known value. */
+  private heldTail(text: string): number {
+    let best = 0;
+    for (const v of this.values) {
+      for (let n = Math.min(v.length - 1, text.length); n > best; n--) {
+        if (text.endsWith(v.slice(0, n))) {
+          best = n;
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  /**
+   * JSON text with every known value replaced inside its strings; still valid JSON. Untouched (and
+   * unparsed) when no value occurs in it, which is nearly always.
+   */
+  readonly json = (json: string): string => {
+    if (!this.has(json)) return json;
+    try {
+      return JSON.stringify(this.walk(JSON.parse(json)));
+    } catch {
+      return this.text(json);
+    }
+  };
+}
