@@ -1,20 +1,17 @@
 /**
  * An OpenAI-compatible upstream is streamed through with the least work possible: the caller's body
  * goes up with only `model` replaced (and usage asked for, so the run can be billed), and the answer's
- * bytes come back as they arrive. Only events that mention usage are parsed. A usage chunk the caller
- * did not ask for is dropped, so the caller sees exactly the stream it would have seen upstream.
+ * bytes come back as they arrive, undecoded (sse.ts reads the usage out). A usage chunk the caller did
+ * not ask for is dropped, so the caller sees the stream it would have seen upstream.
  */
 import http from 'node:http';
 import https from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { Usage } from '../../kernel/runs.js';
 import { errorType, GatewayError } from './errors.js';
-import { eventData, SseSplitter } from './sse.js';
-import type { ChatCompletionRequest } from './types.js';
+import { UsageTap } from './sse.js';
+import type { ChatCompletionRequest, CompletionUsage } from './types.js';
 import { fromOpenAI } from './usage.js';
-
-/** An event carrying a usage object (every chunk carries `"usage": null` once usage is asked for). */
-const USAGE_OBJECT = /"usage"\s*:\s*\{/;
 
 // Keep-alive to the upstream: a new TCP (and TLS) handshake per request would dwarf the gateway's own cost.
 const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
@@ -80,34 +77,20 @@ export function passthrough(body: ChatCompletionRequest, target: PassthroughTarg
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
       res.flushHeaders();
-      const splitter = new SseSplitter();
-      let usage: Usage | undefined;
-      ures.setEncoding('utf8');
-      ures.on('data', (chunk: string) => {
-        if (askedUsage) {
-          // Nothing to hide: bytes go out untouched, events are only read for usage.
-          res.write(chunk);
-          for (const event of splitter.push(chunk)) if (USAGE_OBJECT.test(event)) usage = fromOpenAI(eventData(event)?.usage) ?? usage;
-          return;
+      const tap = new UsageTap(!askedUsage);
+      ures.on('data', (chunk: Buffer) => {
+        const out = tap.push(chunk);
+        // Backpressure: a slow caller slows the upstream read instead of filling the engine's memory.
+        if (out?.length && !res.write(out)) {
+          ures.pause();
+          res.once('drain', () => ures.resume());
         }
-        let out = '';
-        for (const event of splitter.push(chunk)) {
-          if (USAGE_OBJECT.test(event)) {
-            const data = eventData(event);
-            usage = fromOpenAI(data?.usage) ?? usage;
-            if (data && Array.isArray(data.choices) && data.choices.length === 0) continue; // the usage chunk we asked for
-          }
-          out += event + '\n\n';
-        }
-        if (out) res.write(out);
       });
       ures.on('end', () => {
-        const rest = splitter.flush();
-        if (rest && !askedUsage) res.write(rest);
-        res.end();
-        resolve({ usage });
+        res.end(tap.end());
+        resolve({ usage: fromOpenAI(tap.usage as Partial<CompletionUsage>) });
       });
-      ures.on('error', (err) => (signal.aborted ? resolve({ usage }) : reject(err)));
+      ures.on('error', (err) => (signal.aborted ? resolve({ usage: fromOpenAI(tap.usage as Partial<CompletionUsage>) }) : reject(err)));
     });
     up.end(payload);
   });
