@@ -22,6 +22,8 @@ import { filesRoutes } from './capabilities/files/routes.js';
 import { createFilesService } from './capabilities/files/service.js';
 import { fileTools } from './capabilities/files/tools.js';
 import { createFileWatcher } from './capabilities/files/watcher.js';
+import { gatewayRoutes } from './capabilities/gateway/routes.js';
+import { createGatewayService } from './capabilities/gateway/service.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { historyRoutes } from './capabilities/history/routes.js';
@@ -78,6 +80,8 @@ export interface EngineOptions {
   /** 0 picks a free port (tests). */
   port?: number;
   bind?: string;
+  /** The completions gateway's port (ENGINE_GATEWAY_PORT, default 7778; 0 picks a free one). */
+  gatewayPort?: number;
   /** Where operational log lines go (default: stderr). Never receives secrets. */
   log?: (line: string) => void;
   /** Asked to restart against another home (POST /api/home); the CLI exits with the restart code. */
@@ -262,6 +266,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);
   reportsRoutes(app, reports);
+  // The completions gateway: its own listener (started after the API listens), only /v1/*.
+  const gateway = await createGatewayService({ config, providers, runs, secrets, guard, mask: masker.mask, emit, log, port: options.gatewayPort ?? LIMITS.defaultGatewayPort });
+  gatewayRoutes(app, gateway);
+  closers.push(() => gateway.close());
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
@@ -275,6 +283,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   }, LIMITS.warmUpDelayMs).unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
+  await gateway.start();
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
 
   let closed = false;

@@ -25,12 +25,17 @@ function settingsFromEnv() {
     process.stderr.write(`engine: ENGINE_SECRETS=${secrets} is not a secrets backend; use auto, keychain or file\n`);
     process.exit(EXIT.config);
   }
-  return { port, bind: process.env.ENGINE_BIND || '127.0.0.1', home: process.env.ENGINE_HOME || defaultHome(), secretsBackend: secrets as 'auto' | 'file' | 'keychain' };
+  const gatewayPort = process.env.ENGINE_GATEWAY_PORT ? Number(process.env.ENGINE_GATEWAY_PORT) : LIMITS.defaultGatewayPort;
+  if (!Number.isInteger(gatewayPort) || gatewayPort < 0 || gatewayPort > 65535) {
+    process.stderr.write(`engine: ENGINE_GATEWAY_PORT=${process.env.ENGINE_GATEWAY_PORT} is not a port number; use 0-65535\n`);
+    process.exit(EXIT.config);
+  }
+  return { port, gatewayPort, bind: process.env.ENGINE_BIND || '127.0.0.1', home: process.env.ENGINE_HOME || defaultHome(), secretsBackend: secrets as 'auto' | 'file' | 'keychain' };
 }
 
 /** The engine process itself (forked by the supervisor). */
 async function runEngine(): Promise<void> {
-  const { port, bind, home, secretsBackend } = settingsFromEnv();
+  const { port, gatewayPort, bind, home, secretsBackend } = settingsFromEnv();
   let stopping = false;
   // Imported here, not at the top: the supervisor process never needs the engine's modules.
   const { startEngine } = await import('./engine.js');
@@ -45,6 +50,7 @@ async function runEngine(): Promise<void> {
     engine = await startEngine({
       home,
       port,
+      gatewayPort,
       bind,
       secretsBackend,
       onRestart: (next) => {
@@ -132,7 +138,8 @@ Environment:
   ENGINE_PORT  port of the API (default 7777; 0 picks a free one)
   ENGINE_BIND  bind address (default 127.0.0.1)
   ENGINE_HOME  the engine home (default ~/.engine)
-  ENGINE_SECRETS  secret store: auto (OS keychain when it answers, else file), keychain or file`;
+  ENGINE_SECRETS  secret store: auto (OS keychain when it answers, else file), keychain or file
+  ENGINE_GATEWAY_PORT  port of the completions gateway (default 7778; 0 picks a free one)`;
 
 const command = process.argv[2];
 if (command === '__engine') void runEngine();

@@ -31,6 +31,8 @@ export interface RunLabels {
   workItem?: string;
   parentRunId?: string;
   title?: string;
+  /** Who called from outside (the gateway's caller address). */
+  caller?: string;
 }
 
 /** The usage one model spent within a run (a delegated subagent may run on another model). */

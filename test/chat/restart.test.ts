@@ -19,7 +19,7 @@ after(async () => {
 
 /** The engine process alone (no supervisor), so SIGKILL leaves it dead. */
 async function spawnEngine(home: string): Promise<{ child: Spawned; url: string }> {
-  const child = spawnNode(['src/main.ts', '__engine'], { ENGINE_HOME: home, ENGINE_PORT: '0' });
+  const child = spawnNode(['src/main.ts', '__engine'], { ENGINE_HOME: home, ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0' });
   cleanups.push(() => child.child.exitCode === null && child.kill('SIGKILL'));
   const { match } = await child.waitForLine(/serving (http:\/\/\S+)\/api/, { timeoutMs: 30_000 });
   return { child, url: match[1] };

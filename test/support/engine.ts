@@ -25,7 +25,7 @@ export async function startTestEngine(options: Partial<EngineOptions> & { keepHo
   const home = options.home ?? (await tempDir());
   const logs: string[] = [];
   // The file backend keeps test secrets out of the developer's real keychain.
-  const engine = await startEngine({ port: 0, log: (l) => logs.push(l), secretsBackend: 'file', ...options, home });
+  const engine = await startEngine({ port: 0, gatewayPort: 0, log: (l) => logs.push(l), secretsBackend: 'file', ...options, home });
   const url = engine.url;
   const api: TestEngine['api'] = async (method, route, body, headers = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };

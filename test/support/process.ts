@@ -89,7 +89,7 @@ export function spawnNode(args: string[], env: Record<string, string | undefined
 
 /** `engine serve` under its supervisor, on a free port, against `home`. */
 export function spawnServe(home: string, env: Record<string, string> = {}): Spawned {
-  return spawnNode(['src/main.ts', 'serve'], { ENGINE_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file', ...env });
+  return spawnNode(['src/main.ts', 'serve'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file', ...env });
 }
 
 /** Matches the address line `engine: serving <url>/api (home <path>, pid <n>)`. */

@@ -28,6 +28,8 @@ export interface ConfigServiceImpl extends ConfigService {
   view(): Promise<PublicConfig>;
   /** Validates and saves `{providers[], defaultProvider, embeddings?}`; returns the public view. */
   update(body: unknown): Promise<PublicConfig>;
+  /** Replaces one top-level section another capability owns (the gateway's `api`), keeping the rest. */
+  setSection(key: 'api', value: Record<string, unknown>): Promise<void>;
   /** Reads the file again (the watcher calls this; tests may too). */
   reload(): Promise<void>;
   close(): void;
@@ -208,6 +210,14 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
         bus.emit('config.updated', summary(config));
         notify();
         return view();
+      });
+    },
+    setSection(key, value) {
+      return serial(async () => {
+        const next = { ...raw, [key]: value };
+        await write(next);
+        raw = next;
+        config = deepFreeze(structuredClone({ ...config, [key]: value }) as EngineConfig);
       });
     },
     close() {

@@ -34,7 +34,7 @@ export interface EngineConfig {
   defaultProvider: string | null;
   /** The semantic index endpoint behind search_code; unset means "not configured". */
   embeddings?: EmbeddingsConfig | null;
-  /** Completions gateway scope (later). */
+  /** The completions gateway's section: `{bind: "local" | "network"}` (docs/gateway.md). */
   api?: Record<string, unknown>;
 }
 
