@@ -4,13 +4,15 @@
  * an error sentence is also masked by shape (a provider error or a JSON parse snippet may echo a
  * key that was never stored). One exemption: the text of a file read for the editor
  * (GET /api/files/<path>) is the person's own file given back to them byte for byte, because
- * masking it would write `***` into the file on the next save. Binary bodies are not touched.
+ * masking it would write `***` into the file on the next save. And the answer of
+ * POST /api/models/api that mints the gateway's bearer key shows that new key once, by design (every
+ * later read shows only its fingerprint). Binary bodies are not touched.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Redactor } from '../kernel/redact.js';
 import { maskSecrets } from '../permissions/mask.js';
 
-const EXEMPT = new Set(['GET /api/files/*']);
+const EXEMPT = new Set(['GET /api/files/*', 'POST /api/models/api']);
 
 export function installResponseRedaction(app: FastifyInstance, redactor: Redactor): void {
   app.addHook('onSend', (req, reply, payload, done) => {

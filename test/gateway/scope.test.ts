@@ -31,13 +31,17 @@ describe('gateway: scope, key and guard', () => {
   after(async () => h?.close());
 
   it('serves only /v1/*: the engine API, its files and its sockets are unreachable on the gateway port', async () => {
-    for (const p of ['/api/status', '/api/files', '/api/config', '/events', '/term', '/', '/v1/../api/status']) {
+    for (const p of ['/api/status', '/api/files', '/api/config', '/events', '/term', '/']) {
       const r = await rawRequest(h.port, { path: p, headers: { host: `127.0.0.1:${h.port}` } });
       assert.equal(r.status, 404, `${p} answered ${r.status}`);
       const body = JSON.parse(r.body);
       assert.equal(body.error.type, 'not_found_error');
       assert.doesNotMatch(r.body, /"tools"|"providers"/);
     }
+    // A dot-segment spelling is refused by the guard before any route is looked at.
+    const dotted = await rawRequest(h.port, { path: '/v1/../api/status', headers: { host: `127.0.0.1:${h.port}` } });
+    assert.ok(dotted.status === 403 || dotted.status === 404, `answered ${dotted.status}`);
+    assert.doesNotMatch(dotted.body, /"tools"|"providers"/);
     const api = await h.t.api('GET', '/api/status');
     assert.equal(api.status, 200, 'the API itself still answers on its own port');
   });

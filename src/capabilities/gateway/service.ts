@@ -26,7 +26,8 @@ export interface GatewayDeps {
   /** The engine's provider map and the gateway's own section of engine.config.json. */
   config: {
     get(): { providers: readonly ProviderConfig[]; defaultProvider: string | null; api?: Record<string, unknown> };
-    providerKey(name: string): Promise<string | undefined>;
+    /** The provider's key, refused when it was stored for another URL (a key goes only where it was stored for). */
+    providerKeyFor(name: string, type: ProviderConfig['type'], baseUrl: string | undefined): Promise<string | undefined>;
     onChange(listener: () => void): () => void;
     setSection(key: 'api', value: Record<string, unknown>): Promise<void>;
   };
@@ -151,7 +152,13 @@ export async function createGatewayService(deps: GatewayDeps) {
     if (provider.type === 'openai-compatible' || provider.type === 'openai') {
       const baseUrl = provider.baseUrl || (provider.type === 'openai' ? OPENAI_DEFAULT_BASE : '');
       if (!baseUrl) throw new GatewayError(500, `provider "${provider.name}" has no baseUrl; fix it with PUT /api/config`, 'server_error');
-      return passthrough(body, { baseUrl, model: modelId, key: await deps.config.providerKey(provider.name), provider: provider.name }, res, signal);
+      let key: string | undefined;
+      try {
+        key = await deps.config.providerKeyFor(provider.name, provider.type, provider.baseUrl);
+      } catch (err) {
+        throw new GatewayError(500, (err as Error).message, 'server_error', 'key_bound_elsewhere');
+      }
+      return passthrough(body, { baseUrl, model: modelId, key, provider: provider.name }, res, signal);
     }
     const client = await deps.providers.resolve(provider.name, modelId === provider.model ? undefined : modelId);
     return translated(body, client, body.model, res, signal);
