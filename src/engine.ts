@@ -11,6 +11,8 @@ import { delegateTool } from './capabilities/agents/delegate.js';
 import { createModelPass, createSubagentRunner } from './capabilities/agents/runner.js';
 import { setPlanTool } from './capabilities/agents/plan-tool.js';
 import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
+import { mcpRoutes } from './capabilities/mcp/routes.js';
+import { createMcpService } from './capabilities/mcp/service.js';
 import { memoryRoutes } from './capabilities/memory/routes.js';
 import { createMemoryService } from './capabilities/memory/service.js';
 import { memoryPromptBlock, memoryTool } from './capabilities/memory/tool.js';
@@ -59,6 +61,7 @@ import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus, type Emit } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
+import { describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
 import { RunLedger } from './kernel/runs.js';
 import { PermissionGate } from './permissions/gate.js';
@@ -164,7 +167,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     emit,
     rg: options.files?.rg,
     revealCommand: options.files?.revealCommand,
-    onMountsChanged: () => (options.files?.watch === false ? undefined : watcher.rearm()),
+    onMountsChanged: async () => {
+      await mcp.mountsChanged();
+      if (options.files?.watch !== false) await watcher.rearm();
+    },
   });
   if (options.files?.watch !== false) await watcher.rearm();
   closers.push(() => watcher.close());
@@ -191,11 +197,24 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   chatRoutes(app, chat);
 
   runsRoutes(app, runs);
+  // MCP servers: their tools join the one registry; they connect after the engine listens.
+  const mcp = await createMcpService({
+    home,
+    bus,
+    tools,
+    secrets,
+    workspace: () => fence.root('workspace').path,
+    mounts: () => mounts.list(),
+    callbackBase: () => `http://127.0.0.1:${port}`,
+    log,
+  });
+  closers.push(() => mcp.close());
+  mcpRoutes(app, mcp);
   statusRoutes(app, {
     runs,
     tools,
     provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
-    mcp: () => ({ servers: [] }),
+    mcp: () => mcp.statusSummary(),
     embeddings: embeddingsConfigured,
   });
 
@@ -256,6 +275,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await app.listen({ port, host: bind });
   // Off the start path but before a first turn needs them: the model SDK and the bash grammar
   // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
+  void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
   setTimeout(() => {
     void warmSdk().catch(() => undefined);
     void ensureShellParser();
