@@ -131,12 +131,14 @@ export class ToolRegistry {
     const ctx: ToolContext = { ...base, callId: call.callId };
     const started = Date.now();
     ctx.emit('tool.call', { callId: call.callId, tool: call.name, args: this.maskValue(call.args), agent: ctx.agent });
-    const finish = (text: string, isError: boolean): CallOutcome => {
+    const finish = (raw: string, isError: boolean): CallOutcome => {
+      // Stored secret values never reach a model, whichever tool (built-in or MCP) printed them.
+      const text = this.mask(raw);
       ctx.emit('tool.result', {
         callId: call.callId,
         tool: call.name,
         ok: !isError,
-        result: this.mask(clipText(text, LIMITS.toolEventResultChars)),
+        result: clipText(text, LIMITS.toolEventResultChars),
         durationMs: Date.now() - started,
       });
       return { callId: call.callId, name: call.name, text, isError };
