@@ -275,11 +275,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await app.listen({ port, host: bind });
   // Off the start path but before a first turn needs them: the model SDK and the bash grammar
   // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
-  void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
-  setTimeout(() => {
+  const warmUp = setTimeout(() => {
+    // MCP servers are processes of their own (ten node servers take the CPU for half a second on two
+    // cores): they start once the first requests have been answered, like the other warm-ups.
+    void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
     void warmSdk().catch(() => undefined);
     void ensureShellParser();
-  }, LIMITS.warmUpDelayMs).unref();
+  }, LIMITS.warmUpDelayMs);
+  warmUp.unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
@@ -288,6 +291,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const close = async () => {
     if (closed) return;
     closed = true;
+    clearTimeout(warmUp);
     await runs.stopAll(LIMITS.shutdownGraceMs);
     for (const s of sockets) s.close();
     for (const c of closers.reverse()) await c();

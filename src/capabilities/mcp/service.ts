@@ -31,6 +31,7 @@ export async function createMcpService(deps: McpDeps) {
   let map: McpMap = { servers: {} };
   const serial = serialQueue();
   let statusTimer: NodeJS.Timeout | undefined;
+  let closed = false;
   const pool = new McpPool({
     tools: deps.tools,
     secrets: deps.secrets,
@@ -64,8 +65,8 @@ export async function createMcpService(deps: McpDeps) {
   };
 
   return {
-    /** Connects every enabled server in the background. */
-    start: () => pool.apply(map),
+    /** Connects every enabled server in the background (after a close, nothing). */
+    start: () => (closed ? Promise.resolve() : serial(() => pool.apply(map))),
     view,
     /** The summary GET /api/status shows. */
     statusSummary: () => ({ servers: Object.entries(pool.status(map)).map(([name, s]) => ({ name, state: s.state, tools: s.tools.length, ...(s.error ? { error: s.error } : {}) })) }),
@@ -108,6 +109,9 @@ export async function createMcpService(deps: McpDeps) {
     completeAuth: (name: string, code: string, state: string | undefined) => pool.completeAuth(name, code, state),
     /** Mounts changed: servers whose expansion uses them reconnect, no other. */
     mountsChanged: () => serial(() => pool.apply(map)),
-    close: () => pool.close(),
+    close: () => {
+      closed = true;
+      return serial(() => pool.close());
+    },
   };
 }
