@@ -11,6 +11,8 @@ import { delegateTool } from './capabilities/agents/delegate.js';
 import { createModelPass, createSubagentRunner } from './capabilities/agents/runner.js';
 import { setPlanTool } from './capabilities/agents/plan-tool.js';
 import { type AgentsService, createAgentsService } from './capabilities/agents/service.js';
+import { mcpRoutes } from './capabilities/mcp/routes.js';
+import { createMcpService } from './capabilities/mcp/service.js';
 import { memoryRoutes } from './capabilities/memory/routes.js';
 import { createMemoryService } from './capabilities/memory/service.js';
 import { memoryPromptBlock, memoryTool } from './capabilities/memory/tool.js';
@@ -61,6 +63,7 @@ import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus, type Emit } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
+import { describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
 import { Redactor } from './kernel/redact.js';
 import { RunLedger } from './kernel/runs.js';
@@ -177,7 +180,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     emit,
     rg: options.files?.rg,
     revealCommand: options.files?.revealCommand,
-    onMountsChanged: () => (options.files?.watch === false ? undefined : watcher.rearm()),
+    onMountsChanged: async () => {
+      await mcp.mountsChanged();
+      if (options.files?.watch !== false) await watcher.rearm();
+    },
   });
   if (options.files?.watch !== false) await watcher.rearm();
   closers.push(() => watcher.close());
@@ -208,11 +214,24 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   chatRoutes(app, chat);
 
   runsRoutes(app, runs);
+  // MCP servers: their tools join the one registry; they connect after the engine listens.
+  const mcp = await createMcpService({
+    home,
+    bus,
+    tools,
+    secrets,
+    workspace: () => fence.root('workspace').path,
+    mounts: () => mounts.list(),
+    callbackBase: () => `http://127.0.0.1:${port}`,
+    log,
+  });
+  closers.push(() => mcp.close());
+  mcpRoutes(app, mcp);
   statusRoutes(app, {
     runs,
     tools,
     provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
-    mcp: () => ({ servers: [] }),
+    mcp: () => mcp.statusSummary(),
     embeddings: embeddingsConfigured,
   });
 
@@ -277,10 +296,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await app.listen({ port, host: bind });
   // Off the start path but before a first turn needs them: the model SDK and the bash grammar
   // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
-  setTimeout(() => {
+  const warmUp = setTimeout(() => {
+    // MCP servers are processes of their own (ten node servers take the CPU for half a second on two
+    // cores): they start once the first requests have been answered, like the other warm-ups.
+    void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
     void warmSdk().catch(() => undefined);
     void ensureShellParser();
-  }, LIMITS.warmUpDelayMs).unref();
+  }, LIMITS.warmUpDelayMs);
+  warmUp.unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
   await gateway.start();
@@ -290,6 +313,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const close = async () => {
     if (closed) return;
     closed = true;
+    clearTimeout(warmUp);
     await runs.stopAll(LIMITS.shutdownGraceMs);
     for (const s of sockets) s.close();
     for (const c of closers.reverse()) await c();

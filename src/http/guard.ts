@@ -23,6 +23,8 @@ export interface GuardInput {
   remoteAddress: string | undefined;
   /** WebSocket upgrade: `?token=` is accepted there only. */
   upgrade: boolean;
+  /** The HTTP method (absent for upgrades). */
+  method?: string;
 }
 
 export type GuardVerdict = { ok: true; viaToken: boolean } | { ok: false; status: number; message: string };
@@ -47,9 +49,12 @@ export class Guard {
     if (count(input.rawHeaders, 'host') > 1) return refused('the request carries more than one Host header; send exactly one', 400);
     if (count(input.rawHeaders, 'origin') > 1) return refused();
     const { origin } = input.headers;
-    // A browser that hides the Origin of a cross-site request (a navigation, an <img>) is still a foreign page.
-    if (origin === undefined && String(input.headers['sec-fetch-site'] ?? '').toLowerCase() === 'cross-site') return refused();
     const pathname = guardedPath(target.path);
+    // A browser that hides the Origin of a cross-site request (a navigation, an <img>) is still a foreign
+    // page. One exception: the OAuth landing page is reached by an authorization server's redirect, a
+    // cross-site navigation by design; it only completes a flow whose `state` this engine issued.
+    const oauthLanding = input.method === 'GET' && pathname.startsWith('/oauth/callback/');
+    if (origin === undefined && !oauthLanding && String(input.headers['sec-fetch-site'] ?? '').toLowerCase() === 'cross-site') return refused();
     const token = this.presentedToken(input, target.query);
     const tokenValid = token !== undefined && safeEqual(token, this.mobileToken());
     if (pathname.startsWith('/api/relay/') || pathname === '/api/relay') {

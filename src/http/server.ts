@@ -43,7 +43,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
   installEdge(app);
   // A callback hook, not an async one: it runs on every request and a promise per call shows up in throughput.
   app.addHook('onRequest', (req, reply, done) => {
-    const verdict = guard.check({ headers: req.headers, rawHeaders: req.raw.rawHeaders, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: false });
+    const verdict = guard.check({ headers: req.headers, rawHeaders: req.raw.rawHeaders, url: req.url, method: req.method, remoteAddress: req.socket.remoteAddress, upgrade: false });
     if (!verdict.ok) {
       reply.code(verdict.status).send({ error: verdict.message });
       return;

@@ -25,6 +25,7 @@ export const HOME_LAYOUT = {
   permissions: 'permissions.json',
   notifications: 'notifications.json',
   mounts: 'mounts.json',
+  mcp: 'mcp.json',
   secretsFile: 'secrets.enc.json',
   secretsIndex: 'secrets-index.json',
   workspace: 'workspace',

@@ -24,6 +24,12 @@ export const LIMITS = {
   toolDescriptionChars: 300, // GET /api/tools clips each description to this
   toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
   mcpTextChars: 20_000,
+  /** MCP server restart backoff: first delay, ceiling, and how long up counts as stable (resets it). */
+  mcpRestartBaseMs: 500,
+  mcpRestartMaxMs: 60_000,
+  mcpStableMs: 30_000,
+  /** One MCP tool call's deadline (progress notifications reset it). */
+  mcpToolTimeoutMs: 600_000,
   parallelReadOnlyTools: 4,
   listDirEntries: 500,
   grepMatches: 200,

@@ -16,7 +16,7 @@ export function authorize(req: IncomingMessage, guard: Guard, key: GatewayKey): 
   if (isLoopback(peer)) {
     // The mobile token opens /api, not the gateway: it is not passed on to the guard.
     const { 'x-engine-mobile-token': _token, ...headers } = req.headers;
-    const verdict = guard.check({ headers, url: req.url ?? '/', remoteAddress: peer, upgrade: false });
+    const verdict = guard.check({ headers, rawHeaders: req.rawHeaders, url: req.url ?? '/', method: req.method, remoteAddress: peer, upgrade: false });
     if (verdict.ok) return undefined;
     return new GatewayError(403, 'forbidden: non-local host or origin (loopback callers must send Host localhost, 127.0.0.1 or [::1] and no foreign Origin)', 'permission_error', 'forbidden');
   }

@@ -1,0 +1,46 @@
+/** The reference MCP servers from npm, and helpers to wait on the pool and find a server's process. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import type { TestEngine } from '../support/engine.js';
+
+const require = createRequire(import.meta.url);
+const pkgDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
+
+export const EVERYTHING = path.join(pkgDir('@modelcontextprotocol/server-everything'), 'dist', 'index.js');
+export const FILESYSTEM = path.join(pkgDir('@modelcontextprotocol/server-filesystem'), 'dist', 'index.js');
+
+/** A stdio entry that runs a reference server with this Node. */
+export const stdio = (script: string, ...args: string[]) => ({ command: process.execPath, args: [script, ...args] });
+
+/** Polls GET /api/mcp until `test` holds (bounded). */
+export async function waitForMcp(t: TestEngine, test: (view: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  let view: any;
+  while (Date.now() < until) {
+    view = (await t.api('GET', '/api/mcp')).body;
+    if (test(view)) return view;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; last view: ${JSON.stringify(view?.status)}`);
+}
+
+export const connected = (name: string) => (v: any) => v.status?.[name]?.state === 'connected' && v.status[name].tools.length > 0;
+
+/** Pids of this process's descendants whose command line contains `needle`. */
+export function serverPids(needle: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!cmd.includes(needle)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid) out.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
+}
