@@ -128,6 +128,15 @@ export class Session {
     }
   }
 
+  /** How the most recent turn ended (or that it is running): what a client shows when no reply came. */
+  lastTurn(): { runId: string; status: TurnStatus; ts: number; error?: string } | undefined {
+    for (let i = this.transcript.length - 1; i >= 0; i--) {
+      const r = this.transcript[i];
+      if (r.type === 'turn') return { runId: r.runId, status: r.status, ts: r.ts, ...(r.error ? { error: r.error } : {}) };
+    }
+    return undefined;
+  }
+
   /** Runs whose turn started but never ended (the engine died mid-turn). */
   unfinishedTurns(): string[] {
     return [...this.openTurns];
@@ -145,7 +154,10 @@ export class Session {
     };
   }
 
-  /** User and assistant messages as clients show them; a turn that did not complete marks its last reply. */
+  /**
+   * User and assistant messages as clients show them; a turn that did not complete marks its last
+   * reply, or its user message when it failed before any reply (no server at the provider's URL).
+   */
   messages(): ChatMessageView[] {
     const views: ChatMessageView[] = [];
     const lastOfRun = new Map<string, ChatMessageView>();
@@ -153,7 +165,7 @@ export class Session {
       if (r.type === 'message' && (r.message.role === 'user' || r.message.role === 'assistant')) {
         const view = viewOf(r);
         views.push(view);
-        if (r.runId && view.role === 'assistant') lastOfRun.set(r.runId, view);
+        if (r.runId) lastOfRun.set(r.runId, view);
       } else if (r.type === 'turn' && r.status !== 'started' && r.status !== 'completed') {
         const last = lastOfRun.get(r.runId);
         if (last) {
