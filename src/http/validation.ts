@@ -73,10 +73,10 @@ export function sentence(errors: ErrorObject[], part: Part, schema: Schema): str
     rule = 'is required';
   } else if (e.keyword === 'additionalProperties') {
     const extra = String(e.params.additionalProperty);
-    const allowed = Object.keys(((e.parentSchema as Schema | undefined)?.properties as Schema | undefined) ?? {});
-    const where = at ? fieldName(part, at) : part === 'body' ? 'this route' : `the ${partName(part)}`;
-    const takes = allowed.length ? `it takes ${allowed.map((k) => `"${k}"`).join(', ')}` : 'it takes no fields';
-    return `${where} does not take "${extra}"; ${takes}`;
+    const allowed = Object.keys(((e.parentSchema as Schema | undefined)?.properties as Schema | undefined) ?? {}).map((k) => `"${k}"`);
+    const takes = allowed.length ? `takes ${allowed.join(', ')}` : 'takes none';
+    if (part === 'querystring') return `unknown query parameter "${extra}"; this route ${takes}`;
+    return `unknown field "${extra}"; ${at ? fieldName(part, at) : 'this route'} ${takes}`;
   } else {
     own = (e.parentSchema as Schema | undefined)?.['x-error'];
     rule = ruleText(e);

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { arr, int, obj, openObj, query, route, str } from '../../http/schemas.js';
+import { arr, int, obj, openObj, query, route, says, str } from '../../http/schemas.js';
 import { parseReportQuery, parseRunsQuery, type ReportsService } from './service.js';
 
 const tag = 'reports';
-const epoch = 'a time in epoch milliseconds';
+/** A repeated parameter arrives as an array; the sentence says to give it once. */
+const once = (description: string) => says(str(description), '{field} must be a non-empty string (given once)');
+const epoch = once('a time in epoch milliseconds');
 const range = { from: epoch, to: epoch };
 const bucket = openObj('tokens, runs and cost of one group', { key: str() });
 
@@ -31,14 +33,14 @@ export function reportsRoutes(app: FastifyInstance, reports: ReportsService): vo
       schema: route(tag, 'run rows with usage and cost, newest first, filtered and paged', {
         querystring: query({
           ...range,
-          workflow: 'a workflow id',
-          agent: 'an agent name',
-          model: 'a model id',
-          status: 'running, completed, failed, stopped or interrupted',
-          source: 'chat, workflow, agent, ...',
-          workItem: 'a work item id',
-          limit: 'rows per page (whole number)',
-          offset: 'rows to skip (whole number)',
+          workflow: once('a workflow id'),
+          agent: once('an agent name'),
+          model: once('a model id'),
+          status: once('running, completed, failed, stopped or interrupted'),
+          source: once('chat, workflow, agent, ...'),
+          workItem: once('a work item id'),
+          limit: once('rows per page (whole number)'),
+          offset: once('rows to skip (whole number)'),
         }),
         response: { 200: obj({ runs: arr(openObj('a run row')), total: int(), limit: int(), offset: int() }, ['runs', 'total', 'limit', 'offset']) },
       }),
