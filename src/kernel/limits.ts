@@ -55,6 +55,8 @@ export const LIMITS = {
   supervisorBackoffMaxMs: 30_000,
   supervisorStableAfterMs: 30_000, // an engine that ran this long resets the backoff
   supervisorStopGraceMs: 10_000, // SIGKILL after this when the engine does not stop on SIGTERM
+  cliStatusTimeoutMs: 2_000, // engine status: how long the running engine's /api/status may take
+  cliStopExtraWaitMs: 5_000, // engine stop: waits the supervisor's grace plus this for both processes to go
   chatImagesMax: 10, // images attached to one chat message
   chatIndexStatBatch: 64, // session files stat'ed at once when the chat index is checked at start
   compactMessageChars: 8_000, // the summariser sees each message clipped to this
