@@ -74,7 +74,9 @@ export const LIMITS = {
   modelRetryMaxMs: 8_000, // longest single backoff (also caps a provider's retry-after)
   testProviderTimeoutMs: 20_000, // POST /api/test-provider gives up after this
   testProviderMaxTokens: 16,
-  defaultContextWindow: 128_000, // tokens, when a provider entry does not say
+  defaultContextWindow: 128_000, // tokens, when a provider entry does not say and the server does not tell
+  contextWindowProbeMs: 1_500, // asking a local server its context window (Ollama, LM Studio, llama.cpp)
+  toolDefinitionsWarnFraction: 0.25, // warn in chat.status when tool definitions alone fill this share of the window
   compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
   compactSummaryMaxTokens: 2_000,
   chatPartialFlushMs: 250, // a reply being streamed is saved this often, so an engine crash keeps it

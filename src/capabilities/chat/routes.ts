@@ -114,6 +114,15 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService): void {
               queued: arr(obj({ id: str(), message: str(), queuedAt: int() }, ['id', 'message', 'queuedAt'])),
               permissionMode: mode,
               contextTokens: int(),
+              window: obj(
+                {
+                  contextWindow: int('tokens'),
+                  contextWindowSource: oneOf('config', 'server', 'default'),
+                  toolTokens: int('estimated tokens of the tool definitions'),
+                  warning: str('set when the tool definitions alone fill more than a quarter of the window'),
+                },
+                ['contextWindow', 'contextWindowSource', 'toolTokens'],
+              ),
             },
             ['messages', 'busy'],
             { open: true },

@@ -18,7 +18,7 @@ import type { ToolRegistry } from '../../tools/registry.js';
 import type { AppSettings } from '../settings/types.js';
 import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
 import { defaultTitle, repairContext, Session, viewOf } from './session.js';
-import type { SessionSnapshot } from './session.js';
+import type { SessionSnapshot, SessionWindow } from './session.js';
 import { ChatStore, type SessionRecord, type TurnStatus } from './store.js';
 import type { ChatGateHooks, PermissionMode, QueuedMessage, ResolveAgent, ResolvedAgent } from './types.js';
 
@@ -289,7 +289,8 @@ export function createChatService(deps: ChatServiceDeps) {
         { type: 'turn', ts: Date.now(), runId, status: 'started', agent: agent?.name, provider: client.provider, model: client.modelId },
         user,
       );
-      emit('chat.status', { sessionId: session.id, busy: true, status: 'busy' });
+      session.window = windowNote(client, agent);
+      emit('chat.status', { sessionId: session.id, busy: true, status: 'busy', ...session.window });
       emit('chat.message', { sessionId: session.id, message: viewOf(user) });
 
       // Messages are persisted in the order the loop makes them; the chain is awaited before the turn ends.
@@ -388,6 +389,23 @@ export function createChatService(deps: ChatServiceDeps) {
     return outcome;
   }
 
+  /**
+   * The window the turn runs in and, when the tool definitions alone fill more than a quarter of
+   * it, a warning (a small local model offered every tool has little room left for the work).
+   */
+  function windowNote(client: ModelClient, agent: ResolvedAgent | undefined): SessionWindow {
+    const tools = deps.tools.visible(agent?.tools ? new Set(agent.tools) : undefined);
+    const toolTokens = Math.ceil(tools.reduce((n, t) => n + JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }).length, 0) / 4);
+    const note: SessionWindow = { contextWindow: client.contextWindow, contextWindowSource: client.contextWindowSource ?? 'config', toolTokens };
+    if (toolTokens > LIMITS.toolDefinitionsWarnFraction * client.contextWindow) {
+      const where = note.contextWindowSource === 'server' ? 'as the server reports it' : note.contextWindowSource === 'default' ? 'the default; set contextWindow on the provider if it is smaller' : 'from the provider entry';
+      note.warning =
+        `the ${tools.length} tool definitions alone take about ${toolTokens} tokens, more than a quarter of this model's ${client.contextWindow}-token context window (${where}); ` +
+        'use a model with a larger window, raise the server\'s context size, or run an agent with fewer tools';
+    }
+    return note;
+  }
+
   /** The system prompt of a turn without an agent: the default prompt plus the blocks an agent's prompt gets too (skills). */
   async function plainSystem(): Promise<string> {
     const blocks = promptBlocks ? (await promptBlocks()).filter(Boolean) : [];
@@ -431,6 +449,7 @@ export function createChatService(deps: ChatServiceDeps) {
       queued: session.queue.map(({ id: qid, message, queuedAt }) => ({ id: qid, message, queuedAt })),
       permissionMode: session.mode,
       contextTokens: session.contextTokens,
+      ...(session.window ? { window: session.window } : {}),
       ...(lastTurn ? { lastTurn } : {}),
       ...session.selection,
     };

@@ -13,6 +13,15 @@ export interface Selection {
   model?: string;
 }
 
+/** The window the last turn ran in (memory only): shown in chat.status and GET ?view=full. */
+export interface SessionWindow {
+  contextWindow: number;
+  contextWindowSource: 'config' | 'server' | 'default';
+  /** Estimated tokens of the tool definitions offered to the model. */
+  toolTokens: number;
+  warning?: string;
+}
+
 /** What the session index (store.ts) keeps of a session, so start-up need not read its file. */
 export interface SessionSnapshot {
   title: string;
@@ -54,6 +63,7 @@ export class Session {
   readonly queue: QueuedMessage[] = [];
   /** Context size measured at the last step. */
   contextTokens: number | undefined;
+  window: SessionWindow | undefined;
   /** Reply text of a step still streaming (from `partial` records), until its message is saved. */
   partial: { runId: string; text: string; reasoning: string } | undefined;
 
