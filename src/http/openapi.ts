@@ -16,7 +16,7 @@ export interface RegisteredRoute {
 
 /** The WebSocket endpoints (upgrades, outside Fastify's router). */
 export const SOCKETS = [
-  { path: '/events', summary: 'every engine event as one JSON text frame each; `?since=<seq>` replays from the ring buffer' },
+  { path: '/events', summary: 'every engine event as one JSON text frame each (no filters, no replay: read the state routes first, then open it)' },
   { path: '/term', summary: 'an interactive terminal (loopback peers only); JSON frames `{type: "input" | "resize", ...}`' },
 ];
 
