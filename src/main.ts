@@ -8,7 +8,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { COMMAND_USAGE, parseArgs, USAGE, UsageError, type Parsed } from './cli/args.js';
 import { status, stop } from './cli/commands.js';
-import { isAlive, readPidFile, removePidFile, writePidFile } from './cli/pidfile.js';
+import { isEngine, readPidFile, removePidFile, writePidFile } from './cli/pidfile.js';
 import { ConfigError, EXIT_CONFIG, resolveSettings, type StartSettings } from './cli/settings.js';
 import { describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
@@ -177,7 +177,7 @@ async function main(argv: string[]): Promise<void> {
     case 'serve': {
       const start = settings(parsed.flags);
       const other = await readPidFile(start.home);
-      if (other && other.pid !== process.pid && isAlive(other.pid)) {
+      if (other && other.pid !== process.pid && isEngine(other.pid)) {
         fail(`an engine already runs for home ${start.home} (pid ${other.pid}, ${other.url}/api); engine stop --home ${start.home} stops it`);
       }
       return supervise(start);

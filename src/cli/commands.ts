@@ -1,6 +1,6 @@
 /** `engine status` and `engine stop`: they read the pid file of a home and never start anything. */
 import { LIMITS } from '../kernel/limits.js';
-import { isAlive, pidFilePath, readPidFile, removePidFile, type PidRecord } from './pidfile.js';
+import { isAlive, isEngine, pidFilePath, readPidFile, removePidFile, type PidRecord } from './pidfile.js';
 
 /** Exit code of status and stop when no engine runs for the home (as `systemctl status` does). */
 export const EXIT_NOT_RUNNING = 3;
@@ -11,8 +11,9 @@ const say = (line: string) => process.stdout.write(line + '\n');
 async function live(home: string): Promise<PidRecord | undefined> {
   const record = await readPidFile(home);
   if (!record) return undefined;
-  if (isAlive(record.pid)) return record;
-  say(`engine: removed a stale pid file (${pidFilePath(home)}: pid ${record.pid} is gone; the engine did not stop cleanly)`);
+  if (isEngine(record.pid)) return record;
+  const why = isAlive(record.pid) ? 'now belongs to another program' : 'is gone';
+  say(`engine: removed a stale pid file (${pidFilePath(home)}: pid ${record.pid} ${why}; the engine did not stop cleanly)`);
   removePidFile(home, record.pid);
   return undefined;
 }

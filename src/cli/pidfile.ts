@@ -51,6 +51,21 @@ export async function readPidFile(home: string): Promise<PidRecord | undefined> 
   }
 }
 
+/**
+ * Whether `pid` is still an engine supervisor and not another program that got the number after a
+ * crash. Where /proc exists its command line must name the CLI; elsewhere liveness has to do.
+ */
+export function isEngine(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return true;
+  }
+  return /engine|main\.(?:js|ts)/.test(cmdline.replace(/\0/g, ' '));
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -166,6 +166,11 @@ test('a stale pid file (its process gone) is reported and removed; a second serv
   assert.equal(st.code, 3);
   assert.match(st.out[0], /^engine: removed a stale pid file .*pid \d+ is gone/);
   assert.equal(existsSync(path.join(h, 'engine.pid')), false);
+  // A pid reused by another program (this test runner) is stale too, and is never signalled.
+  await writeFile(path.join(h, 'engine.pid'), JSON.stringify({ pid: process.pid, enginePid: process.pid, url: 'http://127.0.0.1:1', bind: '127.0.0.1', port: 1, version: '0', startedAt: 0 }));
+  const reused = await cli(['stop', '--home', h]);
+  assert.equal(reused.code, 3);
+  assert.match(reused.out[0], /^engine: removed a stale pid file .* now belongs to another program/);
 
   const serve = spawnServe(h);
   procs.push(serve);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '../support/process.js';
 
-const semver = createRequire(import.meta.url)('semver') as typeof import('semver');
+const semver = createRequire(import.meta.url)('semver') as { satisfies(version: string, range: string): boolean };
 const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
 const lock = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package-lock.json'), 'utf8'));
 const SUPPORTED = ['20.19.0', '20.20.0', '22.0.0', '22.23.3', '24.0.0', '24.11.1'];
