@@ -10,14 +10,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { EngineError } from '../kernel/errors.js';
 import type { Schema } from './schemas.js';
 
-let ajvInstance: AjvType | undefined;
-// Coercion off: `{"content": 5}` must not become "5". Unknown fields fail instead of vanishing.
-const ajv = (): AjvType => {
-  if (!ajvInstance) {
+const ajvs = new Map<string, AjvType>();
+/**
+ * Bodies: no coercion (`{"content": 5}` must not become "5"). Query strings, path parameters and
+ * headers arrive as text, so there `?limit=5` may meet `{type: "integer"}` (Fastify's own rule).
+ * Unknown fields fail instead of vanishing; `default`s fill what was not sent.
+ */
+const ajv = (coerce: boolean): AjvType => {
+  const key = coerce ? 'coerce' : 'strict';
+  let instance = ajvs.get(key);
+  if (!instance) {
     const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    ajvInstance = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false, useDefaults: false, strict: false, verbose: true });
+    instance = new Ajv({ allErrors: false, coerceTypes: coerce ? 'array' : false, removeAdditional: false, useDefaults: true, strict: false, verbose: true });
+    ajvs.set(key, instance);
   }
-  return ajvInstance;
+  return instance;
 };
 
 type Part = 'body' | 'querystring' | 'params' | 'headers';
@@ -30,9 +37,12 @@ export function installValidation(app: FastifyInstance): void {
     // No body at all (Fastify gives null or undefined) reads as `{}`, so a missing required field says which one.
     const emptyAsObject = httpPart === 'body' && (schema as Schema).type === 'object';
     return (data: unknown) => {
-      validate ??= ajv().compile(schema as Schema);
-      const ok = validate(emptyAsObject && (data === undefined || data === null) ? {} : data);
-      return ok ? true : { error: new EngineError(400, sentence(validate.errors ?? [], httpPart as Part, schema as Schema)) };
+      validate ??= ajv(httpPart !== 'body').compile(schema as Schema);
+      const absent = emptyAsObject && (data === undefined || data === null);
+      const subject = absent ? {} : data;
+      if (!validate(subject)) return { error: new EngineError(400, sentence(validate.errors ?? [], httpPart as Part, schema as Schema)) };
+      // A body that was not sent stays "not sent", unless the schema's defaults filled it in.
+      return absent && Object.keys(subject as object).length ? { value: subject } : true;
     };
   });
   // Response schemas describe, they do not filter: answers are serialized exactly as before.
