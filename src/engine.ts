@@ -52,6 +52,7 @@ import { createShellService } from './capabilities/shell/service.js';
 import { shellTools } from './capabilities/shell/tools.js';
 import { createWebService } from './capabilities/web/service.js';
 import { webTools } from './capabilities/web/tools.js';
+import { aboutRoutes } from './capabilities/system/about.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { Guard } from './http/guard.js';
@@ -227,6 +228,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   closers.push(() => mcp.close());
   mcpRoutes(app, mcp);
+
+  aboutRoutes(app);
   statusRoutes(app, {
     runs,
     tools,

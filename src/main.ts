@@ -1,41 +1,49 @@
 /**
- * CLI entry. `engine serve` runs a supervisor that forks the engine process and restarts it:
- * at once after POST /api/home (restart code, new home), with backoff after a crash.
+ * CLI entry (`engine --help`). `engine serve` runs a supervisor that forks the engine process and
+ * restarts it: at once after POST /api/home (restart code, new home), with backoff after a crash.
+ * The supervisor's pid is the one to stop: it writes `<home>/engine.pid` for `engine status` and
+ * `engine stop`, and takes the engine down with it.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { COMMAND_USAGE, parseArgs, USAGE, UsageError, type Parsed } from './cli/args.js';
+import { status, stop } from './cli/commands.js';
+import { isEngine, readPidFile, removePidFile, writePidFile } from './cli/pidfile.js';
+import { ConfigError, EXIT_CONFIG, resolveSettings, type StartSettings } from './cli/settings.js';
 import { describeError } from './kernel/errors.js';
-import { defaultHome } from './kernel/home.js';
 import { LIMITS } from './kernel/limits.js';
+import { engineVersion } from './kernel/version.js';
 
-/** Exit codes between the engine process and its supervisor. */
-export const EXIT = { restart: 75, config: 78 } as const;
+/** Exit codes between the engine process and its supervisor, and of the CLI. */
+export const EXIT = { restart: 75, config: EXIT_CONFIG, usage: 2 } as const;
 
 const say = (line: string) => process.stdout.write(line + '\n');
+const fail = (line: string): never => {
+  process.stderr.write(`engine: ${line}\n`);
+  process.exit(EXIT.config);
+};
 
-function settingsFromEnv() {
-  const port = process.env.ENGINE_PORT ? Number(process.env.ENGINE_PORT) : LIMITS.defaultEnginePort;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`engine: ENGINE_PORT=${process.env.ENGINE_PORT} is not a port number; use 0-65535\n`);
-    process.exit(EXIT.config);
+/** Flags and variables, checked; a bad value is one line and exit 78. */
+function settings(flags: Parsed['flags']): StartSettings {
+  try {
+    return resolveSettings(flags);
+  } catch (err) {
+    return fail(err instanceof ConfigError ? err.message : describeError(err));
   }
-  const secrets = process.env.ENGINE_SECRETS || 'auto';
-  if (secrets !== 'auto' && secrets !== 'file' && secrets !== 'keychain') {
-    process.stderr.write(`engine: ENGINE_SECRETS=${secrets} is not a secrets backend; use auto, keychain or file\n`);
-    process.exit(EXIT.config);
-  }
-  const gatewayPort = process.env.ENGINE_GATEWAY_PORT ? Number(process.env.ENGINE_GATEWAY_PORT) : LIMITS.defaultGatewayPort;
-  if (!Number.isInteger(gatewayPort) || gatewayPort < 0 || gatewayPort > 65535) {
-    process.stderr.write(`engine: ENGINE_GATEWAY_PORT=${process.env.ENGINE_GATEWAY_PORT} is not a port number; use 0-65535\n`);
-    process.exit(EXIT.config);
-  }
-  return { port, gatewayPort, bind: process.env.ENGINE_BIND || '127.0.0.1', home: process.env.ENGINE_HOME || defaultHome(), secretsBackend: secrets as 'auto' | 'file' | 'keychain' };
 }
 
-/** The engine process itself (forked by the supervisor). */
+/** What the engine process tells its supervisor once it listens. */
+interface ReadyMessage {
+  type: 'ready';
+  url: string;
+  bind: string;
+  port: number;
+  pid: number;
+}
+
+/** The engine process itself (forked by the supervisor, which passes every setting as a variable). */
 async function runEngine(): Promise<void> {
-  const { port, gatewayPort, bind, home, secretsBackend } = settingsFromEnv();
+  const { port, gatewayPort, bind, home, secretsBackend } = settings({});
   let stopping = false;
   // Imported here, not at the top: the supervisor process never needs the engine's modules.
   const { startEngine } = await import('./engine.js');
@@ -61,90 +69,121 @@ async function runEngine(): Promise<void> {
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const line =
+    fail(
       e.code === 'EADDRINUSE'
-        ? `port ${port} on ${bind} is already in use; stop the other process or set ENGINE_PORT to a free port`
-        : e.code === 'EADDRNOTAVAIL'
-          ? `cannot bind to ${bind}; set ENGINE_BIND to an address of this machine`
-          : describeError(err);
-    process.stderr.write(`engine: ${line}\n`);
-    process.exit(EXIT.config);
+        ? `port ${port} on ${bind} is already in use; stop the other process or choose another port (--port or ENGINE_PORT)`
+        : e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN'
+          ? `cannot listen on ${bind}: it is not an address of this machine; choose another (--bind or ENGINE_BIND)`
+          : describeError(err),
+    );
   }
-  const running = engine;
+  const running = engine!;
   process.on('SIGTERM', () => void stop(0));
   process.on('SIGINT', () => void stop(0));
   // The supervisor is gone (killed hard): do not linger as an orphan holding the port.
   process.on('disconnect', () => void stop(0));
   process.on('exit', () => running.runs.flushSync());
-  say(`engine: serving ${running.url}/api (home ${running.home.root}, pid ${process.pid})`);
-  say(`engine: events at ${running.url.replace('http', 'ws')}/events`);
-  say(`engine: phone pairing URL ${pairingUrl(running.bind, running.port, running.mobileToken)}`);
+  const address = running.app.server.address();
+  const bound = address && typeof address === 'object' ? (address.family === 'IPv6' ? `[${address.address}]` : address.address) : running.bind;
+  const supervisor = process.send ? process.ppid : process.pid;
+  // The first line: the address really bound (0.0.0.0 when bound to every interface) and the pid to stop.
+  say(`engine: serving http://${bound}:${running.port}/api (home ${running.home.root}, pid ${supervisor})`);
+  if (`http://${bound}:${running.port}` !== running.url) say(`engine: from this machine: ${running.url}/api`);
+  say(`engine: events at ${running.url.replace('http', 'ws')}/events; the API is described at ${running.url}/api/openapi.json`);
+  say(`engine: engine process pid ${process.pid}; stop everything with engine stop (or kill ${supervisor})`);
+  const ready: ReadyMessage = { type: 'ready', url: running.url, bind: running.bind, port: running.port, pid: process.pid };
+  process.send?.(ready);
 }
 
-function pairingUrl(bind: string, port: number, token: string): string {
-  const lan = Object.values(os.networkInterfaces())
-    .flat()
-    .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
-  const host = bind === '0.0.0.0' && lan ? lan : bind === '0.0.0.0' ? '127.0.0.1' : bind;
-  const note = bind === '127.0.0.1' || bind === 'localhost' ? ' (loopback only: set ENGINE_BIND=0.0.0.0 to reach it from a phone)' : '';
-  return `http://${host}:${port}/m/?token=${token}${note}`;
-}
-
-/** The supervisor: forks the engine, restarts it, forwards stop signals. */
-function supervise(): void {
-  let home = settingsFromEnv().home;
+/** The supervisor: forks the engine, restarts it, forwards stop signals, keeps the pid file. */
+function supervise(start: StartSettings): void {
+  let home = start.home;
   let child: ChildProcess | undefined;
   let stopping = false;
   let failures = 0;
+  const startedAt = Date.now();
 
-  const start = () => {
-    const startedAt = Date.now();
-    child = fork(fileURLToPath(import.meta.url), ['__engine'], { env: { ...process.env, ENGINE_HOME: home }, stdio: 'inherit' });
+  const run = () => {
+    const begun = Date.now();
+    child = fork(fileURLToPath(import.meta.url), ['__engine'], {
+      env: { ...process.env, ENGINE_HOME: home, ENGINE_PORT: String(start.port), ENGINE_GATEWAY_PORT: String(start.gatewayPort), ENGINE_BIND: start.bind, ENGINE_SECRETS: start.secretsBackend },
+      stdio: 'inherit',
+    });
     child.on('error', (err) => say(`engine: could not start the engine process: ${describeError(err)}`));
-    child.on('message', (m: { type?: string; home?: string }) => {
-      if (m?.type === 'home' && typeof m.home === 'string') home = m.home;
+    child.on('message', (m: { type?: string; home?: string; url?: string; bind?: string; port?: number; pid?: number }) => {
+      if (m?.type === 'home' && typeof m.home === 'string') {
+        removePidFile(home, process.pid);
+        home = m.home;
+      } else if (m?.type === 'ready' && m.url && m.pid) {
+        const record = { pid: process.pid, enginePid: m.pid, url: m.url, bind: m.bind ?? start.bind, port: m.port ?? start.port, version: engineVersion(), startedAt };
+        void writePidFile(home, record).catch((err) => say(`engine: could not write ${home}/engine.pid: ${describeError(err)}`));
+      }
     });
     child.on('exit', (code, signal) => {
       child = undefined;
-      if (stopping) return process.exit(0);
+      if (stopping) return finish(0);
       if (code === EXIT.restart) {
         say(`engine: restarting against ${home}`);
         failures = 0;
-        return start();
+        return run();
       }
-      if (code === EXIT.config) return process.exit(EXIT.config);
-      if (Date.now() - startedAt > LIMITS.supervisorStableAfterMs) failures = 0;
+      if (code === EXIT.config) return finish(EXIT.config);
+      if (Date.now() - begun > LIMITS.supervisorStableAfterMs) failures = 0;
       const delay = Math.min(LIMITS.supervisorBackoffMaxMs, LIMITS.supervisorBackoffStartMs * 2 ** failures++);
       say(`engine: process exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
-      setTimeout(() => !stopping && start(), delay);
+      setTimeout(() => !stopping && run(), delay);
     });
+  };
+
+  const finish = (code: number) => {
+    removePidFile(home, process.pid);
+    process.exit(code);
   };
 
   const shutdown = () => {
     if (stopping) return;
     stopping = true;
-    if (!child) process.exit(0);
-    child.kill('SIGTERM');
+    if (!child) finish(0);
+    child?.kill('SIGTERM');
     setTimeout(() => child?.kill('SIGKILL'), LIMITS.supervisorStopGraceMs).unref();
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
-  start();
+  process.on('SIGHUP', shutdown);
+  run();
 }
 
-const USAGE = `usage: engine serve
-
-Environment:
-  ENGINE_PORT  port of the API (default 7777; 0 picks a free one)
-  ENGINE_BIND  bind address (default 127.0.0.1)
-  ENGINE_HOME  the engine home (default ~/.engine)
-  ENGINE_SECRETS  secret store: auto (OS keychain when it answers, else file), keychain or file
-  ENGINE_GATEWAY_PORT  port of the completions gateway (default 7778; 0 picks a free one)`;
-
-const command = process.argv[2];
-if (command === '__engine') void runEngine();
-else if (command === 'serve' || command === undefined) supervise();
-else {
-  process.stderr.write(USAGE + '\n');
-  process.exit(command === '--help' || command === 'help' ? 0 : 2);
+async function main(argv: string[]): Promise<void> {
+  if (argv[0] === '__engine') return runEngine();
+  let parsed: Parsed;
+  try {
+    parsed = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`engine: ${err.message}\n\n${err.command ? COMMAND_USAGE[err.command] : USAGE}\n`);
+    process.exit(EXIT.usage);
+  }
+  if (parsed.help) return void say(COMMAND_USAGE[parsed.command]);
+  switch (parsed.command) {
+    case 'help':
+      return void say(USAGE);
+    case 'version':
+      return void say(engineVersion());
+    case 'status':
+      process.exit(await status(settings(parsed.flags).home));
+      break;
+    case 'stop':
+      process.exit(await stop(settings(parsed.flags).home));
+      break;
+    case 'serve': {
+      const start = settings(parsed.flags);
+      const other = await readPidFile(start.home);
+      if (other && other.pid !== process.pid && isEngine(other.pid)) {
+        fail(`an engine already runs for home ${start.home} (pid ${other.pid}, ${other.url}/api); engine stop --home ${start.home} stops it`);
+      }
+      return supervise(start);
+    }
+  }
 }
+
+void main(process.argv.slice(2));

@@ -22,17 +22,23 @@ export function installResponseRedaction(app: FastifyInstance, redactor: Redacto
     const type = String(reply.getHeader('content-type') ?? '');
     if (!type.includes('json')) return done(null, redactor.text(payload));
     // `{ok: false, error}` answers (POST /api/test-provider) carry provider errors too.
-    done(null, payload.includes('"error":') ? maskError(payload, redactor) : redactor.json(payload));
+    done(null, payload.includes('"error":') ? maskError(payload, redactor, false) : redactor.json(payload));
   });
 }
 
-function maskError(payload: string, redactor: Redactor): string {
+/**
+ * Shape masking applies to an error sentence only (`{error: "..."}` at the top level). A success
+ * answer that merely contains `"error":` somewhere (a schema, a status list) keeps its text and
+ * passes the stored-value mask alone: shape rules over a whole document would cut it to pieces.
+ */
+function maskError(payload: string, redactor: Redactor, failed = true): string {
   try {
     const body = JSON.parse(payload) as unknown;
     if (body && typeof body === 'object' && typeof (body as { error?: unknown }).error === 'string') {
       const b = body as { error: string };
       return JSON.stringify(redactor.value({ ...b, error: maskSecrets(b.error) }));
     }
+    if (!failed) return redactor.json(payload);
   } catch {
     // Not JSON: masked as text below.
   }

@@ -1,21 +1,23 @@
 /**
- * The Fastify app: the guard on every request, body limits, JSON-only errors and 405 for a path
- * that exists under another verb. Capabilities add their routes to the returned app.
+ * The Fastify app: the guard on every request, body limits, JSON-only errors, 405 for a path
+ * that exists under another verb (methods.ts), request validation and 415 from the route schemas
+ * (validation.ts) and the OpenAPI document (openapi.ts). Capabilities add their routes to the
+ * returned app, each with a `schema` option (schemas.ts).
  */
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import FindMyWay from 'find-my-way';
 import { describeError, EngineError, jsonSyntaxReason } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { edgeOptions, installEdge } from './edge.js';
 import type { Guard } from './guard.js';
+import { installMethodCheck, methodTable, sendMethodNotAllowed } from './methods.js';
+import { openApiRoute, routeCatalog } from './openapi.js';
+import { installValidation } from './validation.js';
 
 export interface ServerOptions {
   guard: Guard;
   /** Where unexpected errors are written (never to the client). */
   log: (line: string) => void;
 }
-
-const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
 
 export function createServer({ guard, log }: ServerOptions): FastifyInstance {
   const app = Fastify({
@@ -26,19 +28,10 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
   });
 
-  // A mirror of the route table that can answer "does this path exist for another verb?".
-  const known = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 4096 });
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) {
-      if (method === 'HEAD' || method === 'OPTIONS') continue;
-      try {
-        known.on(method as 'GET', route.url, () => undefined);
-      } catch {
-        // Already mirrored (a route re-registered with constraints).
-      }
-    }
-  });
+  // Route catalog (OpenAPI) and verb table (405) see every route: installed before any is added.
+  const routes = routeCatalog(app);
+  const methods = methodTable(app);
+  installValidation(app);
 
   installEdge(app);
   // A callback hook, not an async one: it runs on every request and a promise per call shows up in throughput.
@@ -50,6 +43,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     }
     done();
   });
+  installMethodCheck(app, methods);
 
   // JSON bodies: an empty body is "no body"; anything else must parse.
   app.removeContentTypeParser('application/json');
@@ -67,9 +61,9 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
 
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0];
-    const other = METHODS.some((m) => m !== req.method && known.find(m, path));
-    if (other) return reply.code(405).send({ error: 'method not allowed' });
-    return reply.code(404).send({ error: `no route for ${req.method} ${path}; the README lists the API` });
+    const allowed = methods.allowed(path);
+    if (allowed.length) return sendMethodNotAllowed(reply, allowed);
+    return reply.code(404).send({ error: `no route for ${req.method} ${path}; GET /api/openapi.json lists every route` });
   });
 
   app.setErrorHandler((error: FastifyError | EngineError, req, reply) => {
@@ -78,6 +72,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
     return reply.code(status).send({ error: message });
   });
 
+  openApiRoute(app, routes);
   return app;
 }
 

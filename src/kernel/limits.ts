@@ -61,6 +61,8 @@ export const LIMITS = {
   supervisorBackoffMaxMs: 30_000,
   supervisorStableAfterMs: 30_000, // an engine that ran this long resets the backoff
   supervisorStopGraceMs: 10_000, // SIGKILL after this when the engine does not stop on SIGTERM
+  cliStatusTimeoutMs: 2_000, // engine status: how long the running engine's /api/status may take
+  cliStopExtraWaitMs: 5_000, // engine stop: waits the supervisor's grace plus this for both processes to go
   chatImagesMax: 10, // images attached to one chat message
   chatIndexStatBatch: 64, // session files stat'ed at once when the chat index is checked at start
   compactMessageChars: 8_000, // the summariser sees each message clipped to this
@@ -78,7 +80,9 @@ export const LIMITS = {
   modelRetryMaxMs: 8_000, // longest single backoff (also caps a provider's retry-after)
   testProviderTimeoutMs: 20_000, // POST /api/test-provider gives up after this
   testProviderMaxTokens: 16,
-  defaultContextWindow: 128_000, // tokens, when a provider entry does not say
+  defaultContextWindow: 128_000, // tokens, when a provider entry does not say and the server does not tell
+  contextWindowProbeMs: 1_500, // asking a local server its context window (Ollama, LM Studio, llama.cpp)
+  toolDefinitionsWarnFraction: 0.25, // warn in chat.status when tool definitions alone fill this share of the window
   compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
   compactSummaryMaxTokens: 2_000,
   chatPartialFlushMs: 250, // a reply being streamed is saved this often, so an engine crash keeps it

@@ -8,6 +8,7 @@ import { PROVIDER_TYPES } from '../capabilities/config/types.js';
 import { badRequest, describeError, isEngineError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { buildClient, providerName, specOf } from './clients.js';
+import { learnContextWindow } from './context-window.js';
 import { providerErrorSentence } from './retry.js';
 import { loadAi } from './sdk.js';
 import type { ModelClient } from './types.js';
@@ -61,7 +62,11 @@ export function createProviderService(deps: { config: ConfigService; redactBody?
       client = (async () => {
         const spec = { ...specOf(entry), ...(modelOverride ? { model: modelOverride } : {}) };
         try {
-          return await buildClient(spec, await deps.config.providerKeyFor(spec.name, spec.type, spec.baseUrl), deps.redactBody);
+          const built = await buildClient(spec, await deps.config.providerKeyFor(spec.name, spec.type, spec.baseUrl), deps.redactBody);
+          if (entry.contextWindow) return { ...built, contextWindowSource: 'config' as const };
+          // A local server knows the window it runs with; ask once per client (the cache keeps it).
+          const learned = entry.type === 'openai-compatible' && spec.baseUrl ? await learnContextWindow(spec.baseUrl, spec.model).catch(() => undefined) : undefined;
+          return learned ? { ...built, contextWindow: learned.tokens, contextWindowSource: 'server' as const } : { ...built, contextWindowSource: 'default' as const };
         } catch (err) {
           current.delete(key);
           throw badRequest(describeError(err));

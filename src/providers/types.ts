@@ -12,4 +12,6 @@ export interface ModelClient {
   model: LanguageModel;
   /** The model's context window in tokens, for compaction. */
   contextWindow: number;
+  /** Where the window comes from: the provider entry, the server (learned), or the default. */
+  contextWindowSource?: 'config' | 'server' | 'default';
 }

@@ -176,7 +176,8 @@ test('names no agent can take are refused with a sentence saying why, whichever 
       // PUT /api/agents/order is the order route: an agent body there is recognised and explained.
       assert.equal(res.status, 400);
       assert.match(res.body.error, /"order" cannot be an agent name: \/api\/agents\/order is the route of the agent order.*send \{groups/);
-      assert.equal((await t.api('DELETE', '/api/agents/order')).status, 400);
+      // DELETE has no route at /api/agents/order: 405 (issue 10), not an agent name to validate.
+      assert.equal((await t.api('DELETE', '/api/agents/order')).status, 405);
       continue;
     }
     assert.equal(res.status, 400, JSON.stringify(res.body));

@@ -57,7 +57,7 @@ test('invalid maps are 400 sentences and change nothing', async () => {
     { providers: [{ type: 'openai', model: 'm' }], defaultProvider: 'other' },
     { providers: [{ type: 'openai', model: 'm', colour: 1 }], defaultProvider: null },
     { defaultProvider: null },
-    'x',
+    ['x'],
   ];
   for (const body of bad) {
     const r = await t.api('PUT', '/api/config', body);

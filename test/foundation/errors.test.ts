@@ -22,7 +22,7 @@ function assertJsonError(r: { status: number; body: string }, status: number) {
 
 test('unknown path is 404 JSON', async () => {
   assertJsonError(await rawRequest(t.engine.port, { path: '/api/no-such-thing' }), 404);
-  assertJsonError(await rawRequest(t.engine.port, { path: '/' }), 404);
+  assertJsonError(await rawRequest(t.engine.port, { path: '/nothing-here' }), 404);
 });
 
 test('a path that exists for another verb is 405 {"error": "method not allowed"}', async () => {

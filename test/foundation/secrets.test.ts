@@ -38,7 +38,7 @@ test('the file backend is 0600 and survives a restart', async () => {
 });
 
 test('bad names and values are 400 sentences', async () => {
-  for (const body of [{ name: '../x', value: 'v' }, { name: 'a b', value: 'v' }, { name: '', value: 'v' }, { name: 'ok', value: '' }, { name: 'ok' }, 'nope']) {
+  for (const body of [{ name: '../x', value: 'v' }, { name: 'a b', value: 'v' }, { name: '', value: 'v' }, { name: 'ok', value: '' }, { name: 'ok' }, ['nope']]) {
     const r = await t.api('POST', '/api/secrets', body);
     assert.equal(r.status, 400, JSON.stringify(body));
     assert.equal(typeof r.body.error, 'string');

@@ -58,7 +58,7 @@ test('every field is validated with a sentence', async () => {
     ['POST', '/api/permissions/rule', { key: 'run shell', decision: 'allow' }, /is not a rule key/],
     ['POST', '/api/permissions/rule', { key: 'a\nb', decision: 'allow' }, /one line/],
     ['POST', '/api/permissions/rule', { key: 'x'.repeat(5000), decision: 'allow' }, /longer than/],
-    ['POST', '/api/permissions/rule', { key: 'x', decision: 'allow', extra: 1 }, /does not take "extra"/],
+    ['POST', '/api/permissions/rule', { key: 'x', decision: 'allow', extra: 1 }, /unknown field "extra"/],
     ['POST', '/api/permissions/rule', [1, 2], /JSON object/],
     ['PUT', '/api/permissions/defaults', { unattended: 'ask' }, /unattended must be "allow" or "deny"/],
     ['PUT', '/api/permissions/defaults', {}, /unattended must be/],

@@ -73,6 +73,13 @@ export interface ModelServer {
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Connections currently hanging (a hang step in progress). */
   hanging(): number;
+  /**
+   * Answers the context-window endpoints of a local server flavour (none by default, as a hosted
+   * API): Ollama `POST /api/show`, LM Studio `GET /api/v0/models`, llama.cpp `GET /props`.
+   * Requests to them are counted in `infoRequests`, not in `requests`.
+   */
+  advertise(flavour: 'ollama' | 'lmstudio' | 'llama.cpp' | undefined, contextWindow?: number): void;
+  infoRequests: string[];
   close(): Promise<void>;
 }
 
@@ -85,6 +92,24 @@ export async function startModelServer(): Promise<ModelServer> {
   const open = new Set<http.ServerResponse>();
   let hangingCount = 0;
   let counter = 0;
+  let advertised: { flavour: 'ollama' | 'lmstudio' | 'llama.cpp'; tokens: number } | undefined;
+  const infoRequests: string[] = [];
+
+  /** The local servers' own info routes (beside the /v1 API); undefined when this is not one of them. */
+  const info = (method: string, path: string, body: any): unknown => {
+    const a = advertised;
+    if (!a) return undefined;
+    if (a.flavour === 'ollama' && method === 'POST' && path === '/api/show') {
+      return { modelfile: '', parameters: 'stop "<|eot|>"', details: { family: 'llama' }, model_info: { 'general.architecture': 'llama', 'llama.context_length': a.tokens, 'llama.embedding_length': 4096 }, model: body?.model };
+    }
+    if (a.flavour === 'lmstudio' && method === 'GET' && path === '/api/v0/models') {
+      return { object: 'list', data: [{ id: 'other-model', max_context_length: 999 }, { id: 'scripted-model', object: 'model', type: 'llm', state: 'loaded', max_context_length: a.tokens }] };
+    }
+    if (a.flavour === 'llama.cpp' && method === 'GET' && path === '/props') {
+      return { default_generation_settings: { n_ctx: a.tokens, temperature: 0.8 }, total_slots: 1 };
+    }
+    return undefined;
+  };
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -98,6 +123,13 @@ export async function startModelServer(): Promise<ModelServer> {
         body = text;
       }
       const path = (req.url ?? '').split('?')[0];
+      if (/^\/(api\/show|api\/v0\/models|props)$/.test(path)) infoRequests.push(`${req.method} ${path}`);
+      const about = info(req.method ?? '', path, body);
+      if (about !== undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(about));
+        return;
+      }
       const format = path.endsWith('/messages') ? 'anthropic' : path.endsWith('/chat/completions') ? 'openai' : undefined;
       if (!format || req.method !== 'POST') {
         res.writeHead(404, { 'content-type': 'application/json' });
@@ -169,6 +201,10 @@ export async function startModelServer(): Promise<ModelServer> {
     requests,
     script: (...steps) => void queue.push(...steps),
     hanging: () => hangingCount,
+    infoRequests,
+    advertise(flavour, contextWindow = 8192) {
+      advertised = flavour ? { flavour, tokens: contextWindow } : undefined;
+    },
     waitForRequests(count, timeoutMs = 10_000) {
       if (requests.length >= count) return Promise.resolve(requests);
       return new Promise((resolve, reject) => {

@@ -92,5 +92,8 @@ export function spawnServe(home: string, env: Record<string, string> = {}): Spaw
   return spawnNode(['src/main.ts', 'serve'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file', ...env });
 }
 
-/** Matches the address line `engine: serving <url>/api (home <path>, pid <n>)`. */
+/** Matches the first line `engine: serving <url of the bound address>/api (home <path>, pid <supervisor pid>)`. */
 export const SERVING = /^engine: serving (http:\/\/\S+)\/api \(home (.+), pid (\d+)\)$/;
+
+/** Matches the line naming the engine process (the supervisor's child, restarted after a crash). */
+export const ENGINE_PID = /^engine: engine process pid (\d+);/;

@@ -18,7 +18,7 @@ import type { ToolRegistry } from '../../tools/registry.js';
 import type { AppSettings } from '../settings/types.js';
 import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
 import { defaultTitle, repairContext, Session, viewOf } from './session.js';
-import type { SessionSnapshot } from './session.js';
+import type { SessionSnapshot, SessionWindow } from './session.js';
 import { ChatStore, type SessionRecord, type TurnStatus } from './store.js';
 import type { ChatGateHooks, PermissionMode, QueuedMessage, ResolveAgent, ResolvedAgent } from './types.js';
 
@@ -181,7 +181,8 @@ export function createChatService(deps: ChatServiceDeps) {
   function existing(id: unknown): Session {
     const sessionId = checkSessionId(id);
     const session = sessions.get(sessionId);
-    if (!session) throw notFound(`no chat session "${sessionId}"; GET /api/chat lists the sessions`);
+    // A session exists once its first record is written (or while its first turn is starting).
+    if (!session || (!session.persisted && !session.busy)) throw notFound(`no chat session "${sessionId}"; GET /api/chat lists the sessions (POST /api/chat starts one)`);
     return session;
   }
 
@@ -242,7 +243,7 @@ export function createChatService(deps: ChatServiceDeps) {
     // Resolve before answering so an unknown agent or provider is the caller's error now, not a failed turn later.
     const resolved = await resolveTurn(input);
     const session = await getOrCreate(input.sessionId);
-    if (input.permissionMode) await setMode(session.id, input.permissionMode);
+    if (input.permissionMode) await applyMode(session, input.permissionMode);
     if (session.busy) {
       if (session.queue.length >= LIMITS.chatQueueMax) throw conflict(`session "${session.id}" already has ${LIMITS.chatQueueMax} queued messages; wait for the turn to end or cancel some`);
       const queued: QueuedMessage & { input: SendInput } = { id: `q-${randomUUID().slice(0, 8)}`, message: input.message, queuedAt: Date.now(), input };
@@ -261,6 +262,10 @@ export function createChatService(deps: ChatServiceDeps) {
     const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || defaultTitle(input.message) });
     session.run = run;
     session.turnDone = executeTurn(session, input, agent, client)
+      .then((outcome) => {
+        // However the turn was stopped (POST /api/chat/stop or POST /api/runs/<id>/stop), the queue holds.
+        if (outcome === 'stopped') holdQueue(session);
+      })
       .catch((err) => log(`chat turn in ${session.id} failed unexpectedly: ${describeError(err)}`))
       .finally(() => {
         session.busy = false;
@@ -269,7 +274,7 @@ export function createChatService(deps: ChatServiceDeps) {
       });
   }
 
-  async function executeTurn(session: Session, input: PendingTurn, agent: ResolvedAgent | undefined, client: ModelClient): Promise<void> {
+  async function executeTurn(session: Session, input: PendingTurn, agent: ResolvedAgent | undefined, client: ModelClient): Promise<TurnStatus> {
     const run = session.run!;
     const runId = run.id;
     const emit = run.emit;
@@ -284,7 +289,8 @@ export function createChatService(deps: ChatServiceDeps) {
         { type: 'turn', ts: Date.now(), runId, status: 'started', agent: agent?.name, provider: client.provider, model: client.modelId },
         user,
       );
-      emit('chat.status', { sessionId: session.id, busy: true, status: 'busy' });
+      session.window = windowNote(client, agent);
+      emit('chat.status', { sessionId: session.id, busy: true, status: 'busy', ...session.window });
       emit('chat.message', { sessionId: session.id, message: viewOf(user) });
 
       // Messages are persisted in the order the loop makes them; the chain is awaited before the turn ends.
@@ -389,6 +395,8 @@ export function createChatService(deps: ChatServiceDeps) {
     } finally {
       stopPartials?.();
     }
+    // A failed turn is an operator's concern too (no server at the provider's URL, a bad key): one line.
+    if (outcome === 'failed') log(`chat: turn ${runId} in session ${session.id} failed: ${error ?? 'no reason given'}`);
     const turnEnd: SessionRecord = { type: 'turn', ts: Date.now(), runId, status: outcome, ...(error ? { error } : {}) };
     await record(session, turnEnd).catch((err) => log(`could not save chat ${session.id}: ${describeError(err)}`));
     const runStatus: Exclude<RunStatus, 'running' | 'interrupted'> = outcome === 'stopped' ? 'stopped' : outcome === 'failed' ? 'failed' : 'completed';
@@ -396,6 +404,24 @@ export function createChatService(deps: ChatServiceDeps) {
     session.busy = false;
     emit('chat.status', { sessionId: session.id, busy: false, status: 'idle', outcome, ...(error ? { error } : {}) });
     await run.finish(runStatus, { ...(error ? { error } : {}), ...(outcome === 'max_turns' ? { reason: 'max_turns' } : {}) });
+    return outcome;
+  }
+
+  /**
+   * The window the turn runs in and, when the tool definitions alone fill more than a quarter of
+   * it, a warning (a small local model offered every tool has little room left for the work).
+   */
+  function windowNote(client: ModelClient, agent: ResolvedAgent | undefined): SessionWindow {
+    const tools = deps.tools.visible(agent?.tools ? new Set(agent.tools) : undefined);
+    const toolTokens = Math.ceil(tools.reduce((n, t) => n + JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }).length, 0) / 4);
+    const note: SessionWindow = { contextWindow: client.contextWindow, contextWindowSource: client.contextWindowSource ?? 'config', toolTokens };
+    if (toolTokens > LIMITS.toolDefinitionsWarnFraction * client.contextWindow) {
+      const where = note.contextWindowSource === 'server' ? 'as the server reports it' : note.contextWindowSource === 'default' ? 'the default; set contextWindow on the provider if it is smaller' : 'from the provider entry';
+      note.warning =
+        `the ${tools.length} tool definitions alone take about ${toolTokens} tokens, more than a quarter of this model's ${client.contextWindow}-token context window (${where}); ` +
+        'use a model with a larger window, raise the server\'s context size, or run an agent with fewer tools';
+    }
+    return note;
   }
 
   /** The system prompt of a turn without an agent: the default prompt plus the blocks an agent's prompt gets too (skills). */
@@ -429,7 +455,8 @@ export function createChatService(deps: ChatServiceDeps) {
 
   async function get(id: unknown, full: boolean) {
     const session = await load(existing(id));
-    if (!full) return { messages: session.messages(), busy: session.busy };
+    const lastTurn = session.lastTurn();
+    if (!full) return { messages: session.messages(), busy: session.busy, ...(lastTurn ? { lastTurn } : {}) };
     return {
       id: session.id,
       title: session.title,
@@ -440,6 +467,8 @@ export function createChatService(deps: ChatServiceDeps) {
       queued: session.queue.map(({ id: qid, message, queuedAt }) => ({ id: qid, message, queuedAt })),
       permissionMode: session.mode,
       contextTokens: session.contextTokens,
+      ...(session.window ? { window: session.window } : {}),
+      ...(lastTurn ? { lastTurn } : {}),
       ...session.selection,
     };
   }
@@ -463,20 +492,30 @@ export function createChatService(deps: ChatServiceDeps) {
   function stop(body: unknown) {
     const session = existing((body as { sessionId?: unknown } | undefined)?.sessionId);
     if (!session.busy || !session.run) throw conflict(`session "${session.id}" has no turn in flight`);
-    const unqueued = session.queue.splice(0).map(({ id, message }) => ({ id, message }));
-    for (const q of unqueued) deps.bus.emit('chat.queue.removed', { sessionId: session.id, id: q.id, message: q.message, reason: 'stopped' });
+    const unqueued = holdQueue(session);
     session.run.stop();
     return { ok: true, unqueued };
   }
 
+  /** Takes every queued message out of the queue and hands its text back (`chat.queue.removed`, reason `stopped`). */
+  function holdQueue(session: Session): Array<{ id: string; message: string }> {
+    const unqueued = session.queue.splice(0).map(({ id, message }) => ({ id, message }));
+    for (const q of unqueued) deps.bus.emit('chat.queue.removed', { sessionId: session.id, id: q.id, message: q.message, reason: 'stopped' });
+    return unqueued;
+  }
+
+  /** PUT /api/chat/mode: an existing session only (POST /api/chat takes permissionMode for a new one). */
   async function setMode(id: unknown, mode: unknown) {
-    const sessionId = checkSessionId(id);
+    const session = existing(id);
     if (mode !== 'ask' && mode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
-    const session = await getOrCreate(sessionId);
+    await applyMode(await load(session), mode);
+    return { ok: true, permissionMode: mode };
+  }
+
+  async function applyMode(session: Session, mode: PermissionMode): Promise<void> {
     if (session.mode !== mode) await record(session, { type: 'mode', ts: Date.now(), permissionMode: mode });
     // The gate re-reads the mode on every call; a prompt blocking right now is released at once.
-    if (mode === 'allow') deps.gate?.releaseSession(sessionId);
-    return { ok: true, permissionMode: mode };
+    if (mode === 'allow') deps.gate?.releaseSession(session.id);
   }
 
   function findQueued(sessionId: unknown, queueId: unknown) {

@@ -13,6 +13,15 @@ export interface Selection {
   model?: string;
 }
 
+/** The window the last turn ran in (memory only): shown in chat.status and GET ?view=full. */
+export interface SessionWindow {
+  contextWindow: number;
+  contextWindowSource: 'config' | 'server' | 'default';
+  /** Estimated tokens of the tool definitions offered to the model. */
+  toolTokens: number;
+  warning?: string;
+}
+
 /** What the session index (store.ts) keeps of a session, so start-up need not read its file. */
 export interface SessionSnapshot {
   title: string;
@@ -54,6 +63,7 @@ export class Session {
   readonly queue: QueuedMessage[] = [];
   /** Context size measured at the last step. */
   contextTokens: number | undefined;
+  window: SessionWindow | undefined;
   /** Reply text of a step still streaming (from `partial` records), until its message is saved. */
   partial: { runId: string; text: string; reasoning: string } | undefined;
 
@@ -128,6 +138,15 @@ export class Session {
     }
   }
 
+  /** How the most recent turn ended (or that it is running): what a client shows when no reply came. */
+  lastTurn(): { runId: string; status: TurnStatus; ts: number; error?: string } | undefined {
+    for (let i = this.transcript.length - 1; i >= 0; i--) {
+      const r = this.transcript[i];
+      if (r.type === 'turn') return { runId: r.runId, status: r.status, ts: r.ts, ...(r.error ? { error: r.error } : {}) };
+    }
+    return undefined;
+  }
+
   /** Runs whose turn started but never ended (the engine died mid-turn). */
   unfinishedTurns(): string[] {
     return [...this.openTurns];
@@ -145,7 +164,10 @@ export class Session {
     };
   }
 
-  /** User and assistant messages as clients show them; a turn that did not complete marks its last reply. */
+  /**
+   * User and assistant messages as clients show them; a turn that did not complete marks its last
+   * reply, or its user message when it failed before any reply (no server at the provider's URL).
+   */
   messages(): ChatMessageView[] {
     const views: ChatMessageView[] = [];
     const lastOfRun = new Map<string, ChatMessageView>();
@@ -153,7 +175,7 @@ export class Session {
       if (r.type === 'message' && (r.message.role === 'user' || r.message.role === 'assistant')) {
         const view = viewOf(r);
         views.push(view);
-        if (r.runId && view.role === 'assistant') lastOfRun.set(r.runId, view);
+        if (r.runId) lastOfRun.set(r.runId, view);
       } else if (r.type === 'turn' && r.status !== 'started' && r.status !== 'completed') {
         const last = lastOfRun.get(r.runId);
         if (last) {

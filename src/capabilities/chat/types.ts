@@ -48,7 +48,7 @@ export interface ChatMessageView {
   reasoning?: string;
   toolCalls?: Array<{ callId: string; name: string; args: unknown }>;
   images?: number;
-  /** For the last assistant message of a turn that did not complete. */
+  /** On the last message of a turn that did not complete: its last reply, or its user message when no reply came. */
   status?: 'stopped' | 'failed' | 'interrupted' | 'max_turns';
   error?: string;
 }

@@ -202,6 +202,9 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
         const defaultProvider = validateDefaultProvider(b.defaultProvider, plain);
         const embeddings = b.embeddings === undefined ? config.embeddings ?? null : validateEmbeddings(b.embeddings);
         const providers = await storeKeys(inputs);
+        // A provider that is gone takes its key with it: no orphan secret outlives its provider.
+        const kept = new Set(providers.map((p) => p.name));
+        for (const old of config.providers) if (!kept.has(old.name)) await secrets.delete(providerSecretName(old.name));
         const next: Record<string, unknown> = { ...raw, providers, defaultProvider };
         if (b.embeddings !== undefined || raw.embeddings !== undefined) next.embeddings = embeddings;
         await write(next);

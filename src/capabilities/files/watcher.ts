@@ -15,6 +15,13 @@ export interface FileWatcher {
 
 const IGNORE = ['.git', 'node_modules', '**/.git/**', '**/node_modules/**'];
 
+/**
+ * The platform's own backend, named: left to choose, @parcel/watcher first probes for watchman by
+ * running `sh -c watchman ...` and never reaps that child, so every subscribe left a defunct `sh`.
+ */
+const BACKEND: watcher.BackendType | undefined =
+  process.platform === 'linux' ? 'inotify' : process.platform === 'darwin' ? 'fs-events' : process.platform === 'win32' ? 'windows' : undefined;
+
 export function createFileWatcher(deps: {
   fence: Fence;
   emit: Emit;
@@ -63,7 +70,7 @@ export function createFileWatcher(deps: {
             if (err) deps.log(`file watcher on ${root.name}: ${err.message}`);
             else onEvents(events);
           },
-          { ignore: IGNORE },
+          { ignore: IGNORE, ...(BACKEND ? { backend: BACKEND } : {}) },
         );
         subs.push(sub);
       } catch (err) {

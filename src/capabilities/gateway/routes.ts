@@ -1,45 +1,34 @@
-/** Gateway routes on the engine's own API (seed 000 §4.13): its status and its scope. */
+/** Gateway routes on the engine's own API: its status and its scope (docs/gateway.md). */
 import type { FastifyInstance } from 'fastify';
+import { bool, int, nullable, obj, oneOf, route, str } from '../../http/schemas.js';
 import type { GatewayService } from './service.js';
 
-const statusSchema = {
-  type: 'object',
-  properties: {
-    scope: { type: 'string', enum: ['local', 'network'] },
-    port: { type: ['integer', 'null'] },
-    host: { type: 'string' },
-    listening: { type: 'boolean' },
-    error: { type: 'string' },
-    hasKey: { type: 'boolean' },
-    keyFingerprint: { type: ['string', 'null'] },
-    requestsServed: { type: 'integer' },
-  },
-  required: ['scope', 'port', 'host', 'listening', 'hasKey', 'keyFingerprint', 'requestsServed'],
-} as const;
+const status = {
+  scope: oneOf('local', 'network'),
+  port: nullable(int('the port it listens on; null while not listening')),
+  host: str('127.0.0.1 (local) or 0.0.0.0 (network)'),
+  listening: bool(),
+  error: str('why it is not listening'),
+  hasKey: bool('a bearer key exists (shown once, when minted)'),
+  keyFingerprint: nullable(str('first 8 hex digits of the key’s SHA-256')),
+  requestsServed: int('completions served since the engine started'),
+};
+const required = ['scope', 'port', 'host', 'listening', 'hasKey', 'keyFingerprint', 'requestsServed'];
 
 export function gatewayRoutes(app: FastifyInstance, gateway: GatewayService): void {
-  app.get('/api/models', {
-    schema: {
-      summary: 'Local-model status and the completions gateway status',
-      tags: ['models'],
-      response: { 200: { type: 'object', properties: { gateway: statusSchema }, required: ['gateway'] } },
+  app.get(
+    '/api/models',
+    { schema: route('models', 'local-model status and the completions gateway’s status', { response: { 200: obj({ gateway: obj(status, required) }, ['gateway'], { open: true }) } }) },
+    async () => ({ gateway: gateway.status() }),
+  );
+  app.post(
+    '/api/models/api',
+    {
+      schema: route('models', 'move the completions gateway between local and network scope; widening mints a bearer key first', {
+        body: obj({ bind: oneOf('local', 'network'), rotateKey: bool('mint a new key (the old one stops working)') }, ['bind']),
+        response: { 200: obj({ ok: { const: true }, key: str('the new bearer key: only in the answer that minted it'), ...status }, ['ok', ...required]) },
+      }),
     },
-    handler: async () => ({ gateway: gateway.status() }),
-  });
-  app.post('/api/models/api', {
-    schema: {
-      summary: 'Moves the completions gateway between local and network scope; widening mints a bearer key first',
-      tags: ['models'],
-      body: {
-        type: 'object',
-        properties: { bind: { type: 'string', enum: ['local', 'network'] }, rotateKey: { type: 'boolean' } },
-        required: ['bind'],
-        additionalProperties: false,
-      },
-      response: {
-        200: { type: 'object', properties: { ok: { type: 'boolean' }, key: { type: 'string' }, ...statusSchema.properties }, required: ['ok', ...statusSchema.required] },
-      },
-    },
-    handler: async (req) => gateway.setBind(req.body),
-  });
+    async (req) => gateway.setBind(req.body),
+  );
 }

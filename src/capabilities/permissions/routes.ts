@@ -3,6 +3,7 @@
  * and the gate hold the logic; this file validates every field with a sentence.
  */
 import type { FastifyInstance } from 'fastify';
+import { arr, obj, ok, oneOf, openObj, query, route, says, str } from '../../http/schemas.js';
 import { badRequest } from '../../kernel/errors.js';
 import type { PermissionGate } from '../../permissions/gate.js';
 import { validateDecision, validateKey, type RuleStore } from '../../permissions/rules.js';
@@ -22,17 +23,30 @@ function onlyFields(b: Record<string, unknown>, allowed: string[], route: string
   if (extra.length) throw badRequest(`${route} does not take ${extra.map((k) => `"${k}"`).join(', ')}; it takes ${allowed.map((k) => `"${k}"`).join(', ')}`);
 }
 
+const tag = 'permissions';
+const key = says(
+  str('a tool name ("delete_file") or a derived key ("run_shell(git status:*)", "db_query(main)")', { minLength: 1 }),
+  '{field} must be a non-empty string such as "run_shell(git status:*)", "run_shell(git:*)", "db_query(main)" or a tool name like "delete_file"',
+);
+const decision = oneOf('allow', 'deny');
+const id = (what: string) => says(str(`the ${what} from permission.requested`), `{field} must be the ${what} string from the permission.requested event`);
+const rule = obj({ key, decision }, ['key', 'decision']);
+
 export function permissionsRoutes(app: FastifyInstance, deps: PermissionsRoutesDeps): void {
   const { rules, gate } = deps;
 
-  app.get('/api/permissions', async () => {
+  app.get('/api/permissions', { schema: route(tag, 'the saved rules and the unattended default', { response: { 200: obj({ rules: arr(rule), unattended: decision }, ['rules', 'unattended']) } }) }, async () => {
     const file = await rules.get();
     return { rules: file.rules, unattended: file.unattended };
   });
 
-  app.get('/api/permissions/pending', async () => ({ pending: gate.pending() }));
+  app.get(
+    '/api/permissions/pending',
+    { schema: route(tag, 'the permission prompts waiting for an answer', { response: { 200: obj({ pending: arr(openObj('a prompt: {runId, callId, tool, key, ...}')) }, ['pending']) } }) },
+    async () => ({ pending: gate.pending() }),
+  );
 
-  app.post('/api/permissions/rule', async (req) => {
+  app.post('/api/permissions/rule', { schema: route(tag, 'save a rule: always allow or always deny a key', { body: rule, response: { 200: ok({ rule }) } }) }, async (req) => {
     const route = 'POST /api/permissions/rule';
     const b = body(req.body, route);
     onlyFields(b, ['key', 'decision'], route);
@@ -42,13 +56,18 @@ export function permissionsRoutes(app: FastifyInstance, deps: PermissionsRoutesD
     return { ok: true, rule: { key, decision } };
   });
 
-  app.delete<{ Querystring: { key?: unknown } }>('/api/permissions/rule', async (req) => {
+  const deleteSchema = route(tag, 'remove a rule', { querystring: query({ key }), response: { 200: ok() } });
+  app.delete<{ Querystring: { key?: unknown } }>('/api/permissions/rule', { schema: deleteSchema }, async (req) => {
     const key = validateKey(req.query.key, 'the query parameter key');
     await rules.remove(key);
     return { ok: true };
   });
 
-  app.put('/api/permissions/defaults', async (req) => {
+  const defaultsSchema = route(tag, 'what an unattended run (workflow, schedule) does when no rule matches', {
+    body: obj({ unattended: says(decision, '{field} must be "allow" or "deny"') }, ['unattended']),
+    response: { 200: ok({ unattended: decision }) },
+  });
+  app.put('/api/permissions/defaults', { schema: defaultsSchema }, async (req) => {
     const route = 'PUT /api/permissions/defaults';
     const b = body(req.body, route);
     onlyFields(b, ['unattended'], route);
@@ -57,7 +76,20 @@ export function permissionsRoutes(app: FastifyInstance, deps: PermissionsRoutesD
     return { ok: true, unattended };
   });
 
-  app.post('/api/permissions/resolve', async (req) => {
+  const resolveSchema = route(tag, 'answer a permission prompt (scope always also saves a rule)', {
+    body: obj(
+      {
+        runId: id('run id'),
+        callId: id('call id'),
+        decision,
+        scope: oneOf('once', 'always'),
+        key: str('the rule key to save with scope always (default: the prompt\'s key)'),
+      },
+      ['callId', 'decision'],
+    ),
+    response: { 200: ok() },
+  });
+  app.post('/api/permissions/resolve', { schema: resolveSchema }, async (req) => {
     const route = 'POST /api/permissions/resolve';
     const b = body(req.body, route);
     onlyFields(b, ['runId', 'callId', 'decision', 'scope', 'key'], route);

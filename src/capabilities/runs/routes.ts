@@ -1,17 +1,33 @@
 import type { FastifyInstance } from 'fastify';
+import { noBody, arr, obj, ok, openObj, params, route } from '../../http/schemas.js';
 import { notFound } from '../../kernel/errors.js';
 import type { RunLedger } from '../../kernel/runs.js';
 
+const tag = 'runs';
+const runId = params({ runId: 'a run id, run-<epoch_ms>-<n>' });
+
 /** The run ledger over HTTP: the last 100 runs (live overlaid), one run's full log, stop. */
 export function runsRoutes(app: FastifyInstance, runs: RunLedger): void {
-  app.get('/api/runs', async () => ({ runs: runs.list() }));
+  app.get(
+    '/api/runs',
+    { schema: route(tag, 'the last 100 runs, live ones included', { response: { 200: obj({ runs: arr(openObj('a run: {runId, source, status, startedAt, endedAt?, usage, ...}')) }, ['runs']) } }) },
+    async () => ({ runs: runs.list() }),
+  );
 
-  app.get<{ Params: { runId: string } }>('/api/runs/:runId/events', async (req) => ({ events: await runs.events(req.params.runId) }));
+  app.get<{ Params: { runId: string } }>(
+    '/api/runs/:runId/events',
+    { schema: route(tag, "one run's full event log", { params: runId, response: { 200: obj({ events: arr(openObj('an event: {kind, ts, seq, runId, ...}')) }, ['events']) } }) },
+    async (req) => ({ events: await runs.events(req.params.runId) }),
+  );
 
-  app.post<{ Params: { runId: string } }>('/api/runs/:runId/stop', async (req, reply) => {
-    const run = runs.get(req.params.runId);
-    if (!run) throw notFound(`no run ${req.params.runId} is in flight; GET /api/runs lists the runs and their status`);
-    run.stop();
-    return reply.code(202).send({ ok: true });
-  });
+  app.post<{ Params: { runId: string } }>(
+    '/api/runs/:runId/stop',
+    { schema: route(tag, 'stop a run in flight (a chat turn stopped here holds its queue, as POST /api/chat/stop does)', { params: runId, body: noBody, response: { 202: ok() } }) },
+    async (req, reply) => {
+      const run = runs.get(req.params.runId);
+      if (!run) throw notFound(`no run ${req.params.runId} is in flight; GET /api/runs lists the runs and their status`);
+      run.stop();
+      return reply.code(202).send({ ok: true });
+    },
+  );
 }

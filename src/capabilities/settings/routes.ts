@@ -1,8 +1,21 @@
 import type { FastifyInstance } from 'fastify';
+import { bool, int, num, obj, route } from '../../http/schemas.js';
+import { LIMITS } from '../../kernel/limits.js';
 import type { SettingsServiceImpl } from './service.js';
 
+const fields = {
+  chatMaxTurns: int('most model steps a chat turn may take', { minimum: 1, maximum: LIMITS.chatMaxTurnsMax }),
+  compactFraction: num('share of the context window at which older turns are summarised'),
+  completions: obj({ enabled: bool('editor ghost-text completion on or off'), provider: { type: ['string', 'null'], description: 'a provider name; null for the default' } }),
+};
+const settings = obj(fields, ['chatMaxTurns', 'compactFraction', 'completions'], { open: true });
+
 /** GET/PUT /api/settings; PUT merges a partial object over the current settings. */
-export function settingsRoutes(app: FastifyInstance, settings: SettingsServiceImpl): void {
-  app.get('/api/settings', async () => settings.get());
-  app.put('/api/settings', async (req) => settings.update(req.body));
+export function settingsRoutes(app: FastifyInstance, service: SettingsServiceImpl): void {
+  app.get('/api/settings', { schema: route('settings', 'the app settings', { response: { 200: settings } }) }, async () => service.get());
+  app.put(
+    '/api/settings',
+    { schema: route('settings', 'change some settings (the fields sent are merged over the current ones)', { body: obj(fields), response: { 200: settings } }) },
+    async (req) => service.update(req.body),
+  );
 }

@@ -1,13 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../../kernel/errors.js';
+import { arr, int, obj, openObj, route, str } from '../../http/schemas.js';
 import type { ShellService } from './service.js';
 
 /** POST /api/diagnostics {root} -> {root, checker, diagnostics[], total, omitted, summary}. */
 export function shellRoutes(app: FastifyInstance, shell: ShellService): void {
-  app.post('/api/diagnostics', async (req) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    if (typeof body !== 'object' || Array.isArray(body)) throw badRequest('send a JSON object {"root": "workspace" | "<mount name>"}');
-    if (body.root !== undefined && typeof body.root !== 'string') throw badRequest('root must be a string: "workspace" or a mount name');
-    return shell.diagnostics(body.root as string | undefined);
-  });
+  app.post(
+    '/api/diagnostics',
+    {
+      schema: route('shell', "run the project's type checker or linter over a root and answer its findings", {
+        body: obj({ root: str('"workspace" (default) or a mount name') }),
+        response: {
+          200: obj(
+            { root: str(), checker: { type: ['string', 'null'] }, diagnostics: arr(openObj('a finding: {path, line, column, severity, message}')), total: int(), omitted: int(), summary: str() },
+            ['root', 'diagnostics'],
+            { open: true },
+          ),
+        },
+      }),
+    },
+    async (req) => shell.diagnostics((req.body as { root?: string } | undefined)?.root),
+  );
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { arr, bool, obj, openObj, route, str } from '../../http/schemas.js';
 import type { RunLedger } from '../../kernel/runs.js';
+import { engineVersion } from '../../kernel/version.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 
 /** What GET /api/status reports; each capability contributes its part through the composition root. */
@@ -12,10 +14,29 @@ export interface StatusSources {
 }
 
 export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
-  app.get('/api/status', async () => {
+  const schema = route('system', 'the engine at a glance: version, providers, tools, live runs', {
+    response: {
+      200: obj(
+        {
+          ok: { const: true },
+          version: str('the engine version'),
+          provider: { type: ['string', 'null'], description: 'the default provider' },
+          providers: arr(str()),
+          tools: arr(str()),
+          mcp: openObj('MCP servers'),
+          embeddings: bool('whether an embeddings endpoint is configured'),
+          running: arr(openObj('a live run: {runId, source, startedAt, ...}')),
+        },
+        ['ok', 'version', 'provider', 'providers', 'tools', 'running'],
+        { open: true },
+      ),
+    },
+  });
+  app.get('/api/status', { schema }, async () => {
     const { provider, providers } = s.provider();
     return {
       ok: true,
+      version: engineVersion(),
       provider,
       providers,
       tools: s.tools.names(),

@@ -3,8 +3,11 @@
  * `{name, description, source, group, available}`.
  */
 import type { FastifyInstance } from 'fastify';
+import { arr, bool, obj, route, str } from '../../http/schemas.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 
+const tool = obj({ name: str(), description: str(), source: str('built-in or the MCP server'), group: str(), available: bool() }, ['name', 'description', 'source', 'group', 'available']);
+
 export function toolsRoutes(app: FastifyInstance, tools: ToolRegistry): void {
-  app.get('/api/tools', async () => tools.describe());
+  app.get('/api/tools', { schema: route('tools', 'every registered tool and whether it is available now', { response: { 200: arr(tool) } }) }, async () => tools.describe());
 }

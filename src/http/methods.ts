@@ -1,0 +1,74 @@
+/**
+ * 405 with an `Allow` header for every path that exists under another verb (seed 000 §7), including
+ * the paths a parametrised route would otherwise swallow: `GET /api/chat/stop` matches
+ * `GET /api/chat/:sessionId`, but `stop` is a literal route of POST, so the answer is 405, not
+ * "session id not valid".
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import FindMyWay from 'find-my-way';
+
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+type Method = (typeof METHODS)[number];
+
+export const METHOD_NOT_ALLOWED = 'method not allowed';
+
+export interface MethodTable {
+  /** The verbs a path answers to (HEAD with GET), or none. */
+  allowed(path: string): Method[];
+  /** Verbs other than `method` that have a literal (parameter-free) route for exactly this path. */
+  literalElsewhere(method: string, path: string): Method[];
+}
+
+/** Mirrors the route table as it is built (call before routes are added). */
+export function methodTable(app: FastifyInstance): MethodTable {
+  const opts = { ignoreTrailingSlash: true, maxParamLength: 4096 };
+  const all = FindMyWay(opts);
+  const literal = FindMyWay(opts);
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (!(METHODS as readonly string[]).includes(method)) continue;
+      const isLiteral = !route.url.includes(':') && !route.url.includes('*');
+      for (const table of isLiteral ? [all, literal] : [all]) {
+        try {
+          table.on(method as Method, route.url, () => undefined);
+        } catch {
+          // Already mirrored (a route re-registered with constraints).
+        }
+      }
+    }
+  });
+  const matching = (table: typeof all, path: string, except?: string) => METHODS.filter((m) => m !== except && table.find(m, path));
+  return {
+    allowed(path) {
+      const literals = matching(literal, path);
+      return literals.length ? literals : matching(all, path);
+    },
+    literalElsewhere: (method, path) => matching(literal, path, method),
+  };
+}
+
+/** Answers 405 with `Allow` listing the verbs of the path. */
+export function sendMethodNotAllowed(reply: FastifyReply, allowed: Method[]): FastifyReply {
+  const verbs = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
+  return reply.code(405).header('allow', verbs.join(', ')).send({ error: METHOD_NOT_ALLOWED });
+}
+
+/**
+ * The onRequest check for parametrised matches: when the matched route has a parameter and the same
+ * path is a literal route of another verb, the literal wins and this verb is not allowed.
+ */
+export function installMethodCheck(app: FastifyInstance, table: MethodTable): void {
+  app.addHook('onRequest', (req, reply, done) => {
+    const url = req.routeOptions.url;
+    if (url && (url.includes(':') || url.includes('*'))) {
+      const path = req.url.split('?')[0];
+      const others = table.literalElsewhere(req.method === 'HEAD' ? 'GET' : req.method, path);
+      if (others.length) {
+        sendMethodNotAllowed(reply, table.allowed(path));
+        return;
+      }
+    }
+    done();
+  });
+}

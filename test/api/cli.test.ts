@@ -1,0 +1,184 @@
+/** Issue 10 items 7, 8 (first line), 10 (no pairing URL) and 11: the real CLI, spawned as a user runs it. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { isAlive } from '../../src/cli/pidfile.js';
+import { engineVersion } from '../../src/kernel/version.js';
+import { tempDir } from '../support/engine.js';
+import { ENGINE_PID, SERVING, spawnNode, spawnServe, type Spawned } from '../support/process.js';
+
+const homes: string[] = [];
+const procs: Spawned[] = [];
+after(async () => {
+  for (const p of procs) p.kill('SIGKILL');
+  for (const h of homes) await rm(h, { recursive: true, force: true });
+});
+const home = async () => {
+  const h = await tempDir('engine-cli-');
+  homes.push(h);
+  return h;
+};
+
+/** Runs the CLI to its end. */
+async function cli(args: string[], env: Record<string, string | undefined> = {}) {
+  const p = spawnNode(['src/main.ts', ...args], { ENGINE_SECRETS: 'file', ...env });
+  procs.push(p);
+  const { code } = await p.exited;
+  return { code, out: p.lines.filter((l) => l.trim()), err: p.errLines.filter((l) => l.trim()) };
+}
+
+const waitGone = async (pid: number) => {
+  for (let i = 0; i < 400 && isAlive(pid); i++) await new Promise((ok) => setTimeout(ok, 50));
+  return !isAlive(pid);
+};
+
+test('--version prints the version alone', async () => {
+  for (const args of [['--version'], ['version']]) {
+    const r = await cli(args);
+    assert.equal(r.code, 0);
+    assert.deepEqual(r.out, [engineVersion()]);
+  }
+});
+
+test('--help and <command> --help print usage and start nothing', async () => {
+  const h = path.join(await home(), 'never-created');
+  for (const args of [['--help'], ['help'], ['serve', '--help'], ['status', '--help'], ['stop', '--help'], ['serve', '--port', '1', '--help']]) {
+    const r = await cli(args, { ENGINE_HOME: h });
+    assert.equal(r.code, 0, args.join(' '));
+    assert.match(r.out[0], /^usage: engine/);
+    assert.deepEqual(r.err, []);
+  }
+  assert.equal(existsSync(h), false, 'no home was created: nothing started');
+});
+
+test('unknown commands and flags are refused with the usage and exit 2', async () => {
+  for (const [args, said] of [
+    [['bogus'], /^engine: unknown command "bogus"$/],
+    [['serve', '--nope'], /^engine: unknown flag "--nope" for engine serve$/],
+    [['status', '--port', '1'], /^engine: unknown flag "--port" for engine status$/],
+    [['serve', '--port'], /^engine: --port needs a value$/],
+    [['serve', 'extra'], /^engine: unexpected argument "extra"$/],
+  ] as const) {
+    const r = await cli([...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.match(r.err[0], said);
+    assert.ok(r.err.some((l) => l.startsWith('usage: engine')), 'the usage follows');
+  }
+});
+
+test('a bad variable or flag value is one line and exit 78', async () => {
+  const h = await home();
+  const cases: Array<[string[], Record<string, string>, RegExp]> = [
+    [['serve'], { ENGINE_BIND: 'not-an-ip', ENGINE_HOME: h }, /^engine: ENGINE_BIND=not-an-ip is not an IP address; use 127\.0\.0\.1/],
+    [['serve'], { ENGINE_PORT: 'abc', ENGINE_HOME: h }, /^engine: ENGINE_PORT=abc is not a port number/],
+    [['serve'], { ENGINE_HOME: 'relative/home' }, /^engine: ENGINE_HOME=relative\/home is not an absolute path/],
+    [['serve', '--home', 'relative'], {}, /^engine: --home relative is not an absolute path/],
+    [['serve', '--port', '70000', '--home', h], {}, /^engine: --port 70000 is not a port number/],
+    [['serve', '--bind', '10.255.255.254', '--port', '0', '--home', h], {}, /^engine: cannot listen on 10\.255\.255\.254: it is not an address of this machine/],
+    [['serve', '--home', h], { ENGINE_SECRETS: 'vault' }, /^engine: ENGINE_SECRETS=vault is not a secrets backend/],
+  ];
+  for (const [args, env, said] of cases) {
+    const r = await cli(args, env);
+    assert.equal(r.code, 78, `${args.join(' ')} ${JSON.stringify(env)}: ${r.err.join(' | ')}`);
+    assert.equal(r.err.length, 1, r.err.join('\n'));
+    assert.match(r.err[0], said);
+  }
+});
+
+test('serve: flags beat variables; the first line is the address really bound and the supervisor pid; no pairing URL', async () => {
+  const fromEnv = await home();
+  const fromFlag = await home();
+  const serve = spawnNode(['src/main.ts', 'serve', '--port', '0', '--bind', '0.0.0.0', '--home', fromFlag], { ENGINE_HOME: fromEnv, ENGINE_BIND: 'not-an-ip', ENGINE_PORT: 'abc', ENGINE_SECRETS: 'file' });
+  procs.push(serve);
+  const first = await serve.waitForLine(SERVING);
+  assert.equal(first.index, 0, 'the address is the first line');
+  assert.match(first.match[1], /^http:\/\/0\.0\.0\.0:\d+$/);
+  assert.equal(first.match[2], fromFlag);
+  assert.equal(Number(first.match[3]), serve.child.pid, 'the printed pid is the supervisor');
+  await serve.waitForLine(ENGINE_PID);
+  assert.ok(!serve.lines.some((l) => /pairing|\/m\//.test(l)), serve.lines.join('\n'));
+  const port = first.match[1].split(':').at(-1);
+  const about = await (await fetch(`http://127.0.0.1:${port}/api`)).json();
+  assert.equal(about.version, engineVersion());
+  serve.kill('SIGTERM');
+  assert.equal((await serve.exited).code, 0);
+  assert.equal(existsSync(path.join(fromEnv, 'engine.pid')), false);
+});
+
+test('status and stop read the pid file; stop ends supervisor and engine and removes it', async () => {
+  const h = await home();
+  const serve = spawnServe(h);
+  procs.push(serve);
+  const first = await serve.waitForLine(SERVING);
+  const enginePid = Number((await serve.waitForLine(ENGINE_PID)).match[1]);
+  const supervisor = Number(first.match[3]);
+  // The pid file follows the ready message; wait for it rather than racing it.
+  for (let i = 0; i < 200 && !existsSync(path.join(h, 'engine.pid')); i++) await new Promise((ok) => setTimeout(ok, 50));
+  const record = JSON.parse(await readFile(path.join(h, 'engine.pid'), 'utf8'));
+  assert.equal(record.pid, supervisor);
+  assert.equal(record.enginePid, enginePid);
+
+  const st = await cli(['status', '--home', h]);
+  assert.equal(st.code, 0, st.out.join('\n'));
+  assert.equal(st.out[0], `engine: running (home ${h})`);
+  assert.match(st.out.join('\n'), new RegExp(`pid +${supervisor} \\(supervisor; engine process ${enginePid}\\)`));
+  assert.match(st.out.join('\n'), new RegExp(`address +${first.match[1].replace(/[.]/g, '\\.')}/api\\n`));
+  assert.match(st.out.join('\n'), new RegExp(`version +${engineVersion().replace(/[.]/g, '\\.')}`));
+  assert.match(st.out.join('\n'), /uptime +\d+s/);
+
+  const stopped = await cli(['stop'], { ENGINE_HOME: h });
+  assert.equal(stopped.code, 0, stopped.out.join('\n'));
+  assert.match(stopped.out[0], new RegExp(`^engine: stopped \\(pid ${supervisor}`));
+  assert.equal((await serve.exited).code, 0);
+  assert.ok(await waitGone(enginePid), 'the engine process is gone too');
+  assert.equal(existsSync(path.join(h, 'engine.pid')), false);
+  assert.ok(!serve.lines.some((l) => /restarting/.test(l)));
+
+  const again = await cli(['status', '--home', h]);
+  assert.equal(again.code, 3);
+  assert.deepEqual(again.out, [`engine: not running (home ${h})`]);
+  assert.equal((await cli(['stop', '--home', h])).code, 3);
+});
+
+test('killing the printed pid stops everything, without a restart', async () => {
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    const h = await home();
+    const serve = spawnServe(h);
+    procs.push(serve);
+    const first = await serve.waitForLine(SERVING);
+    const enginePid = Number((await serve.waitForLine(ENGINE_PID)).match[1]);
+    process.kill(Number(first.match[3]), signal);
+    await serve.exited;
+    assert.ok(await waitGone(enginePid), `${signal}: the engine process is gone`);
+    assert.ok(!serve.lines.some((l) => /restarting/.test(l)), `${signal}: ${serve.lines.join(' | ')}`);
+  }
+});
+
+test('a stale pid file (its process gone) is reported and removed; a second serve on a live home is refused', async () => {
+  const h = await home();
+  const dead = spawn(process.execPath, ['-e', '']);
+  await new Promise((ok) => dead.on('exit', ok));
+  await writeFile(path.join(h, 'engine.pid'), JSON.stringify({ pid: dead.pid, enginePid: dead.pid, url: 'http://127.0.0.1:1', bind: '127.0.0.1', port: 1, version: '0', startedAt: 0 }));
+  const st = await cli(['status', '--home', h]);
+  assert.equal(st.code, 3);
+  assert.match(st.out[0], /^engine: removed a stale pid file .*pid \d+ is gone/);
+  assert.equal(existsSync(path.join(h, 'engine.pid')), false);
+  // A pid reused by another program (this test runner) is stale too, and is never signalled.
+  await writeFile(path.join(h, 'engine.pid'), JSON.stringify({ pid: process.pid, enginePid: process.pid, url: 'http://127.0.0.1:1', bind: '127.0.0.1', port: 1, version: '0', startedAt: 0 }));
+  const reused = await cli(['stop', '--home', h]);
+  assert.equal(reused.code, 3);
+  assert.match(reused.out[0], /^engine: removed a stale pid file .* now belongs to another program/);
+
+  const serve = spawnServe(h);
+  procs.push(serve);
+  await serve.waitForLine(ENGINE_PID);
+  for (let i = 0; i < 200 && !existsSync(path.join(h, 'engine.pid')); i++) await new Promise((ok) => setTimeout(ok, 50));
+  const second = await cli(['serve', '--port', '0', '--home', h]);
+  assert.equal(second.code, 78);
+  assert.match(second.err[0], /^engine: an engine already runs for home .*engine stop --home /);
+  serve.kill('SIGTERM');
+  await serve.exited;
+});
