@@ -26,6 +26,10 @@ export interface CheckpointDeps {
   /** The agent memory folder (`<home>/memory`): memory tool writes show in a run's changes. */
   memoryDir: string;
   log?: (line: string) => void;
+  /** The pruning policy (default: LIMITS.checkpointsKept per root, LIMITS.checkpointMaxAgeMs). */
+  policy?: { kept: number; maxAgeMs: number };
+  /** The clock (tests move it to age checkpoints). */
+  now?: () => number;
 }
 
 interface IndexFile {
@@ -49,6 +53,8 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   const firstWrite = new Map<string, Promise<void>>();
   const gcRunning = new Set<string>();
   const closing = new AbortController();
+  const policy = deps.policy ?? { kept: LIMITS.checkpointsKept, maxAgeMs: LIMITS.checkpointMaxAgeMs };
+  const now = deps.now ?? Date.now;
 
   async function load(): Promise<Checkpoint[]> {
     if (!list) list = (await deps.home.readJson<IndexFile>(indexFile, { version: 1, checkpoints: [] })).checkpoints;
@@ -99,7 +105,7 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
       const tree = await shadow.currentTree();
       const message = `checkpoint ${root.name}: ${req.reason}\n\nrun: ${req.runId}\n${req.nodeId ? `node: ${req.nodeId}\n` : ''}`;
       const sha = await shadow.commit(tree, message);
-      return { sha, root: root.name, rootPath: root.path, runId: req.runId, ...(req.nodeId ? { nodeId: req.nodeId } : {}), reason: req.reason, ts: Date.now() } as Checkpoint;
+      return { sha, root: root.name, rootPath: root.path, runId: req.runId, ...(req.nodeId ? { nodeId: req.nodeId } : {}), reason: req.reason, ts: now() } as Checkpoint;
     });
     (await load()).push(cp);
     return cp;
@@ -188,13 +194,13 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   }
 
   /**
-   * Per root: checkpoints older than `checkpointMaxAgeMs`, and beyond the newest `checkpointsKept`,
+   * Per root: checkpoints older than `policy.maxAgeMs`, and beyond the newest `policy.kept`,
    * are dropped, except the first and last checkpoint of a run still in flight (its changes so far
    * and its latest undo point).
    */
   async function prune(): Promise<void> {
     const all = await load();
-    const now = Date.now();
+    const at = now();
     const keep = new Set<string>();
     for (const run of deps.runs.live()) {
       const byRoot = new Map<string, Checkpoint[]>();
@@ -206,8 +212,8 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
     for (const c of all) byRoot.set(c.rootPath, [...(byRoot.get(c.rootPath) ?? []), c]);
     for (const [rootPath, cps] of byRoot) {
       cps.forEach((c, i) => {
-        const tooMany = cps.length - i > LIMITS.checkpointsKept;
-        if ((tooMany || now - c.ts > LIMITS.checkpointMaxAgeMs) && !keep.has(c.sha)) dropped.set(rootPath, [...(dropped.get(rootPath) ?? []), c.sha]);
+        const tooMany = cps.length - i > policy.kept;
+        if ((tooMany || at - c.ts > policy.maxAgeMs) && !keep.has(c.sha)) dropped.set(rootPath, [...(dropped.get(rootPath) ?? []), c.sha]);
       });
     }
     if (!dropped.size) return;

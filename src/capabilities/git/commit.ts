@@ -3,7 +3,7 @@
  * pass is its own run in the ledger (source `git`), so its spend shows in the reports.
  */
 import path from 'node:path';
-import { badRequest, conflict, EngineError } from '../../kernel/errors.js';
+import { badRequest, conflict, describeError, EngineError, isEngineError, serverError } from '../../kernel/errors.js';
 import { firstLine } from './exec.js';
 import { workDiff } from './diff.js';
 import { inRepo, resolveTarget, type RepoContext, type RepoTarget } from './repo.js';
@@ -57,6 +57,16 @@ async function diffForModel(ctx: RepoContext, target: RepoTarget): Promise<{ tex
   return { text, mode: d.mode === 'staged' ? 'the staged changes' : 'all changes in the work tree' };
 }
 
+/** A provider failure is the provider's sentence (500, as for memory consolidation), never a bare "internal error". */
+async function ask(pass: ModelPass, req: Parameters<ModelPass>[0]): Promise<string> {
+  try {
+    return await pass(req);
+  } catch (err) {
+    if (isEngineError(err)) throw err;
+    throw serverError(`the model could not answer (${describeError(err)}); check the provider with POST /api/test-provider and try again`);
+  }
+}
+
 const SUGGEST_SYSTEM =
   'You write git commit messages. Answer with the message only: a subject line of at most 72 characters in the imperative mood ("Add", "Fix"), then, if the change needs it, a blank line and a short body saying what changed and why. No code fences, no quotes, no preamble.';
 
@@ -66,7 +76,7 @@ const REVIEW_SYSTEM =
 export async function suggestMessage(ctx: RepoContext, pass: ModelPass, rootParam: string | undefined): Promise<{ message: string }> {
   const target = await resolveTarget(ctx, rootParam);
   const { text, mode } = await diffForModel(ctx, target);
-  const answer = await pass({ system: SUGGEST_SYSTEM, prompt: `Write the commit message for ${mode} of this repository:\n\n${text}`, source: 'git', title: `commit message for ${target.name}` });
+  const answer = await ask(pass, { system: SUGGEST_SYSTEM, prompt: `Write the commit message for ${mode} of this repository:\n\n${text}`, source: 'git', title: `commit message for ${target.name}` });
   const message = answer.trim().replace(/^```[a-z]*\n?/, '').replace(/\n?```$/, '').trim();
   if (!message) throw new EngineError(502, 'the model answered with an empty commit message; try again');
   return { message };
@@ -75,6 +85,6 @@ export async function suggestMessage(ctx: RepoContext, pass: ModelPass, rootPara
 export async function review(ctx: RepoContext, pass: ModelPass, rootParam: string | undefined): Promise<{ review: string }> {
   const target = await resolveTarget(ctx, rootParam);
   const { text, mode } = await diffForModel(ctx, target);
-  const answer = await pass({ system: REVIEW_SYSTEM, prompt: `Review ${mode} of this repository:\n\n${text}`, source: 'git', title: `review of ${target.name}` });
+  const answer = await ask(pass, { system: REVIEW_SYSTEM, prompt: `Review ${mode} of this repository:\n\n${text}`, source: 'git', title: `review of ${target.name}` });
   return { review: answer.trim() };
 }
