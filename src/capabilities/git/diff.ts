@@ -128,7 +128,7 @@ async function headDiff(ctx: RepoContext, target: RepoTarget, specs: string[]): 
       if (err.code !== 'ENOENT') throw err; // no index yet: an empty one is created by add
     });
     const env = { GIT_INDEX_FILE: index };
-    const files = nulFields(untracked.stdout).filter((p) => !(target.root.kind === 'mount' && ctx.fence.isProtected(path.join(target.dir, p))));
+    const files = nulFields(untracked.stdout).filter((p) => !(target.root.kind === 'mount' && ctx.fence.insideProtected(path.join(target.dir, p))));
     if (files.length) {
       const added = await inRepo(ctx, target, ['add', '--intent-to-add', '--pathspec-from-file=-', '--pathspec-file-nul'], { env, input: files.map(lit).join('\0') + '\0' });
       if (added.code !== 0) throw new EngineError(500, `git could not list the untracked files of "${target.name}": ${firstLine(added.stderr)}`);

@@ -64,7 +64,7 @@ export const notARepo = (target: RepoTarget) =>
 
 /** The virtual path of a repository-relative path, or undefined when it lies in the engine home (a mount holding the home). */
 export function toVirtual(ctx: RepoContext, target: RepoTarget, rel: string): string | undefined {
-  if (target.root.kind === 'mount' && ctx.fence.isProtected(path.join(target.dir, rel))) return undefined;
+  if (target.root.kind === 'mount' && ctx.fence.insideProtected(path.join(target.dir, rel))) return undefined;
   return target.prefix + rel;
 }
 

@@ -63,7 +63,9 @@ export class Shadow {
       if (fresh) {
         await mkdir(path.dirname(this.gitDir), { recursive: true });
         await gitOk(['init', '-q', '--bare', this.gitDir], { cwd: path.dirname(this.gitDir), ceilings: [this.home], isolated: true });
-        for (const [k, v] of [['core.bare', 'false'], ['core.untrackedCache', 'true'], ['gc.auto', '0'], ['gc.pruneExpire', '1.hour.ago'], ['core.logAllRefUpdates', 'false']]) {
+        // The index of a 50 000-file root is ~5 MB: version 4 and a split index keep each snapshot's rewrite small.
+        const settings = [['core.bare', 'false'], ['core.untrackedCache', 'true'], ['index.version', '4'], ['core.splitIndex', 'true'], ['gc.auto', '0'], ['gc.pruneExpire', '1.hour.ago'], ['core.logAllRefUpdates', 'false']];
+        for (const [k, v] of settings) {
           await this.ok(['config', k, v]);
         }
       }
