@@ -2,11 +2,11 @@
  * Shared by the git benchmarks: a 50 000-file repository (one commit), generated in a temp folder,
  * and a timer that alternates engine and baseline rounds and reports median and spread.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { median } from './lib/report.js';
-import { makeTree } from './files-fixture.js';
+import { alternateSamples, makeTree } from './files-fixture.js';
 
 const ID = ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com'];
 
@@ -31,22 +31,6 @@ export async function makeChanges(dir: string): Promise<void> {
   execFileSync('git', ['-C', dir, 'status', '--porcelain'], { stdio: 'ignore' });
 }
 
-/** Runs a command to completion with extra environment, draining its output. */
-export function runWith(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
-    child.stdout.on('data', () => undefined);
-    child.on('error', reject);
-    child.on('close', (code) => resolve(code ?? -1));
-  });
-}
-
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
-
 export interface Spread {
   median: number;
   min: number;
@@ -55,17 +39,10 @@ export interface Spread {
 const spread = (xs: number[]): Spread => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
 export const showSpread = (name: string, s: Spread) => console.log(`${name}: median ${s.median.toFixed(1)} ms (min ${s.min.toFixed(1)}, max ${s.max.toFixed(1)})`);
 
-/** Alternates engine and baseline `rounds` times after one warm-up each. */
+/** Alternates engine and baseline `rounds` times after one warm-up each; median and spread of each. */
 export async function alternate(rounds: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>) {
-  await engine();
-  await baseline();
-  const e: number[] = [];
-  const b: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    e.push(await time(engine));
-    b.push(await time(baseline));
-  }
-  return { engine: spread(e), baseline: spread(b) };
+  const s = await alternateSamples(rounds, engine, baseline);
+  return { engine: spread(s.engine), baseline: spread(s.baseline) };
 }
 
 export const cleanup = (dir: string) => rm(dir, { recursive: true, force: true, maxRetries: 5 });

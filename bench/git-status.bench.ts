@@ -8,8 +8,8 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startEngine } from '../src/engine.js';
-import { result } from './files-fixture.js';
-import { alternate, cleanup, makeChanges, makeRepoTree, runWith, showSpread } from './git-fixture.js';
+import { result, run } from './files-fixture.js';
+import { alternate, cleanup, makeChanges, makeRepoTree, showSpread } from './git-fixture.js';
 
 const home = await mkdtemp(path.join(os.tmpdir(), 'bench-git-status-'));
 const ws = path.join(home, 'workspace');
@@ -27,11 +27,11 @@ try {
         const body = (await res.json()) as { unstaged: unknown[]; untracked: unknown[] };
         if (body.unstaged.length !== 800 || body.untracked.length !== 200) throw new Error(`unexpected status: ${body.unstaged.length} unstaged, ${body.untracked.length} untracked`);
       },
-      () => runWith('git', ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all'], ws, { GIT_OPTIONAL_LOCKS: '0' }),
+      () => run('git', ['status', '--porcelain=v2', '-z', '--branch', '--untracked-files=all'], ws, { GIT_OPTIONAL_LOCKS: '0' }),
     );
     showSpread('engine  GET /api/git/status', r.engine);
     showSpread('baseline git status --porcelain=v2 -z --branch -uall', r.baseline);
-    const plain = await alternate(5, () => runWith('git', ['status', '--porcelain=v2', '-z'], ws), async () => undefined);
+    const plain = await alternate(5, () => run('git', ['status', '--porcelain=v2', '-z'], ws), async () => undefined);
     showSpread('context  git status --porcelain=v2 -z (no flags)', plain.engine);
     result('git_status_50k_1k_changes', r.engine.median, r.baseline.median, 'within 1.2x of git status --porcelain=v2 -z', r.engine.median <= 1.2 * r.baseline.median);
   } finally {

@@ -22,7 +22,7 @@ describe('git model passes', () => {
     git(ws, 'add', 'calc.ts');
     h.model.script({ text: '```\nAdd a subtraction helper\n\nsub() mirrors add().\n```', usage: { input: 120, output: 12 } });
     const before = h.model.requests.length;
-    const res = await h.t.api('POST', '/api/git/suggest-message', {});
+    const res = await h.t.api('POST', '/api/git/suggest-message'); // no body at all: every field is optional
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.message, 'Add a subtraction helper\n\nsub() mirrors add().');
     const prompt = JSON.stringify(h.model.requests[before].body.messages);
