@@ -130,7 +130,8 @@ async function headDiff(ctx: RepoContext, target: RepoTarget, specs: string[]): 
     const env = { GIT_INDEX_FILE: index };
     const files = nulFields(untracked.stdout).filter((p) => !(target.root.kind === 'mount' && ctx.fence.insideProtected(path.join(target.dir, p))));
     if (files.length) {
-      const added = await inRepo(ctx, target, ['add', '--intent-to-add', '--pathspec-from-file=-', '--pathspec-file-nul'], { env, input: files.map(lit).join('\0') + '\0' });
+      // A split-index setting would write a shared index into the user's .git: the copy is written whole.
+      const added = await inRepo(ctx, target, ['-c', 'core.splitIndex=false', 'add', '--intent-to-add', '--pathspec-from-file=-', '--pathspec-file-nul'], { env, input: files.map(lit).join('\0') + '\0' });
       if (added.code !== 0) throw new EngineError(500, `git could not list the untracked files of "${target.name}": ${firstLine(added.stderr)}`);
     }
     return await boundedDiff((args, maxBytes) => inRepo(ctx, target, ['diff', base, ...args, ...specs], { env, maxBytes }), target.prefix);
