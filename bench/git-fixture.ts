@@ -8,7 +8,8 @@ import path from 'node:path';
 import { median } from './lib/report.js';
 import { alternateSamples, makeTree } from './files-fixture.js';
 
-const ID = ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com'];
+// No automatic gc: a commit of 50 000 loose objects would start one in the background, during the timings.
+const ID = ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
 
 /** `files` small files committed in one commit (about 10 s for 50 000 on 2 cores). */
 export async function makeRepoTree(dir: string, files: number, commit = true): Promise<void> {

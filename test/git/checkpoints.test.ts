@@ -103,6 +103,13 @@ describe('checkpoints', () => {
     assert.match(since.body.diff, /\+export const version = 99;/);
     const unknown = await h.t.api('GET', '/api/git/contextual-diff?mode=run&runId=run-1-1');
     assert.equal(unknown.status, 404);
+    // a run that only read has no checkpoint and no changes
+    const reader = h.t.engine.runs.start({ source: 'test' });
+    const none = await h.t.api('GET', `/api/git/contextual-diff?mode=run&runId=${reader.id}`);
+    assert.equal(none.status, 200);
+    assert.equal(none.body.diff, '');
+    assert.match(none.body.note, /has no checkpoint/);
+    await reader.finish('completed');
   });
 
   it('the user\'s repository is byte-identical after the checkpoints (only the files the agent wrote differ)', () => {

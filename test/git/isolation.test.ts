@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -93,5 +93,23 @@ describe('git isolation', () => {
     assert.match(files, /^loose\.txt$/m);
     await run.finish('completed');
     assert.equal(readFileSync(path.join(parent, '.git', 'HEAD'), 'utf8'), 'ref: refs/heads/main\n');
+  });
+
+  it('a revert never writes or deletes through a folder an agent replaced with a symlink to outside the root', async () => {
+    const victim = await tempDir('git-victim-');
+    write(victim, { 'a.txt': 'victim a\n', 'keep.txt': 'victim keep\n' });
+    write(ws, { 'sub/a.txt': 'ours\n' });
+    const run = t.engine.runs.start({ source: 'test' });
+    const [cp] = await t.engine.git.checkpoints.snapshot({ runId: run.id, roots: ['workspace'], reason: 'before' });
+    await rm(path.join(ws, 'sub'), { recursive: true });
+    symlinkSync(victim, path.join(ws, 'sub'));
+    const res = await t.api('POST', '/api/checkpoints/revert', { sha: cp.sha });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(lstatSync(path.join(ws, 'sub')).isDirectory(), true, 'the link was replaced by the folder again');
+    assert.equal(readFileSync(path.join(ws, 'sub/a.txt'), 'utf8'), 'ours\n');
+    assert.equal(readFileSync(path.join(victim, 'a.txt'), 'utf8'), 'victim a\n');
+    assert.equal(readFileSync(path.join(victim, 'keep.txt'), 'utf8'), 'victim keep\n');
+    await run.finish('completed');
+    await rm(victim, { recursive: true, force: true });
   });
 });
