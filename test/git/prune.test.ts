@@ -1,6 +1,7 @@
 /** The pruning policy: per root, the newest N and nothing older than the age bound, but never the first or last checkpoint of a live run. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -82,5 +83,22 @@ describe('checkpoint pruning', () => {
     const newest = (await cps.snapshot({ runId: other.id, roots: ['workspace'], reason: 'newest' }))[0].sha;
     assert.deepEqual(cps.list().map((c) => c.sha), [newest]);
     await other.finish('completed');
+  });
+
+  it('a lock left by an engine killed mid-snapshot does not block the next engine; the list survives the restart', async () => {
+    const shadows = path.join(dir, 'checkpoints', 'shadows');
+    const shadow = readdirSync(shadows).find((n) => n.startsWith('workspace-'))!;
+    writeFileSync(path.join(shadows, shadow, 'index.lock'), '');
+    const kept = cps.list().map((c) => c.sha);
+    const fence = new Fence(home.path('workspace'), () => []);
+    const again = createCheckpoints({ home, fence, runs, emit: () => undefined, memoryDir: home.path('memory'), now: () => clock });
+    await again.init();
+    assert.deepEqual(again.list().map((c) => c.sha), kept);
+    const live = runs.start({ source: 'test' });
+    write(home.path('workspace'), { 'f.txt': 'after restart\n' });
+    const made = await again.snapshot({ runId: live.id, roots: ['workspace'], reason: 'after restart' });
+    assert.equal(made.length, 1);
+    await live.finish('completed');
+    await again.close();
   });
 });

@@ -69,6 +69,8 @@ export class Shadow {
           await this.ok(['config', k, v]);
         }
       }
+      // An engine killed mid-snapshot leaves git's lock behind; only this engine ever uses the shadow.
+      await rm(path.join(this.gitDir, 'index.lock'), { force: true });
       await mkdir(path.join(this.gitDir, 'info'), { recursive: true });
       await writeFile(path.join(this.gitDir, 'info', 'exclude'), [...DEFAULT_EXCLUDES, ...this.root.excludes].join('\n') + '\n');
     })().catch((err) => {
