@@ -1,6 +1,6 @@
 /** Every /api/git route against real repositories: renames, deletions, binary files, commas, nesting, detached HEAD, conflicts. */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -228,6 +228,31 @@ describe('git routes', () => {
     assert.match(again.body.error, /nothing to commit/);
     const empty = await t.api('POST', '/api/git/commit', { message: '' });
     assert.equal(empty.status, 400);
+  });
+
+  it('a repository before its first commit: no head, untracked files diff against the empty tree, the first commit works', async () => {
+    const dir = path.join(other, '..', path.basename(other) + '-fresh');
+    mkdirSync(dir);
+    git(dir, 'init', '-q', '-b', 'trunk');
+    write(dir, { 'first.txt': 'first line\n' });
+    await t.api('POST', '/api/mounts', { path: dir, name: 'fresh' });
+    try {
+      const st = await t.api('GET', '/api/git/status?root=fresh');
+      assert.equal(st.status, 200, JSON.stringify(st.body));
+      assert.equal(st.body.branch, 'trunk');
+      assert.equal(st.body.head, null);
+      assert.equal(st.body.detached, false);
+      assert.deepEqual(st.body.untracked, [{ path: 'fresh/first.txt', status: '?' }]);
+      const d = await t.api('GET', '/api/git/contextual-diff?root=fresh');
+      assert.equal(d.body.mode, 'head');
+      assert.match(d.body.diff, /new file mode 100644[\s\S]*\+first line/);
+      const c = await t.api('POST', '/api/git/commit', { root: 'fresh', message: 'First' });
+      assert.equal(c.status, 200, JSON.stringify(c.body));
+      assert.equal(git(dir, 'log', '--format=%s').trim(), 'First');
+    } finally {
+      await t.api('DELETE', '/api/mounts/fresh');
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('commit without an identity answers how to set one', async () => {
