@@ -76,7 +76,9 @@ describe('git isolation', () => {
   it('a checkpoint of that mount leaves the home out; a nested repository without a commit does not break it', async () => {
     mkdirSync(path.join(parent, 'empty-nested'));
     execFileSync('git', ['init', '-q', path.join(parent, 'empty-nested')], { env: env() });
-    write(parent, { 'empty-nested/x.txt': 'x\n', 'loose.txt': 'loose\n' });
+    write(parent, { 'empty-nested/x.txt': 'x\n', 'loose.txt': 'loose\n', 'innerdir/i.txt': 'inner\n' });
+    // a root inside this root has checkpoints of its own
+    assert.ok((await t.api('POST', '/api/mounts', { path: path.join(parent, 'innerdir'), name: 'innerm' })).status < 300);
     const run = t.engine.runs.start({ source: 'test' });
     const made = await t.engine.git.checkpoints.snapshot({ runId: run.id, roots: ['outer'], reason: 'test' });
     assert.equal(made.length, 1);
@@ -89,6 +91,8 @@ describe('git isolation', () => {
     const dir = execFileSync('ls', [shadows], { encoding: 'utf8' }).split('\n').find((n) => n.startsWith('outer-'))!;
     const files = execFileSync('git', ['ls-tree', '-r', '--name-only', cp.sha], { encoding: 'utf8', env: env({ GIT_DIR: path.join(shadows, dir) }) });
     assert.doesNotMatch(files, /^home\//m);
+    assert.doesNotMatch(files, /^innerdir\//m);
+    await t.api('DELETE', '/api/mounts/innerm');
     assert.match(files, /^project\.txt$/m);
     assert.match(files, /^loose\.txt$/m);
     await run.finish('completed');

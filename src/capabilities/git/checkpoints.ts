@@ -13,6 +13,7 @@ import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { RunLedger } from '../../kernel/runs.js';
 import { boundedDiff } from './diff.js';
+import { realOr } from './repo.js';
 import { Shadow, type ShadowRoot } from './shadow.js';
 import type { Checkpoint, CheckpointsApi, DiffAnswer, RevertAnswer, SnapshotRequest } from './types.js';
 
@@ -55,6 +56,7 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   const closing = new AbortController();
   const policy = deps.policy ?? { kept: LIMITS.checkpointsKept, maxAgeMs: LIMITS.checkpointMaxAgeMs };
   const now = deps.now ?? Date.now;
+  const homeReal = realOr(deps.home.root);
 
   async function load(): Promise<Checkpoint[]> {
     if (!list) list = (await deps.home.readJson<IndexFile>(indexFile, { version: 1, checkpoints: [] })).checkpoints;
@@ -64,12 +66,13 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
 
   /** Every root a checkpoint may cover now: the workspace, the mounts, and the memory folder. */
   function shadowRoots(): ShadowRoot[] {
-    // A mount may hold the engine home (a mounted home folder): the home is never part of its checkpoints.
-    const out: ShadowRoot[] = deps.fence.roots().map((r) => {
-      const excludes: string[] = [];
-      const rel = path.relative(r.path, deps.home.root);
-      if (r.kind === 'mount' && rel && !rel.startsWith('..') && !path.isAbsolute(rel)) excludes.push(`/${rel.split(path.sep).join('/')}/`);
-      return { name: r.name, path: r.path, prefix: r.kind === 'workspace' ? '' : `${r.name}/`, excludes };
+    const roots = deps.fence.roots();
+    const out: ShadowRoot[] = roots.map((r) => {
+      // A mount may hold the engine home, or another root may lie inside this one: neither is part of
+      // this root's checkpoints (the other root has its own).
+      const inner = [...(r.kind === 'mount' ? [homeReal] : []), ...roots.filter((o) => o !== r).map((o) => o.path)];
+      const excludes = inner.map((p) => path.relative(r.path, p)).filter((rel) => rel && !rel.startsWith('..') && !path.isAbsolute(rel));
+      return { name: r.name, path: r.path, prefix: r.kind === 'workspace' ? '' : `${r.name}/`, excludes: excludes.map((rel) => `/${rel.split(path.sep).join('/')}/`) };
     });
     out.push({ name: MEMORY_ROOT, path: deps.memoryDir, prefix: `${MEMORY_ROOT}/`, excludes: ['/.snapshots/'] });
     return out;
@@ -245,6 +248,7 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
     },
   };
 }
+
 
 async function exists(p: string): Promise<boolean> {
   return !!(await lstat(p).catch(() => undefined));

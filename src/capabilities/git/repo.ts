@@ -4,6 +4,7 @@
  * through the fence, and git may not walk up out of that folder (its parent is a ceiling), so a
  * route never reads a repository whose files lie outside the fence.
  */
+import { realpathSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError, notFound } from '../../kernel/errors.js';
@@ -102,4 +103,13 @@ export async function findRepos(ctx: RepoContext): Promise<RepoInfo[]> {
     await walk(root.path, 0);
   }
   return found;
+}
+
+/** The real path of `p` (symlinks resolved), or `p` itself when it does not exist (yet). */
+export function realOr(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }

@@ -3,7 +3,6 @@
  * checkpoints of the engine's own shadow repositories. Routes and the chat hook use this service;
  * `checkpoints` is what engine.ts hands to other capabilities (chat, workflows).
  */
-import { realpathSync } from 'node:fs';
 import type { Emit } from '../../kernel/bus.js';
 import { badRequest } from '../../kernel/errors.js';
 import { parseVirtual, type Fence } from '../../kernel/fence.js';
@@ -13,7 +12,7 @@ import type { RunLedger } from '../../kernel/runs.js';
 import { createCheckpoints, MEMORY_ROOT, type CheckpointService } from './checkpoints.js';
 import { commit, review, suggestMessage, type ModelPass } from './commit.js';
 import { fileDiff, parseWorkMode, rawDiff, workDiff } from './diff.js';
-import { findRepos, resolveTarget, type RepoContext } from './repo.js';
+import { findRepos, realOr, resolveTarget, type RepoContext } from './repo.js';
 import { status, treeStatus } from './status.js';
 import type { DiffAnswer } from './types.js';
 
@@ -106,10 +105,3 @@ export function createGitService(deps: GitDeps) {
   };
 }
 
-function realOr(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
