@@ -249,16 +249,16 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   );
   history.registerAdapter('agent', agents.historyAdapter);
   history.registerAdapter('skill', skills.historyAdapter);
-  agentsRoutes(app, agents);
-  skillsRoutes(app, skills);
-  memoryRoutes(app, memory);
-  reportsRoutes(app, reports);
   // Git and checkpoints (issue 13): a run's first file-changing tool call snapshots every root first.
   const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log });
   await git.init();
   closers.push(() => git.close());
   tools.setBeforeWrite((ctx) => git.checkpoints.beforeWrite(ctx.runId!));
   gitRoutes(app, git);
+  agentsRoutes(app, agents);
+  skillsRoutes(app, skills);
+  memoryRoutes(app, memory);
+  reportsRoutes(app, reports);
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
