@@ -21,7 +21,7 @@ try {
   const engine = await startEngine({ home, port: 0, log: () => undefined, files: { watch: false } });
   try {
     const r = await alternate(
-      9,
+      15,
       async () => {
         const res = await fetch(`${engine.url}/api/git/status`);
         const body = (await res.json()) as { unstaged: unknown[]; untracked: unknown[] };

@@ -52,7 +52,6 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   const shadows = new Map<string, Shadow>();
   let list: Checkpoint[] | undefined;
   const firstWrite = new Map<string, Promise<void>>();
-  const gcRunning = new Set<string>();
   const closing = new AbortController();
   const policy = deps.policy ?? { kept: LIMITS.checkpointsKept, maxAgeMs: LIMITS.checkpointMaxAgeMs };
   const now = deps.now ?? Date.now;
@@ -199,7 +198,7 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   /**
    * Per root: checkpoints older than `policy.maxAgeMs`, and beyond the newest `policy.kept`,
    * are dropped, except the first and last checkpoint of a run still in flight (its changes so far
-   * and its latest undo point).
+   * and its latest undo point). Their objects go with the next `gc --auto` of that shadow.
    */
   async function prune(): Promise<void> {
     const all = await load();
@@ -227,10 +226,8 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
       if (!root) continue; // an unmounted folder's shadow stays until it is mounted again
       const shadow = shadowFor(root);
       await serial(shadow, () => shadow.deleteRefs(shas));
-      if (!gcRunning.has(rootPath)) {
-        gcRunning.add(rootPath);
-        void shadow.gc(closing.signal).finally(() => gcRunning.delete(rootPath));
-      }
+      // Queued behind the snapshot, not awaited: the caller's checkpoint is already made.
+      void serial(shadow, () => shadow.gc(closing.signal));
     }
   }
 

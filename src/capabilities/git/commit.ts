@@ -2,11 +2,10 @@
  * Commits, and the two model passes over a diff: a suggested commit message and a review. Each
  * pass is its own run in the ledger (source `git`), so its spend shows in the reports.
  */
-import path from 'node:path';
 import { badRequest, conflict, describeError, EngineError, isEngineError, serverError } from '../../kernel/errors.js';
 import { firstLine } from './exec.js';
 import { workDiff } from './diff.js';
-import { inRepo, resolveTarget, type RepoContext, type RepoTarget } from './repo.js';
+import { homeExcludeSpec, inRepo, resolveTarget, type RepoContext, type RepoTarget } from './repo.js';
 import { LIMITS } from '../../kernel/limits.js';
 
 export type ModelPass = (req: { system: string; prompt: string; source: string; title: string }) => Promise<string>;
@@ -20,7 +19,7 @@ export async function commit(ctx: RepoContext, rootParam: string | undefined, me
   const target = await resolveTarget(ctx, rootParam);
   const staged = (await inRepo(ctx, target, ['diff', '--cached', '--quiet', '--no-ext-diff'])).code === 1;
   if (!staged) {
-    const add = await inRepo(ctx, target, ['add', '-A', '--', '.', ...homeExclude(ctx, target)]);
+    const add = await inRepo(ctx, target, ['add', '-A', '--', '.', ...homeExcludeSpec(ctx, target)]);
     if (add.code !== 0) throw new EngineError(409, `git could not stage the changes of "${target.name}": ${firstLine(add.stderr)}`);
     const any = (await inRepo(ctx, target, ['diff', '--cached', '--quiet', '--no-ext-diff'])).code === 1;
     if (!any) throw conflict(`nothing to commit in "${target.name}": the work tree matches the last commit`);
@@ -38,13 +37,6 @@ export async function commit(ctx: RepoContext, rootParam: string | undefined, me
   }
   const sha = (await inRepo(ctx, target, ['rev-parse', 'HEAD'])).stdout.toString('utf8').trim();
   return { sha, committed: staged ? 'staged' : 'all' };
-}
-
-/** A mount holding the engine home never stages the home. */
-function homeExclude(ctx: RepoContext, target: RepoTarget): string[] {
-  const rel = path.relative(target.dir, ctx.home);
-  if (target.root.kind !== 'mount' || !rel || rel.startsWith('..') || path.isAbsolute(rel)) return [];
-  return [`:(exclude,literal)${rel.split(path.sep).join('/')}`];
 }
 
 /** The diff a model pass is shown: staged changes when there are any, else every change; clipped with a note. */

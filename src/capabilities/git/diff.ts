@@ -10,7 +10,7 @@ import path from 'node:path';
 import { badRequest, EngineError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { firstLine, lit, nulFields, type GitResult } from './exec.js';
-import { inRepo, resolveTarget, toRepoPath, type RepoContext, type RepoTarget } from './repo.js';
+import { homeExcludeSpec, inRepo, resolveTarget, toRepoPath, type RepoContext, type RepoTarget } from './repo.js';
 import type { DiffAnswer } from './types.js';
 
 /** The flags every patch gets, whatever the user's diff configuration says. */
@@ -80,11 +80,9 @@ export const WORK_MODES: WorkMode[] = ['auto', 'staged', 'unstaged', 'head'];
 /** Pathspecs limiting a diff: the given repository paths, and never the engine home when a mount holds it. */
 function pathspecs(ctx: RepoContext, target: RepoTarget, paths?: string[]): string[] {
   const specs = paths?.length ? paths.map(lit) : [];
-  const rel = path.relative(target.dir, ctx.home);
-  if (target.root.kind === 'mount' && rel && !rel.startsWith('..') && !path.isAbsolute(rel)) {
-    if (!specs.length) specs.push('.');
-    specs.push(`:(exclude,literal)${rel.split(path.sep).join('/')}`);
-  }
+  const home = homeExcludeSpec(ctx, target);
+  if (home.length && !specs.length) specs.push('.'); // an exclude alone would match nothing
+  specs.push(...home);
   return specs.length ? ['--', ...specs] : [];
 }
 

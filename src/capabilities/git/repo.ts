@@ -69,6 +69,13 @@ export function toVirtual(ctx: RepoContext, target: RepoTarget, rel: string): st
   return target.prefix + rel;
 }
 
+/** The pathspec that keeps the engine home out of a command in a mount holding it (else nothing). */
+export function homeExcludeSpec(ctx: RepoContext, target: RepoTarget): string[] {
+  const rel = path.relative(target.dir, ctx.home);
+  if (target.root.kind !== 'mount' || !rel || rel.startsWith('..') || path.isAbsolute(rel)) return [];
+  return [`:(exclude,literal)${rel.split(path.sep).join('/')}`];
+}
+
 /** A virtual path (as a client sends it) as a path relative to the target repository, fenced. */
 export async function toRepoPath(ctx: RepoContext, target: RepoTarget, virtual: string): Promise<string> {
   const resolved = await ctx.fence.resolve(virtual);

@@ -108,9 +108,14 @@ export class Shadow {
     await this.ok(['update-ref', '--stdin', '-z'], { input: shas.map((s) => `delete refs/checkpoints/${s}\0\0`).join('') });
   }
 
-  /** Packs and drops unreferenced objects older than an hour (safe next to a running snapshot). */
+  /**
+   * Packs and drops unreferenced objects older than an hour once enough loose objects piled up (git's
+   * own `gc --auto` threshold), in the foreground: the caller runs it in the shadow's queue, because
+   * a prune removes empty object folders a concurrent snapshot may be writing into.
+   */
   async gc(signal?: AbortSignal): Promise<void> {
-    await this.run(['gc', '--quiet', '--prune=1.hour.ago'], { signal, timeoutMs: 10 * 60_000 }).catch(() => undefined);
+    const args = ['-c', 'gc.auto=6700', '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet', '--prune=1.hour.ago'];
+    await this.run(args, { signal, timeoutMs: 10 * 60_000 }).catch(() => undefined);
   }
 
   /**
