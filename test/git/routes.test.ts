@@ -83,6 +83,9 @@ describe('git routes', () => {
     const roots = body.repos.map((r: any) => r.root).sort();
     assert.deepEqual(roots, ['nested', 'other', 'workspace']);
     assert.equal(body.repos.find((r: any) => r.root === 'nested').nested, true);
+    const one = await t.api('GET', '/api/git/repos?root=other');
+    assert.deepEqual(one.body.repos, [{ root: 'other', rootName: 'other', path: 'other', nested: false }]);
+    assert.equal((await t.api('GET', '/api/git/repos?root=nosuch')).status, 404);
     const nested = await t.api('GET', '/api/git/status?root=nested');
     assert.equal(nested.status, 200);
     assert.deepEqual(nested.body.unstaged, [{ path: 'nested/n.txt', status: 'M' }]);

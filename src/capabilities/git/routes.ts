@@ -76,15 +76,15 @@ export function gitRoutes(app: FastifyInstance, git: GitService): void {
     (req) => git.status(req.query.root),
   );
 
-  app.get(
+  app.get<{ Querystring: { root?: string } }>(
     '/api/git/repos',
     {
-      schema: doc('Every git repository across the workspace and the mounts, nested ones included', {
+      schema: doc('Every git repository across the workspace and the mounts (or of one root), nested ones included', {
         query: { root },
         ok: { repos: arrayOf(obj({ root: str, rootName: str, path: str, nested: bool })) },
       }),
     },
-    async () => ({ repos: await git.repos() }),
+    async (req) => ({ repos: await git.repos(req.query.root) }),
   );
 
   app.get<{ Querystring: { root?: string } }>(

@@ -91,7 +91,10 @@ export function createGitService(deps: GitDeps) {
   return {
     checkpoints,
     status: (root?: string) => status(ctx, root),
-    repos: () => findRepos(ctx),
+    repos: async (root?: string) => {
+      if (root) deps.fence.root(root); // an unknown root is a 404 sentence, not an empty list
+      return (await findRepos(ctx)).filter((r) => !root || r.rootName === root);
+    },
     treeStatus: (root?: string) => treeStatus(ctx, root),
     diff: (root: string | undefined, staged: boolean) => rawDiff(ctx, root, staged),
     contextualDiff,
