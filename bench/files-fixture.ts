@@ -27,10 +27,10 @@ export async function makeTree(root: string, files: number, needleEvery = 100): 
   }
 }
 
-/** Runs a command to completion, draining its output; resolves with its exit code. */
-export function run(cmd: string, args: string[], cwd?: string): Promise<number> {
+/** Runs a command to completion (with extra environment), draining its output; resolves with its exit code. */
+export function run(cmd: string, args: string[], cwd?: string, env?: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(cmd, args, { cwd, env: env ? { ...process.env, ...env } : undefined, stdio: ['ignore', 'pipe', 'ignore'] });
     child.stdout.on('data', () => undefined);
     child.on('error', reject);
     child.on('close', (code) => resolve(code ?? -1));
@@ -43,8 +43,8 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
-/** Alternates engine and baseline `rounds` times after one warm-up each; returns medians in ms. */
-export async function sideBySide(rounds: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>) {
+/** Alternates engine and baseline `rounds` times after one warm-up each; returns every round's ms. */
+export async function alternateSamples(rounds: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>) {
   await engine();
   await baseline();
   const e: number[] = [];
@@ -53,7 +53,13 @@ export async function sideBySide(rounds: number, engine: () => Promise<unknown>,
     e.push(await time(engine));
     b.push(await time(baseline));
   }
-  return { engine: median(e), baseline: median(b) };
+  return { engine: e, baseline: b };
+}
+
+/** Alternates engine and baseline `rounds` times after one warm-up each; returns medians in ms. */
+export async function sideBySide(rounds: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>) {
+  const s = await alternateSamples(rounds, engine, baseline);
+  return { engine: median(s.engine), baseline: median(s.baseline) };
 }
 
 export function result(metric: string, engineMs: number, baselineMs: number, aim: string, pass: boolean): void {

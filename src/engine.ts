@@ -55,6 +55,8 @@ import { webTools } from './capabilities/web/tools.js';
 import { aboutRoutes } from './capabilities/system/about.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
+import { gitRoutes } from './capabilities/git/routes.js';
+import { createGitService, type GitService } from './capabilities/git/service.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
@@ -111,6 +113,8 @@ export interface Engine {
   /** The multi-root fence: every virtual path (files, shell cwd, git) resolves through it. */
   fence: Fence;
   agents: AgentsService;
+  /** Git routes' service; `git.checkpoints` is the checkpoints API (docs/git.md) for workflows. */
+  git: GitService;
   settings: SettingsServiceImpl;
   secrets: SecretStore;
   config: ConfigServiceImpl;
@@ -284,6 +288,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   );
   history.registerAdapter('agent', agents.historyAdapter);
   history.registerAdapter('skill', skills.historyAdapter);
+  // Git and checkpoints (issue 13): a run's first file-changing tool call snapshots every root first.
+  const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log });
+  await git.init();
+  closers.push(() => git.close());
+  tools.setBeforeWrite((ctx) => git.checkpoints.beforeWrite(ctx.runId!));
+  gitRoutes(app, git);
   agentsRoutes(app, agents);
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);
@@ -324,5 +334,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, notifications, history, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -146,5 +146,16 @@ export const LIMITS = {
   webFetchCacheMs: 60_000, // paging a page with offset reads the text fetched this recently
   webFetchCachePages: 8,
   termSessions: 16, // live terminals at once; a 17th id is refused until one closes
+
+  // Git and checkpoints (issue 13)
+  gitTimeoutMs: 120_000, // one git command; a hung hook or a huge repository is killed after this
+  gitDiffBytes: 2 * 1024 * 1024, // a diff answer; whole files past this are listed in a note instead
+  gitTreeStatusEntries: 20_000, // entries of GET /api/git/tree-status across all roots
+  gitRepoScanDirs: 20_000, // folders walked per root looking for nested repositories
+  gitRepoScanDepth: 8,
+  gitFilesDiffPaths: 200, // `paths=` of one GET /api/git/files-diff
+  gitModelDiffChars: 60_000, // the diff a commit-message or review pass is shown
+  checkpointsKept: 100, // per root; the oldest beyond this are pruned
+  checkpointMaxAgeMs: 7 * 24 * 3600_000, // older checkpoints are pruned (never the first or last of a live run)
 } as const;
 

@@ -37,6 +37,7 @@ export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
   private gate: Gate = allowAllGate;
   private mask: (text: string) => string = (t) => t;
+  private beforeWrite: ((ctx: ToolContext) => Promise<void>) | undefined;
 
   constructor(private readonly bus: Bus) {}
 
@@ -55,6 +56,14 @@ export class ToolRegistry {
   /** The default permission gate for calls that bring none. */
   setGate(gate: Gate): void {
     this.gate = gate;
+  }
+
+  /**
+   * Called once a call that may change files (any tool not marked readOnly) has passed the gate and
+   * before it runs, for calls that belong to a run: the checkpoints take their snapshot here.
+   */
+  setBeforeWrite(hook: (ctx: ToolContext) => Promise<void>): void {
+    this.beforeWrite = hook;
   }
 
   /** Masks secret-shaped text in tool arguments before they reach an event. */
@@ -175,6 +184,7 @@ export class ToolRegistry {
     const decision = await (options.gate ?? this.gate).check(tool, request, args, ctx);
     if (!decision.allow) throw new ToolRefusal(decision.reason);
     if (ctx.signal.aborted) throw new ToolRefusal(`Tool "${tool.name}" was stopped before it started.`);
+    if (!tool.readOnly && ctx.runId && this.beforeWrite) await this.beforeWrite(ctx);
     const result = await tool.run(args, ctx);
     const out = typeof result === 'string' ? { text: result } : result;
     if (out.isError) throw new ToolRefusal(out.unclipped ? out.text : clipResult(out.text));

@@ -60,16 +60,19 @@ function underCall(tools: ToolRegistry, delegateCallId: string): RunAgentOptions
   };
 }
 
-/** One tool-less model pass billed to its own run (source `memory`); throws the provider's sentence on failure. */
+/**
+ * One tool-less model pass billed to its own run (source `memory` unless another is given, e.g. `git`
+ * for commit messages and reviews); throws the provider's sentence on failure.
+ */
 export function createModelPass(deps: RunnerDeps) {
-  return async (req: { system: string; prompt: string; scope: string; signal?: AbortSignal }): Promise<string> => {
+  return async (req: { system: string; prompt: string; scope?: string; source?: string; title?: string; signal?: AbortSignal }): Promise<string> => {
     const client = await deps.providers.resolve();
     const run = deps.runs.start({
-      source: 'memory',
-      agent: req.scope === 'shared' ? undefined : req.scope,
+      source: req.source ?? 'memory',
+      agent: req.scope === undefined || req.scope === 'shared' ? undefined : req.scope,
       model: client.modelId,
       provider: client.provider,
-      title: `consolidate memory: ${req.scope}`,
+      title: req.title ?? `consolidate memory: ${req.scope}`,
       signal: req.signal,
     });
     try {

@@ -1,0 +1,149 @@
+/**
+ * The one way the engine runs git: `spawn('git', args)` with an argument array (never a shell), a
+ * clean environment and bounded output. Every git route and the checkpoints go through `git()`.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { EngineError } from '../../kernel/errors.js';
+import { LIMITS } from '../../kernel/limits.js';
+
+export interface GitOptions {
+  /** The working directory (a repository top, or a root for the shadow repositories). */
+  cwd: string;
+  /** Folders git must never walk up into (GIT_CEILING_DIRECTORIES): always the engine home. */
+  ceilings: string[];
+  /** Extra environment (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE for the shadow repositories). */
+  env?: Record<string, string>;
+  /** Standard input (NUL-separated pathspecs). */
+  input?: string | Buffer;
+  /** Stop reading after this many bytes of stdout and kill git (`truncated` tells). */
+  maxBytes?: number;
+  /** Exit codes that are answers, not failures (`diff --quiet` answers 1 for "differs"). */
+  okCodes?: number[];
+  /** Ignore the user's global and system configuration (the shadow repositories). */
+  isolated?: boolean;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface GitResult {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+  truncated: boolean;
+}
+
+/** Environment names git or a shell would read that must never leak in from the engine's own environment. */
+const DROPPED = /^(GIT_|LESS|PAGER$|EDITOR$|VISUAL$)/;
+
+/**
+ * The environment git runs with. The user's GIT_* overrides (GIT_DIR, GIT_INDEX_FILE, GIT_CONFIG_*)
+ * would point our commands at another repository, so they are dropped; HOME stays so a commit gets
+ * the user's identity and excludes. No pager, no prompts, no optional index writes (a status never
+ * rewrites the user's index), C locale messages. Paths are passed as `:(literal)` pathspecs (`lit`).
+ */
+export function gitEnv(opts: Pick<GitOptions, 'ceilings' | 'env' | 'isolated'>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !DROPPED.test(name)) env[name] = value;
+  }
+  Object.assign(env, {
+    GIT_CEILING_DIRECTORIES: opts.ceilings.join(path.delimiter),
+    GIT_PAGER: 'cat',
+    PAGER: 'cat',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '',
+    SSH_ASKPASS: '',
+    GIT_OPTIONAL_LOCKS: '0',
+    GIT_NO_REPLACE_OBJECTS: '1',
+    LC_ALL: 'C',
+    LANGUAGE: 'C',
+  });
+  if (opts.isolated) {
+    env.GIT_CONFIG_NOSYSTEM = '1';
+    env.GIT_CONFIG_GLOBAL = '/dev/null';
+  }
+  return { ...env, ...(opts.env ?? {}) };
+}
+
+/**
+ * Settings every command gets on its command line: stable, unquoted paths, no colour, no pager, and
+ * no hooks or fsmonitor program. A repository's `.git` lies inside the fence, so a model with file
+ * tools could write a hook; nothing the engine runs on a person's behalf may execute it.
+ */
+const BASE_CONFIG = ['-c', 'core.quotePath=false', '-c', 'color.ui=false', '-c', 'core.pager=cat', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+/** Our own (shadow) commands also store bytes as they are and never pack on their own. */
+const ISOLATED_CONFIG = ['-c', 'core.autocrlf=false', '-c', 'core.safecrlf=false', '-c', 'gc.auto=0'];
+
+/** Runs git; resolves with its exit code and output, rejects only when git cannot be started. */
+export function git(args: string[], opts: GitOptions): Promise<GitResult> {
+  const full = [...BASE_CONFIG, ...(opts.isolated ? ISOLATED_CONFIG : []), ...args];
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', full, {
+      cwd: opts.cwd,
+      env: gitEnv(opts),
+      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      signal: opts.signal,
+    });
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let truncated = false;
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? LIMITS.gitTimeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (truncated) return;
+      if (opts.maxBytes !== undefined && bytes + chunk.length > opts.maxBytes) {
+        chunks.push(chunk.subarray(0, opts.maxBytes - bytes));
+        bytes = opts.maxBytes;
+        truncated = true;
+        child.kill('SIGKILL');
+        return;
+      }
+      chunks.push(chunk);
+      bytes += chunk.length;
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      if (stderr.length < 64 * 1024) stderr += chunk.toString('utf8');
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') reject(new EngineError(500, 'git is not installed or not on PATH; install git (the engine runs the real git for every git route)'));
+      else reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout: Buffer.concat(chunks), stderr, truncated });
+    });
+    if (opts.input !== undefined) {
+      child.stdin!.on('error', () => undefined); // git may exit before reading all of it
+      child.stdin!.end(opts.input);
+    }
+  });
+}
+
+/** Like `git()` but a non-zero exit (not in `okCodes`) throws a 500 with git's first error line. */
+export async function gitOk(args: string[], opts: GitOptions): Promise<GitResult> {
+  const result = await git(args, opts);
+  if (result.code !== 0 && !result.truncated && !(opts.okCodes ?? []).includes(result.code)) {
+    throw new EngineError(500, `git ${args.find((a) => !a.startsWith('-')) ?? ''} failed: ${firstLine(result.stderr) || `exit ${result.code}`}`);
+  }
+  return result;
+}
+
+/** The first meaningful line of git's stderr (hints dropped). */
+export function firstLine(stderr: string): string {
+  const line = stderr.split('\n').find((l) => l.trim() && !l.startsWith('hint:'));
+  return (line ?? '').replace(/^(fatal|error): /, '').trim();
+}
+
+/** Splits NUL-terminated output into fields (the trailing empty field dropped). */
+export function nulFields(buf: Buffer): string[] {
+  const text = buf.toString('utf8');
+  const fields = text.split('\0');
+  if (fields.at(-1) === '') fields.pop();
+  return fields;
+}
+
+/** A path as a pathspec that matches exactly that path (a file named `*` or `:x` is that file). */
+export const lit = (p: string) => `:(literal)${p}`;
