@@ -68,6 +68,7 @@ import { ensureShellParser } from './permissions/shell-parse.js';
 import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { warmSdk } from './providers/sdk.js';
+import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -87,6 +88,8 @@ export interface EngineOptions {
   files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
+  /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home. */
+  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome'>;
 }
 
 export interface Engine {
@@ -191,7 +194,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   chatRoutes(app, chat);
 
   runsRoutes(app, runs);
+  // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, off the start path.
+  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
   statusRoutes(app, {
+    sandbox: sandbox.status,
     runs,
     tools,
     provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
@@ -200,7 +206,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
@@ -259,6 +265,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   setTimeout(() => {
     void warmSdk().catch(() => undefined);
     void ensureShellParser();
+    void sandbox.probe();
   }, LIMITS.warmUpDelayMs).unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;

@@ -136,5 +136,10 @@ export const LIMITS = {
   webFetchCacheMs: 60_000, // paging a page with offset reads the text fetched this recently
   webFetchCachePages: 8,
   termSessions: 16, // live terminals at once; a 17th id is refused until one closes
+
+  // The sandbox under run_shell (src/sandbox)
+  sandboxProbeTimeoutMs: 10_000, // the one real start of the sandbox that decides whether it works here
+  sandboxRepoScanDirs: 20_000, // folders walked per command to find every .git (config and hooks kept read-only)
+  sandboxRepoScanDepth: 12,
 } as const;
 

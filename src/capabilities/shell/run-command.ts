@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { forbidden } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
+import type { SandboxLaunch } from '../../sandbox/types.js';
 import type { HardDenied } from './types.js';
 
 export interface RunCommandOptions {
@@ -16,6 +17,8 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   /** Default LIMITS.shellTimeoutMs (300 s). */
   timeoutMs?: number;
+  /** The OS sandbox to start the shell in (src/sandbox): `<program> <prefix...> bash -lc <command>`. */
+  sandbox?: SandboxLaunch;
   /** The hard denylist, checked here too so no caller can skip it. */
   hardDenied?: HardDenied;
   /** Output bounds (defaults from LIMITS); tests and callers with tighter budgets may lower them. */
@@ -59,7 +62,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
 
   // `bash -lc`: a login shell, so the user's PATH and tool managers (nvm, pyenv ...) are there.
   // detached: its own process group, so stopping kills the command and everything it started.
-  const child = spawn('bash', ['-lc', options.command], {
+  // Inside a sandbox the same bash starts under bwrap or sandbox-exec; the process group then holds
+  // the sandbox's monitor and everything in it, so a timeout or a stop still kills it all.
+  const shellArgs = ['-lc', options.command];
+  const [file, args] = options.sandbox ? [options.sandbox.program, [...options.sandbox.prefix, 'bash', ...shellArgs]] : ['bash', shellArgs];
+  const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
@@ -140,7 +147,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     }
   }
 
-  if (outcome.spawnError) text += `could not start bash: ${outcome.spawnError.message}`;
+  if (outcome.spawnError) text += `could not start ${options.sandbox ? 'the sandbox' : 'bash'}: ${outcome.spawnError.message}`;
   const signal = outcome.signal ?? undefined;
   const exitCode = outcome.code ?? (signal ? 128 + (SIGNAL_NUMBERS[signal] ?? 0) : 1);
   return {

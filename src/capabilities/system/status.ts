@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { RunLedger } from '../../kernel/runs.js';
+import type { SandboxStatus } from '../../sandbox/types.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 
 /** What GET /api/status reports; each capability contributes its part through the composition root. */
@@ -9,6 +10,8 @@ export interface StatusSources {
   provider: () => { provider: string | null; providers: string[] };
   mcp: () => unknown;
   embeddings: () => boolean;
+  /** Whether commands run in the OS sandbox, and why not when they do not. */
+  sandbox: () => Promise<SandboxStatus>;
 }
 
 export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
@@ -21,6 +24,7 @@ export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
       tools: s.tools.names(),
       mcp: s.mcp(),
       embeddings: s.embeddings(),
+      sandbox: await s.sandbox(),
       running: s.runs.live().map(({ record }) => ({
         runId: record.runId,
         source: record.source,

@@ -1,0 +1,58 @@
+/**
+ * bubblewrap arguments for one command (Linux). bwrap builds a fresh mount namespace in the order
+ * the arguments are given, so the order below is the policy:
+ *
+ *   1. the whole filesystem read-only, a minimal /dev, a /proc of a new pid namespace;
+ *   2. private /tmp and /var/tmp (empty tmpfs; the host's are invisible), and /run hidden (network
+ *      off) or at least /run/user and the container daemons' sockets (network on): a unix socket
+ *      is reachable on a read-only mount, and docker.sock is root on the host;
+ *   3. the user's home again, read-only (it may sit under /tmp, as a test's fake HOME does);
+ *   4. the writable roots (workspace and mounts) outside the engine home, parents first;
+ *   5. the engine home replaced by an empty read-only tmpfs (secrets.key, permissions.json, run
+ *      logs invisible), then the roots inside it (the default workspace) bound again;
+ *   6. the read-only islands inside writable roots: every .git's config and hooks, and shell
+ *      start-up files when the user's home is itself inside a writable root.
+ *
+ * Namespaces: a new pid namespace is required, not optional: with the host's /proc a command could
+ * read the engine's environment or reach the unsandboxed filesystem through /proc/<pid>/root. It
+ * also means every process a command started ends with it. All capabilities are dropped (bwrap
+ * run as root keeps them otherwise, and a process with CAP_SYS_ADMIN could remount /). No
+ * --new-session: the command has no terminal (stdin is /dev/null and the engine starts it with
+ * setsid), and a new session would take it out of the process group the engine kills on timeout.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { SandboxPlan } from './types.js';
+
+const DAEMON_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock'];
+
+/** `p` is `dir` or inside it. */
+export function isInside(p: string, dir: string): boolean {
+  if (p === dir) return true;
+  return p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = existsSync): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  for (const tmp of ['/tmp', '/var/tmp']) if (exists(tmp)) args.push('--tmpfs', tmp);
+  if (!plan.network && exists('/run')) args.push('--tmpfs', '/run');
+  else {
+    if (exists('/run/user')) args.push('--tmpfs', '/run/user');
+    for (const sock of DAEMON_SOCKETS) if (exists(sock)) args.push('--ro-bind', '/dev/null', sock);
+  }
+  if (plan.userHome && plan.userHome !== '/' && exists(plan.userHome)) args.push('--ro-bind', plan.userHome, plan.userHome);
+
+  const bind = plan.mode === 'workspace-write' ? '--bind' : '--ro-bind';
+  const roots = [...new Set(plan.roots)].filter((r) => exists(r)).sort((a, b) => a.length - b.length);
+  const insideHome = (r: string) => isInside(r, plan.engineHome);
+  for (const root of roots.filter((r) => !insideHome(r))) args.push(bind, root, root);
+  args.push('--tmpfs', plan.engineHome);
+  for (const root of roots.filter(insideHome)) args.push(bind, root, root);
+  args.push('--remount-ro', plan.engineHome);
+  for (const p of [...new Set(plan.readOnly)].sort()) if (exists(p)) args.push('--ro-bind', p, p);
+
+  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  if (!plan.network) args.push('--unshare-net');
+  args.push('--die-with-parent', '--cap-drop', 'ALL', '--chdir', plan.cwd, '--');
+  return args;
+}

@@ -1,0 +1,109 @@
+/**
+ * Finds every git repository inside the writable roots, so the sandbox can keep each one's `config`
+ * and `hooks` read-only: both name programs git runs later (core.fsmonitor, core.hooksPath,
+ * core.pager, filters, hooks), outside any sandbox, when a person types `git status`. The rest of
+ * the repository (objects, refs, index) stays writable so a command can still commit.
+ *
+ * The walk runs before every sandboxed command (mounts are fixed when the sandbox starts). It never
+ * follows symlinks, does not enter `node_modules` (package managers write there, people do not run
+ * git there) and stops at LIMITS.sandboxRepoScanDirs folders; a repository created by a command is
+ * found by the next command's walk (docs/security.md says what that means).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { LIMITS } from '../kernel/limits.js';
+
+export interface RepoScan {
+  /** Git directories found (`<repo>/.git`, submodule and worktree git dirs inside a root). */
+  gitDirs: string[];
+  /** The paths to keep read-only: each git dir's config, config.worktree and hooks. */
+  readOnly: string[];
+  /** The walk hit its folder budget: repositories deeper or further on were not looked for. */
+  truncated: boolean;
+}
+
+const SKIP = new Set(['node_modules']);
+
+export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDepth?: number } = {}): Promise<RepoScan> {
+  const maxDirs = opts.maxDirs ?? LIMITS.sandboxRepoScanDirs;
+  const maxDepth = opts.maxDepth ?? LIMITS.sandboxRepoScanDepth;
+  const gitDirs = new Set<string>();
+  let budget = maxDirs;
+  let truncated = false;
+  const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+
+  for (const root of roots) {
+    const queue: Array<{ dir: string; depth: number }> = [{ dir: root, depth: 0 }];
+    while (queue.length) {
+      const { dir, depth } = queue.shift()!;
+      if (budget-- <= 0) {
+        truncated = true;
+        break;
+      }
+      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries) {
+        const full = path.join(dir, e.name);
+        if (e.name === '.git') {
+          if (e.isDirectory()) gitDirs.add(full);
+          else if (e.isFile()) {
+            // A worktree or submodule: `.git` is a file pointing at the real git dir.
+            const target = await gitdirOf(full);
+            if (target && inRoots(target)) gitDirs.add(target);
+          }
+          continue;
+        }
+        if (e.isDirectory() && !SKIP.has(e.name) && depth < maxDepth) queue.push({ dir: full, depth: depth + 1 });
+      }
+    }
+  }
+
+  // Submodules keep their git dirs inside the parent's: `.git/modules/<name>[/modules/...]`.
+  for (const dir of [...gitDirs]) await addModules(path.join(dir, 'modules'), gitDirs, 6);
+  // A linked worktree's git dir shares config and hooks with the main one (its `commondir`).
+  for (const dir of [...gitDirs]) {
+    const common = await fs.readFile(path.join(dir, 'commondir'), 'utf8').catch(() => '');
+    if (common.trim()) {
+      const target = path.resolve(dir, common.trim());
+      if (inRoots(target)) gitDirs.add(target);
+    }
+  }
+
+  const readOnly: string[] = [];
+  for (const dir of [...gitDirs].sort()) {
+    // A missing hooks folder could be created and filled by the command: make it (as `git init`
+    // does) so it can be mounted read-only.
+    await fs.mkdir(path.join(dir, 'hooks'), { recursive: true }).catch(() => undefined);
+    for (const name of ['config', 'config.worktree', 'hooks']) {
+      const p = path.join(dir, name);
+      if (await exists(p)) readOnly.push(p);
+    }
+  }
+  return { gitDirs: [...gitDirs].sort(), readOnly, truncated };
+}
+
+async function addModules(dir: string, found: Set<string>, depth: number): Promise<void> {
+  if (depth <= 0) return;
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const e of entries) {
+    if (!e.isDirectory()) continue;
+    const sub = path.join(dir, e.name);
+    // A git dir has HEAD; anything else is a folder of a nested submodule name (`a/b`).
+    if (await exists(path.join(sub, 'HEAD'))) {
+      found.add(sub);
+      await addModules(path.join(sub, 'modules'), found, depth - 1);
+    } else await addModules(sub, found, depth - 1);
+  }
+}
+
+async function gitdirOf(file: string): Promise<string | undefined> {
+  const text = await fs.readFile(file, 'utf8').catch(() => '');
+  const m = /^gitdir:\s*(.+)$/m.exec(text);
+  return m ? path.resolve(path.dirname(file), m[1].trim()) : undefined;
+}
+
+async function exists(p: string): Promise<boolean> {
+  return fs.lstat(p).then(
+    () => true,
+    () => false,
+  );
+}
