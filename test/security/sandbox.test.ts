@@ -198,3 +198,22 @@ test('mode off runs unsandboxed: the same write outside the workspace lands, and
     await defaults();
   }
 });
+
+test("check_diagnostics runs a root's own tsc (code a model may have written) inside the sandbox too", async () => {
+  const proj = path.join(victims, 'proj');
+  const victim = path.join(victims, 'tsc-victim');
+  await mkdir(path.join(proj, 'node_modules', '.bin'), { recursive: true });
+  await mkdir(victim);
+  await writeFile(path.join(proj, 'tsconfig.json'), '{}');
+  await writeFile(path.join(proj, 'node_modules', '.bin', 'tsc'), `#!/bin/sh\necho ran > ${proj}/tsc-ran\necho pwned > ${victim}/tsc-was-here\n`, { mode: 0o755 });
+  assert.equal((await t.api('POST', '/api/mounts', { path: proj, name: 'proj' })).status, 201);
+  try {
+    const ctx = { signal: new AbortController().signal, emit: () => undefined, attended: false, callId: 'd' };
+    const out = await t.engine.tools.call({ callId: 'diag-1', name: 'check_diagnostics', args: { root: 'proj' } }, ctx, { gate: allowAllGate });
+    assert.equal(out.isError, false, out.text);
+    assert.ok(existsSync(path.join(proj, 'tsc-ran')), 'the root\'s own tsc ran (and could write inside its root)');
+    assert.ok(!existsSync(path.join(victim, 'tsc-was-here')), 'the write outside the fence did not land');
+  } finally {
+    await t.api('DELETE', '/api/mounts/proj');
+  }
+});

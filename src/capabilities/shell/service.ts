@@ -6,12 +6,12 @@ import { realpath, stat } from 'node:fs/promises';
 import { badRequest, forbidden } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Emit } from '../../kernel/bus.js';
-import type { Sandbox } from '../../sandbox/sandbox.js';
+import type { PreparedCommand, Sandbox } from '../../sandbox/sandbox.js';
 import type { PermissionRequest } from '../../tools/types.js';
 import { runDiagnostics, type DiagnosticsReport } from './diagnostics.js';
 import { shellEnv } from './env.js';
 import { formatCommandResult, runCommand, type CommandResult } from './run-command.js';
-import type { FenceLike, HardDenied, Mask, ShellPermission } from './types.js';
+import type { FenceLike, FenceRoot, HardDenied, Mask, ShellPermission } from './types.js';
 
 export interface ShellDeps {
   fence: FenceLike;
@@ -114,10 +114,31 @@ export function createShellService(deps: ShellDeps) {
     return { ...result, cwd: dir.virtual, text, sandboxed };
   }
 
-  async function diagnostics(rootName: string | undefined, signal?: AbortSignal): Promise<DiagnosticsReport> {
+  /**
+   * `approvedUnsandboxed`: where no sandbox can start, may the checker run without one (a person
+   * asked through the API, or approved the attended prompt)? Temp folders of a Seatbelt run are
+   * removed when the check ends.
+   */
+  async function diagnostics(rootName: string | undefined, signal?: AbortSignal, approvedUnsandboxed = true): Promise<DiagnosticsReport> {
     const name = rootName === undefined || rootName.trim() === '' ? 'workspace' : rootName.trim();
-    return runDiagnostics(deps.fence.root(name), { signal, env: env() });
+    const root = deps.fence.root(name);
+    let prepared: PreparedCommand | undefined;
+    const sandbox = async (r: FenceRoot) => {
+      if (!deps.sandbox) return { env: {} };
+      prepared = await deps.sandbox.prepare({ roots: await realRoots(), cwd: await realpath(r.path).catch(() => r.path), approvedUnsandboxed });
+      return prepared;
+    };
+    try {
+      return await runDiagnostics(root, { signal, env: env(), sandbox });
+    } finally {
+      await prepared?.finish().catch(() => undefined);
+    }
   }
 
-  return { exec, permission, diagnostics, env };
+  /** A `code` request of another shell-capability tool, marked as run_shell's is when unsandboxed. */
+  async function markUnsandboxed(request: PermissionRequest, ctx: { attended: boolean }): Promise<PermissionRequest> {
+    return deps.sandbox && request.class === 'code' ? deps.sandbox.request(request, ctx.attended) : request;
+  }
+
+  return { exec, permission, diagnostics, env, markUnsandboxed };
 }

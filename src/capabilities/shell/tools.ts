@@ -47,12 +47,14 @@ export function shellTools(shell: ShellService, fence: FenceLike): AnyTool[] {
       additionalProperties: false,
     },
     // The root's own node_modules/.bin/tsc is code from the workspace: running it is the `code` class.
-    permission: async (args) => {
+    permission: async (args, ctx) => {
       const root = fence.root(args.root?.trim() || 'workspace');
-      return (await usesOwnChecker(root)) ? { class: 'code', key: 'check_diagnostics' } : { class: 'other', key: 'check_diagnostics' };
+      return (await usesOwnChecker(root)) ? shell.markUnsandboxed({ class: 'code', key: 'check_diagnostics' }, ctx) : { class: 'other', key: 'check_diagnostics' };
     },
     async run(args, ctx) {
-      return formatDiagnostics(await shell.diagnostics(args.root, ctx.signal));
+      // Where no sandbox can start, the engine's own tsc may run anyway; the root's own needed a person.
+      const own = await usesOwnChecker(fence.root(args.root?.trim() || 'workspace'));
+      return formatDiagnostics(await shell.diagnostics(args.root, ctx.signal, ctx.attended || !own));
     },
   });
 
