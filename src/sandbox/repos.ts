@@ -4,10 +4,10 @@
  * core.pager, filters, hooks), outside any sandbox, when a person types `git status`. The rest of
  * the repository (objects, refs, index) stays writable so a command can still commit.
  *
- * The walk runs before every sandboxed command (mounts are fixed when the sandbox starts). It never
- * follows symlinks, does not enter `node_modules` (package managers write there, people do not run
- * git there) and stops at LIMITS.sandboxRepoScanDirs folders; a repository created by a command is
- * found by the next command's walk (docs/security.md says what that means).
+ * The walk runs before every sandboxed command (mounts are fixed when the sandbox starts) and again
+ * after it (to report repositories the command created). It never follows symlinks, does not enter
+ * dependency and cache folders (SKIP) and stops at LIMITS.sandboxRepoScanDirs folders and
+ * LIMITS.sandboxRepoScanDepth levels (docs/security.md says what that means).
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -22,7 +22,10 @@ export interface RepoScan {
   truncated: boolean;
 }
 
-const SKIP = new Set(['node_modules']);
+// Dependency and cache folders: package managers and tools write there, people do not run git there,
+// and they are most of a project's folders (the walk runs twice per command).
+const SKIP = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', '.gradle', '.next', '.nuxt', '.cache']);
+const SCAN_CONCURRENCY = 32;
 
 export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDepth?: number } = {}): Promise<RepoScan> {
   const maxDirs = opts.maxDirs ?? LIMITS.sandboxRepoScanDirs;
@@ -32,28 +35,31 @@ export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDe
   let truncated = false;
   const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
 
-  for (const root of roots) {
-    const queue: Array<{ dir: string; depth: number }> = [{ dir: root, depth: 0 }];
-    while (queue.length) {
-      const { dir, depth } = queue.shift()!;
-      if (budget-- <= 0) {
-        truncated = true;
-        break;
-      }
-      const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-      for (const e of entries) {
-        const full = path.join(dir, e.name);
-        if (e.name === '.git') {
-          if (e.isDirectory()) gitDirs.add(full);
-          else if (e.isFile()) {
-            // A worktree or submodule: `.git` is a file pointing at the real git dir.
-            const target = await gitdirOf(full);
-            if (target && inRoots(target)) gitDirs.add(target);
-          }
-          continue;
+  // Breadth first, several folders at a time (readdir waits on the disk, not the CPU).
+  const queue: Array<{ dir: string; depth: number }> = roots.map((dir) => ({ dir, depth: 0 }));
+  const visit = async ({ dir, depth }: { dir: string; depth: number }) => {
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      const full = path.join(dir, e.name);
+      if (e.name === '.git') {
+        if (e.isDirectory()) gitDirs.add(full);
+        else if (e.isFile()) {
+          // A worktree or submodule: `.git` is a file pointing at the real git dir.
+          const target = await gitdirOf(full);
+          if (target && inRoots(target)) gitDirs.add(target);
         }
-        if (e.isDirectory() && !SKIP.has(e.name) && depth < maxDepth) queue.push({ dir: full, depth: depth + 1 });
+        continue;
       }
+      if (e.isDirectory() && !SKIP.has(e.name) && depth < maxDepth) queue.push({ dir: full, depth: depth + 1 });
+    }
+  };
+  while (queue.length) {
+    const batch = queue.splice(0, Math.min(queue.length, SCAN_CONCURRENCY, budget));
+    budget -= batch.length;
+    await Promise.all(batch.map(visit));
+    if (budget <= 0 && queue.length) {
+      truncated = true;
+      break;
     }
   }
 

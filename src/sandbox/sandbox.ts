@@ -32,9 +32,12 @@ export interface SandboxDeps {
 }
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
+// Files a shell, git or the desktop reads and runs later, outside any sandbox.
 export const STARTUP_FILES = [
-  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout',
-  '.config/fish', '.gitconfig', '.config/git', '.ssh', '.npmrc', '.pypirc', '.netrc',
+  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.inputrc',
+  '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.config/fish',
+  '.gitconfig', '.config/git', '.ssh', '.npmrc', '.pypirc', '.netrc',
+  '.local/bin', '.config/autostart', '.config/systemd', '.config/environment.d', '.pam_environment', '.xprofile', '.xsessionrc',
 ];
 
 export interface PreparedCommand {
@@ -117,7 +120,8 @@ export function createSandbox(deps: SandboxDeps) {
       return { launch: { program: p.program, prefix: bwrapArgs(plan) }, env: { TMPDIR: '/tmp' }, finish: finishScan };
     }
     // Seatbelt has no private /tmp: a fresh folder per command, given as TMPDIR, removed afterwards.
-    const tmp = await mkdtemp(path.join(os.tmpdir(), 'engine-sandbox-'));
+    // Seatbelt matches real paths (/private/var/folders/..., not /var/folders/...).
+    const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'engine-sandbox-')));
     return {
       launch: { program: p.program, prefix: seatbeltArgs(seatbeltProfile(plan, tmp)) },
       env: { TMPDIR: tmp },
