@@ -24,6 +24,26 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { SandboxPlan } from './types.js';
 
+/**
+ * The sandbox's pid namespace ends when bwrap's first child exits, killing whatever the command left
+ * running in the background (`npm run dev > dev.log 2>&1 &`). So the first child is this keeper: it
+ * runs the command's login shell (fd 3 closed for it), writes `<exit code> <processes left>` on fd 3
+ * for the engine, closes its own output, then waits while any other process lives in the namespace
+ * (pid 1 is bwrap's reaper, pid 2 the keeper; the glob forks nothing). bwrap itself holds the output
+ * pipes while the sandbox lives, so the engine cannot wait for them to close: the count tells it
+ * whether anything is left.
+ */
+export const KEEPER_SCRIPT = [
+  'bash -lc "$1" 3>&-',
+  'code=$?',
+  'set -- /proc/[0-9]*',
+  'echo "$code $(($# - 2))" >&3',
+  'exec 3>&- >/dev/null 2>&1',
+  'while :; do set -- /proc/[0-9]*; [ "$#" -le 2 ] && exit "$code"; sleep 0.25; done',
+].join('\n');
+
+export const KEEPER = ['/bin/sh', '-c', KEEPER_SCRIPT, 'engine-sandbox'];
+
 const DAEMON_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock'];
 
 /** `p` is `dir` or inside it. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { forbidden } from '../kernel/errors.js';
 import type { PermissionRequest } from '../tools/types.js';
 import { programsSetIn } from './git-config.js';
-import { bwrapArgs, isInside } from './linux.js';
+import { bwrapArgs, isInside, KEEPER } from './linux.js';
 import { seatbeltArgs, seatbeltProfile } from './macos.js';
 import { probeSandbox, type ProbeResult } from './probe.js';
 import { scanRepos } from './repos.js';
@@ -117,7 +117,7 @@ export function createSandbox(deps: SandboxDeps) {
     };
 
     if (p.backend === 'bwrap') {
-      return { launch: { program: p.program, prefix: bwrapArgs(plan) }, env: { TMPDIR: '/tmp' }, finish: finishScan };
+      return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER }, env: { TMPDIR: '/tmp' }, finish: finishScan };
     }
     // Seatbelt has no private /tmp: a fresh folder per command, given as TMPDIR, removed afterwards.
     // Seatbelt matches real paths (/private/var/folders/..., not /var/folders/...).

@@ -51,6 +51,11 @@ export interface SandboxStatus {
 export interface SandboxLaunch {
   program: string;
   prefix: string[];
+  /**
+   * Linux: the shell runs under a keeper (`<keeper...> <command>`) that writes the shell's exit code
+   * on fd 3 and then stays while processes the command left in the background live (see linux.ts).
+   */
+  keeper?: string[];
 }
 
 /** What a command may touch, decided per call from the fence's roots and the settings. */

@@ -66,10 +66,35 @@ test('a stop kills everything the command started', async () => {
   assert.ok(await gone('sleep 30[23]'));
 });
 
-test('background processes end with the command (the sandbox goes with its shell)', async () => {
-  const r = await shell.exec({ command: 'sleep 304 > /dev/null 2>&1 & echo started' });
-  assert.match(r.text, /started/);
-  assert.ok(await gone('sleep 304'));
+test('background processes are left running, still inside the sandbox, and the call does not wait for them', async () => {
+  const quiet = await shell.exec({ command: 'sleep 304 > /dev/null 2>&1 & echo started' });
+  assert.match(quiet.text, /started/);
+  assert.equal(quiet.backgroundInSandbox, true);
+  assert.match(quiet.text, /left background processes running in its sandbox/);
+  const held = await shell.exec({ command: 'sleep 305 & echo started', timeoutMs: 240_000 });
+  assert.equal(held.timedOut, false);
+  assert.equal(held.exitCode, 0);
+  assert.equal(held.backgroundInSandbox, true);
+  // Nothing left behind: no note, and the sandbox is gone.
+  const clean = await shell.exec({ command: 'echo alone' });
+  assert.equal(clean.backgroundInSandbox, false);
+  assert.doesNotMatch(clean.text, /background/);
+  try {
+    assert.equal(hostProcesses('^sleep 304$').length, 1, 'the quiet one still runs');
+    assert.equal(hostProcesses('^sleep 305$').length, 1, 'the one holding the output still runs');
+    // Still sandboxed: it sees the sandbox's /proc, not the host's.
+    const ns = execFileSync('readlink', [`/proc/${hostProcesses('^sleep 304$')[0]}/ns/pid`], { encoding: 'utf8' });
+    assert.notEqual(ns, execFileSync('readlink', ['/proc/self/ns/pid'], { encoding: 'utf8' }));
+  } finally {
+    for (const pid of [...hostProcesses('^sleep 304$'), ...hostProcesses('^sleep 305$')]) process.kill(Number(pid), 'SIGKILL');
+  }
+  assert.ok(await gone('sleep 30[45]'));
+});
+
+test('the exit code is the shell\'s, reported through the keeper', async () => {
+  const r = await shell.exec({ command: 'exit 7' });
+  assert.equal(r.exitCode, 7);
+  assert.equal(r.sandboxed, true);
 });
 
 test("the sandbox's /proc shows only its own processes, not the engine", async () => {
