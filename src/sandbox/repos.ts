@@ -9,7 +9,7 @@
  * dependency and cache folders (SKIP) and stops at LIMITS.sandboxRepoScanDirs folders and
  * LIMITS.sandboxRepoScanDepth levels (docs/security.md says what that means).
  */
-import { promises as fs } from 'node:fs';
+import { lstatSync, promises as fs, readdirSync, type BigIntStats, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { LIMITS } from '../kernel/limits.js';
 
@@ -25,43 +25,89 @@ export interface RepoScan {
 // Dependency and cache folders: package managers and tools write there, people do not run git there,
 // and they are most of a project's folders (the walk runs twice per command).
 const SKIP = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', '.gradle', '.next', '.nuxt', '.cache']);
-const SCAN_CONCURRENCY = 32;
+
+interface Listing {
+  /** The folder's identity and mtime when it was read (lstat before readdir). */
+  ino: bigint;
+  mtimeNs: bigint;
+  /** When it was read, ms since the epoch. */
+  readAt: number;
+  subdirs: string[];
+  gitDir?: string;
+  gitFile?: string;
+}
+
+/** Folder listings from earlier walks, keyed by real path (the walk runs before and after every command). */
+const cache = new Map<string, Listing>();
+// A change within the file system's timestamp granularity of the read could leave the mtime as it
+// was read: a folder whose mtime is this recent is read again (git's "racy" rule).
+const RACY_MS = 2_000;
+
+/**
+ * One folder's subfolders and `.git`, synchronously: a walk is a few thousand lstat calls, cheaper
+ * done in one go than through the thread pool. The cached listing is used when the folder is the
+ * same inode with the same mtime, and that mtime was not recent when it was read: adding, removing
+ * or renaming an entry (a new `.git`, a folder moved in) always moves the folder's mtime.
+ */
+function listing(dir: string): Listing | undefined {
+  let st: BigIntStats;
+  try {
+    st = lstatSync(dir, { bigint: true });
+  } catch {
+    return undefined;
+  }
+  if (!st.isDirectory()) return undefined;
+  const cached = cache.get(dir);
+  if (cached && cached.ino === st.ino && cached.mtimeNs === st.mtimeNs && cached.readAt - Number(st.mtimeMs) > RACY_MS) return cached;
+  const list: Listing = { ino: st.ino, mtimeNs: st.mtimeNs, readAt: Date.now(), subdirs: [] };
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  for (const e of entries) {
+    const full = path.join(dir, e.name);
+    if (e.name === '.git') {
+      if (e.isDirectory()) list.gitDir = full;
+      else if (e.isFile()) list.gitFile = full;
+    } else if (e.isDirectory() && !SKIP.has(e.name)) list.subdirs.push(full);
+  }
+  return list;
+}
 
 export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDepth?: number } = {}): Promise<RepoScan> {
   const maxDirs = opts.maxDirs ?? LIMITS.sandboxRepoScanDirs;
   const maxDepth = opts.maxDepth ?? LIMITS.sandboxRepoScanDepth;
   const gitDirs = new Set<string>();
-  let budget = maxDirs;
   let truncated = false;
   const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
 
-  // Breadth first, several folders at a time (readdir waits on the disk, not the CPU).
+  // Breadth first. Each folder's listing comes from the cache when the folder's mtime says nothing
+  // was added, removed or renamed in it since it was read (see `listing`).
   const queue: Array<{ dir: string; depth: number }> = roots.map((dir) => ({ dir, depth: 0 }));
-  const visit = async ({ dir, depth }: { dir: string; depth: number }) => {
-    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) {
-      const full = path.join(dir, e.name);
-      if (e.name === '.git') {
-        if (e.isDirectory()) gitDirs.add(full);
-        else if (e.isFile()) {
-          // A worktree or submodule: `.git` is a file pointing at the real git dir.
-          const target = await gitdirOf(full);
-          if (target && inRoots(target)) gitDirs.add(target);
-        }
-        continue;
-      }
-      if (e.isDirectory() && !SKIP.has(e.name) && depth < maxDepth) queue.push({ dir: full, depth: depth + 1 });
-    }
-  };
-  while (queue.length) {
-    const batch = queue.splice(0, Math.min(queue.length, SCAN_CONCURRENCY, budget));
-    budget -= batch.length;
-    await Promise.all(batch.map(visit));
-    if (budget <= 0 && queue.length) {
+  const seen = new Map<string, Listing>();
+  for (let i = 0; i < queue.length; i++) {
+    if (i >= maxDirs) {
       truncated = true;
       break;
     }
+    const { dir, depth } = queue[i];
+    const list = listing(dir);
+    if (!list) continue;
+    seen.set(dir, list);
+    if (list.gitDir) gitDirs.add(list.gitDir);
+    if (list.gitFile) {
+      // A worktree or submodule: `.git` is a file pointing at the real git dir (read every time:
+      // its content can change without the folder's mtime moving).
+      const target = await gitdirOf(list.gitFile);
+      if (target && inRoots(target)) gitDirs.add(target);
+    }
+    if (depth < maxDepth) for (const sub of list.subdirs) queue.push({ dir: sub, depth: depth + 1 });
   }
+  // Keep what this walk saw under these roots; listings of folders that are gone fall out.
+  for (const [dir] of cache) if (roots.some((r) => dir === r || dir.startsWith(r + path.sep)) && !seen.has(dir)) cache.delete(dir);
+  for (const [dir, list] of seen) cache.set(dir, list);
 
   // Submodules keep their git dirs inside the parent's: `.git/modules/<name>[/modules/...]`.
   for (const dir of [...gitDirs]) await addModules(path.join(dir, 'modules'), gitDirs, 6);
