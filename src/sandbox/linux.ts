@@ -13,7 +13,7 @@
  *   6. the read-only islands inside writable roots: every .git's config and hooks, and shell
  *      start-up files when the user's home is itself inside a writable root.
  *
- * Namespaces: a new pid namespace is required, not optional: with the host's /proc a command could
+ * Namespaces: a user namespace where possible; a new pid namespace is required, not optional: with the host's /proc a command could
  * read the engine's environment or reach the unsandboxed filesystem through /proc/<pid>/root. It
  * also means every process a command started ends with it. All capabilities are dropped (bwrap
  * run as root keeps them otherwise, and a process with CAP_SYS_ADMIN could remount /). No
@@ -44,6 +44,8 @@ export const KEEPER_SCRIPT = [
 
 export const KEEPER = ['/bin/sh', '-c', KEEPER_SCRIPT, 'engine-sandbox'];
 
+const PROC_COVER = ['/proc/sys', '/proc/sysrq-trigger'];
+
 const DAEMON_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock'];
 
 /** `p` is `dir` or inside it. */
@@ -54,6 +56,10 @@ export function isInside(p: string, dir: string): boolean {
 
 export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = existsSync): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  // bwrap run as root leaves the new /proc's sys and sysrq-trigger writable, and a process with uid 0
+  // (even with no capabilities) may write global sysctls there (core_pattern runs a program as root):
+  // cover them read-only, as bwrap does for an unprivileged user.
+  for (const p of PROC_COVER) if (exists(p)) args.push('--ro-bind', p, p);
   for (const tmp of ['/tmp', '/var/tmp']) if (exists(tmp)) args.push('--tmpfs', tmp);
   if (!plan.network && exists('/run')) args.push('--tmpfs', '/run');
   else {
@@ -71,7 +77,9 @@ export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = ex
   args.push('--remount-ro', plan.engineHome);
   for (const p of [...new Set(plan.readOnly)].sort()) if (exists(p)) args.push('--ro-bind', p, p);
 
-  args.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
+  // A user namespace too where one can be made (bwrap makes one anyway when not root): uid 0 inside
+  // is then not the host's root for anything the mounts above leave visible.
+  args.push('--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!plan.network) args.push('--unshare-net');
   args.push('--die-with-parent', '--cap-drop', 'ALL', '--chdir', plan.cwd, '--');
   return args;

@@ -54,7 +54,8 @@ async function probeBwrap(wanted: string | undefined): Promise<ProbeResult> {
     };
   }
   // The same namespaces every command gets: a probe with fewer would pass where commands fail.
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true'];
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys', '--tmpfs', '/tmp'];
+  args.push('--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--', 'true');
   const failure = await run(program, args);
   if (failure === undefined) return { backend: 'bwrap', program, available: true, reason: null };
   return { backend: 'bwrap', program, available: false, reason: `bubblewrap cannot start a sandbox here: ${failure} (are unprivileged user namespaces disabled? see docs/security.md)` };

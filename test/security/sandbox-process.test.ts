@@ -101,3 +101,11 @@ test("the sandbox's /proc shows only its own processes, not the engine", async (
   const r = await shell.exec({ command: `ls /proc | grep -c '^[0-9]'; test -e /proc/${process.pid}/environ && echo engine-visible || echo engine-hidden` });
   assert.match(r.text, /engine-hidden/);
 });
+
+test('global kernel settings are out of reach: /proc/sys is read-only even when the engine runs as root', async () => {
+  // kernel.hostname is per-UTS-namespace (the sandbox has its own), so the attempt harms nothing
+  // even where the cover were missing; core_pattern is the one that would matter and is never touched.
+  const r = await shell.exec({ command: 'echo sandbox-probe > /proc/sys/kernel/hostname; grep -c " /proc/sys ro," /proc/self/mountinfo' });
+  assert.match(r.text, /Read-only file system/);
+  assert.match(r.text, /^1$/m);
+});
