@@ -68,6 +68,7 @@ import { ensureShellParser } from './permissions/shell-parse.js';
 import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { warmSdk } from './providers/sdk.js';
+import { fromSandbox } from './sandbox/peer.js';
 import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
 
@@ -259,6 +260,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
   attachSockets(app.server, guard, sockets);
+  // A network-on sandbox must not reach this API (it trusts local processes): drop its connections.
+  app.server.prependListener('connection', (socket: import('node:net').Socket) => void (fromSandbox(socket) && socket.destroy()));
   await app.listen({ port, host: bind });
   // Off the start path but before a first turn needs them: the model SDK and the bash grammar
   // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.

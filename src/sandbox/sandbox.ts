@@ -16,6 +16,7 @@ import type { PermissionRequest } from '../tools/types.js';
 import { programsSetIn } from './git-config.js';
 import { bwrapArgs, isInside, KEEPER } from './linux.js';
 import { seatbeltArgs, seatbeltProfile } from './macos.js';
+import { trackNetworkSandbox } from './peer.js';
 import { probeSandbox, type ProbeResult } from './probe.js';
 import { scanRepos } from './repos.js';
 import type { SandboxLaunch, SandboxPlan, SandboxSettings, SandboxStatus } from './types.js';
@@ -117,7 +118,9 @@ export function createSandbox(deps: SandboxDeps) {
     };
 
     if (p.backend === 'bwrap') {
-      return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER }, env: { TMPDIR: '/tmp' }, finish: finishScan };
+      // With the network on, connections this sandbox opens to the engine's own port are dropped.
+      const track = plan.network ? trackNetworkSandbox : undefined;
+      return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER, track }, env: { TMPDIR: '/tmp' }, finish: finishScan };
     }
     // Seatbelt has no private /tmp: a fresh folder per command, given as TMPDIR, removed afterwards.
     // Seatbelt matches real paths (/private/var/folders/..., not /var/folders/...).

@@ -56,6 +56,8 @@ export interface SandboxLaunch {
    * on fd 3 and then stays while processes the command left in the background live (see linux.ts).
    */
   keeper?: string[];
+  /** Called with the sandbox's pid once it runs; the returned function is called when it exits. */
+  track?: (pid: number) => () => void;
 }
 
 /** What a command may touch, decided per call from the fence's roots and the settings. */

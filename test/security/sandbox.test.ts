@@ -161,7 +161,7 @@ test('read-only mode: the workspace is not writable, /tmp still is', async () =>
   }
 });
 
-test('network off (the default) blocks even a loopback connection; network on allows it', async () => {
+test('network off (the default) blocks even a loopback connection; network on allows it, but not to the engine itself', async () => {
   let connections = 0;
   const server = net.createServer((s) => {
     connections++;
@@ -178,6 +178,11 @@ test('network off (the default) blocks even a loopback connection; network on al
     const on = await sh(probe);
     assert.match(on, /got hello from the host/);
     assert.equal(connections, 1);
+    // The engine's own API stays out of reach with the network on (it trusts local processes).
+    const self = await sh(`"${process.execPath}" -e "fetch('${t.url}/api/settings').then(r=>console.log('status '+r.status)).catch(e=>console.log('refused '+(e.cause?.code||e.message)))"`);
+    assert.match(self, /refused/);
+    assert.doesNotMatch(self, /status 200/);
+    assert.equal((await t.api('GET', '/api/settings')).status, 200, 'a person\'s own request still works');
   } finally {
     await defaults();
     server.close();

@@ -78,6 +78,9 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     stdio: keeper ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
   });
 
+  // Until the sandbox exits (background processes may keep it past the call).
+  if (box?.track && child.pid) child.once('exit', box.track(child.pid));
+
   let text = '';
   let readStopped = false;
   let timedOut = false;
