@@ -195,16 +195,18 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   chatRoutes(app, chat);
 
   runsRoutes(app, runs);
-  // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, off the start path.
-  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
   statusRoutes(app, {
-    sandbox: sandbox.status,
     runs,
     tools,
     provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
     mcp: () => ({ servers: [] }),
     embeddings: embeddingsConfigured,
+    sandbox: () => sandbox.status(),
   });
+
+  // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, off the start path.
+  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
+  setTimeout(() => void sandbox.probe(), LIMITS.warmUpDelayMs).unref();
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
@@ -268,7 +270,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   setTimeout(() => {
     void warmSdk().catch(() => undefined);
     void ensureShellParser();
-    void sandbox.probe();
   }, LIMITS.warmUpDelayMs).unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
