@@ -79,6 +79,8 @@ import { ensureShellParser } from './permissions/shell-parse.js';
 import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { warmSdk } from './providers/sdk.js';
+import { fromSandbox } from './sandbox/peer.js';
+import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
 
 export interface EngineOptions {
@@ -100,6 +102,8 @@ export interface EngineOptions {
   files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
+  /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home. */
+  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome'>;
 }
 
 export interface Engine {
@@ -240,10 +244,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
     mcp: () => mcp.statusSummary(),
     embeddings: embeddingsConfigured,
+    sandbox: () => sandbox.status(),
   });
 
+  // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, off the start path.
+  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
+  setTimeout(() => void sandbox.probe(), LIMITS.warmUpDelayMs).unref();
+
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
@@ -306,6 +315,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
   attachSockets(app.server, guard, sockets);
+  // A network-on sandbox must not reach this API (it trusts local processes): drop its connections.
+  app.server.prependListener('connection', (socket: import('node:net').Socket) => void (fromSandbox(socket) && socket.destroy()));
   await app.listen({ port, host: bind });
   // Off the start path but before a first turn needs them: the model SDK and the bash grammar
   // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.

@@ -157,5 +157,10 @@ export const LIMITS = {
   gitModelDiffChars: 60_000, // the diff a commit-message or review pass is shown
   checkpointsKept: 100, // per root; the oldest beyond this are pruned
   checkpointMaxAgeMs: 7 * 24 * 3600_000, // older checkpoints are pruned (never the first or last of a live run)
+
+  // The sandbox under run_shell (src/sandbox)
+  sandboxProbeTimeoutMs: 10_000, // the one real start of the sandbox that decides whether it works here
+  sandboxRepoScanDirs: 20_000, // folders walked per command to find every .git (config and hooks kept read-only)
+  sandboxRepoScanDepth: 12,
 } as const;
 

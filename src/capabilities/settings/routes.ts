@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { bool, int, num, obj, route } from '../../http/schemas.js';
+import { bool, int, num, obj, oneOf, route } from '../../http/schemas.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { SettingsServiceImpl } from './service.js';
 
@@ -7,6 +7,11 @@ const fields = {
   chatMaxTurns: int('most model steps a chat turn may take', { minimum: 1, maximum: LIMITS.chatMaxTurnsMax }),
   compactFraction: num('share of the context window at which older turns are summarised'),
   completions: obj({ enabled: bool('editor ghost-text completion on or off'), provider: { type: ['string', 'null'], description: 'a provider name; null for the default' } }),
+  sandbox: obj({
+    mode: oneOf('workspace-write', 'read-only', 'off'),
+    network: bool('whether sandboxed commands may use the network (default false)'),
+    whenUnavailable: oneOf('ask', 'refuse', 'run'),
+  }),
 };
 const settings = obj(fields, ['chatMaxTurns', 'compactFraction', 'completions'], { open: true });
 

@@ -8,6 +8,7 @@ import { badRequest, describeError } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { serialQueue } from '../../kernel/serial.js';
+import { applySandboxSettings } from '../../sandbox/settings.js';
 import { DEFAULT_SETTINGS, type AppSettings, type SettingsService } from './types.js';
 
 export interface SettingsServiceImpl extends SettingsService {
@@ -16,7 +17,7 @@ export interface SettingsServiceImpl extends SettingsService {
   onChange(listener: (settings: AppSettings) => void): () => void;
 }
 
-const clone = (s: AppSettings): AppSettings => ({ ...s, completions: { ...s.completions } });
+const clone = (s: AppSettings): AppSettings => ({ ...s, completions: { ...s.completions }, sandbox: { ...s.sandbox } });
 
 export async function createSettingsService(deps: { home: Home; bus: Bus; log: (line: string) => void }): Promise<SettingsServiceImpl> {
   const { home, bus, log } = deps;
@@ -55,7 +56,7 @@ export async function createSettingsService(deps: { home: Home; bus: Bus; log: (
 /** Strict merge for PUT: any unknown field or bad value is a 400 sentence. */
 export function mergeSettings(base: AppSettings, patch: unknown): AppSettings {
   if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
-    throw badRequest('send a JSON object with any of chatMaxTurns, compactFraction, completions');
+    throw badRequest('send a JSON object with any of chatMaxTurns, compactFraction, completions, sandbox');
   }
   const out = clone(base);
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
@@ -110,7 +111,9 @@ function applyField(out: AppSettings, key: string, value: unknown): string | und
       }
       return undefined;
     }
+    case 'sandbox':
+      return applySandboxSettings(out.sandbox, value);
     default:
-      return `there is no setting "${key}"; the settings are chatMaxTurns, compactFraction and completions`;
+      return `there is no setting "${key}"; the settings are chatMaxTurns, compactFraction, completions and sandbox`;
   }
 }

@@ -1,4 +1,6 @@
 /** App settings (seed 000 §2): defaults are documented in the README. Types only. */
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../sandbox/types.js';
+
 export interface CompletionsSettings {
   /** Editor ghost-text completion on or off. */
   enabled: boolean;
@@ -12,12 +14,15 @@ export interface AppSettings {
   /** Fraction (0-1) of the model's context window at which older turns are summarised. */
   compactFraction: number;
   completions: CompletionsSettings;
+  /** The sandbox under run_shell (docs/security.md): mode, network, what to do when none can start. */
+  sandbox: SandboxSettings;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
   chatMaxTurns: 50,
   compactFraction: 0.8,
   completions: { enabled: true, provider: null },
+  sandbox: { ...DEFAULT_SANDBOX_SETTINGS },
 };
 
 export interface SettingsService {

@@ -9,6 +9,7 @@ import { access } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { LIMITS } from '../../kernel/limits.js';
+import type { SandboxLaunch } from '../../sandbox/types.js';
 import type { FenceRoot } from './types.js';
 
 export interface Diagnostic {
@@ -37,7 +38,10 @@ export interface DiagnosticsReport {
 
 const require = createRequire(import.meta.url);
 
-export async function runDiagnostics(root: FenceRoot, options: { signal?: AbortSignal; env?: Record<string, string> } = {}): Promise<DiagnosticsReport> {
+export async function runDiagnostics(
+  root: FenceRoot,
+  options: { signal?: AbortSignal; env?: Record<string, string>; sandbox?: (root: FenceRoot) => Promise<{ launch?: SandboxLaunch; env: Record<string, string> }> } = {},
+): Promise<DiagnosticsReport> {
   const base = { root: root.name, diagnostics: [], total: 0, omitted: 0 };
   if (!(await exists(path.join(root.path, 'tsconfig.json')))) {
     return {
@@ -51,12 +55,17 @@ export async function runDiagnostics(root: FenceRoot, options: { signal?: AbortS
   const file = useOwn ? own : process.execPath;
   const args = [...(useOwn ? [] : [require.resolve('typescript/bin/tsc')]), '--noEmit', '--pretty', 'false', '-p', root.path];
   const checker = useOwn ? "tsc (the root's node_modules)" : 'tsc (bundled with the engine)';
+  // The root's own tsc is code a model may have written: it starts in the sandbox like run_shell.
+  const prepared = await options.sandbox?.(root);
+  const launch = prepared?.launch;
+  const [program, argv] = launch ? [launch.program, [...launch.prefix, file, ...args]] : [file, args];
+  const env = options.env ? { ...options.env, ...prepared?.env } : undefined;
 
   const { stdout, stderr, failure } = await new Promise<{ stdout: string; stderr: string; failure?: string }>((resolve) => {
     execFile(
-      file,
-      args,
-      { cwd: root.path, env: options.env, signal: options.signal, timeout: LIMITS.diagnosticsTimeoutMs, maxBuffer: LIMITS.diagnosticsOutputBytes, killSignal: 'SIGKILL' },
+      program,
+      argv,
+      { cwd: root.path, env, signal: options.signal, timeout: LIMITS.diagnosticsTimeoutMs, maxBuffer: LIMITS.diagnosticsOutputBytes, killSignal: 'SIGKILL' },
       (err, stdout, stderr) => {
         // tsc exits 1 or 2 when it found problems; only a kill or a failed start is a failure.
         const e = err as (NodeJS.ErrnoException & { killed?: boolean; signal?: string }) | null;

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { forbidden } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
+import type { SandboxLaunch } from '../../sandbox/types.js';
 import type { HardDenied } from './types.js';
 
 export interface RunCommandOptions {
@@ -16,6 +17,8 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   /** Default LIMITS.shellTimeoutMs (300 s). */
   timeoutMs?: number;
+  /** The OS sandbox to start the shell in (src/sandbox): `<program> <prefix...> bash -lc <command>`. */
+  sandbox?: SandboxLaunch;
   /** The hard denylist, checked here too so no caller can skip it. */
   hardDenied?: HardDenied;
   /** Output bounds (defaults from LIMITS); tests and callers with tighter budgets may lower them. */
@@ -38,6 +41,8 @@ export interface CommandResult {
    * returned without waiting for it, and it was left running (its later output is not captured).
    */
   backgroundHeld: boolean;
+  /** The shell exited and left processes running in its sandbox (which stays for them); their later output is not captured. */
+  backgroundInSandbox?: boolean;
   /** Characters read (at most the read bound). */
   charsRead: number;
   /** Head and tail of the combined output with the gap named. */
@@ -59,12 +64,22 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
 
   // `bash -lc`: a login shell, so the user's PATH and tool managers (nvm, pyenv ...) are there.
   // detached: its own process group, so stopping kills the command and everything it started.
-  const child = spawn('bash', ['-lc', options.command], {
+  // Inside a sandbox the same bash starts under bwrap or sandbox-exec; the process group then holds
+  // the sandbox's monitor and everything in it, so a timeout or a stop still kills it all.
+  const shellArgs = ['-lc', options.command];
+  const box = options.sandbox;
+  const keeper = box?.keeper;
+  const [file, args] = !box ? ['bash', shellArgs] : keeper ? [box.program, [...box.prefix, ...keeper, options.command]] : [box.program, [...box.prefix, 'bash', ...shellArgs]];
+  const child = spawn(file, args, {
     cwd: options.cwd,
     env: options.env,
     detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // fd 3: the sandbox keeper reports the shell's exit code there (src/sandbox/linux.ts).
+    stdio: keeper ? ['ignore', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
   });
+
+  // Until the sandbox exits (background processes may keep it past the call).
+  if (box?.track && child.pid) child.once('exit', box.track(child.pid));
 
   let text = '';
   let readStopped = false;
@@ -109,16 +124,60 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   // command started (`server &`) keeps the pipes open for as long as it lives: after the shell exits
   // the pipes get LIMITS.shellDrainMs to close, then the call returns without it (as opencode does).
   let backgroundHeld = false;
-  const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }>((resolve) => {
-    child.once('exit', (code, signal) => {
+  let backgroundInSandbox = false;
+  let settled = false;
+  const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }>((resolveOutcome) => {
+    const resolve = (o: { code: number | null; signal: NodeJS.Signals | null; spawnError?: Error }) => {
+      settled = true;
+      resolveOutcome(o);
+    };
+    const onShellExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (settled || drainTimer) return;
       drainTimer = setTimeout(() => {
         // Output already in the pipes is read in this loop turn's poll phase, before the immediate.
         setImmediate(() => {
+          if (settled) return;
           backgroundHeld = true;
           resolve({ code, signal });
         });
       }, LIMITS.shellDrainMs);
-    });
+    };
+    child.once('exit', onShellExit);
+    if (keeper) {
+      // In the sandbox the shell's exit is the keeper's report, not bwrap's exit (bwrap stays while
+      // background processes do); with the report in and both output pipes closed, the call is done.
+      let report = '';
+      let code: number | undefined;
+      let closed = 0;
+      const done = () => code !== undefined && closed === 2 && resolve({ code, signal: null });
+      // Processes left in the sandbox: bwrap holds the pipes while they live, so they would never
+      // close. Take what arrives within the drain time, then return and leave them running.
+      const leave = (exitCode: number) => {
+        drainTimer = setTimeout(() => {
+          setImmediate(() => {
+            if (settled) return;
+            backgroundInSandbox = true;
+            resolve({ code: exitCode, signal: null });
+          });
+        }, LIMITS.shellDrainMs);
+      };
+      const status = child.stdio[3] as NodeJS.ReadableStream & { setEncoding(e: string): void };
+      status.setEncoding('utf8');
+      status.on('data', (d: string) => {
+        report += d;
+        const m = /^(\d+) (\d+)\n/.exec(report);
+        if (!m || code !== undefined) return;
+        code = Number(m[1]);
+        if (Number(m[2]) > 0) leave(code);
+        done();
+      });
+      for (const stream of [child.stdout!, child.stderr!]) {
+        stream.once('close', () => {
+          closed++;
+          done();
+        });
+      }
+    }
     child.once('close', (code, signal) => resolve({ code, signal }));
     child.once('error', (err) => resolve({ code: 127, signal: null, spawnError: err }));
   });
@@ -127,6 +186,11 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   clearTimeout(drainTimer);
   options.signal?.removeEventListener('abort', onAbort);
   if (timedOut || aborted) signalGroup(child.pid, 'SIGKILL'); // nothing of a stopped group survives
+  // A sandbox still holding background processes stays; the engine does not wait for it.
+  if (backgroundInSandbox && child.exitCode === null && child.signalCode === null && !timedOut && !aborted) {
+    (child.stdio[3] as unknown as { destroy?: () => void } | null)?.destroy?.();
+    child.unref();
+  }
   if (backgroundHeld) {
     collecting = false;
     if (timedOut || aborted || readStopped) {
@@ -140,7 +204,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     }
   }
 
-  if (outcome.spawnError) text += `could not start bash: ${outcome.spawnError.message}`;
+  if (outcome.spawnError) text += `could not start ${options.sandbox ? 'the sandbox' : 'bash'}: ${outcome.spawnError.message}`;
   const signal = outcome.signal ?? undefined;
   const exitCode = outcome.code ?? (signal ? 128 + (SIGNAL_NUMBERS[signal] ?? 0) : 1);
   return {
@@ -150,6 +214,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     aborted,
     readStopped,
     backgroundHeld: backgroundHeld && !timedOut && !aborted,
+    backgroundInSandbox: backgroundInSandbox && !timedOut && !aborted,
     charsRead: text.length,
     output: clipOutput(text, options.headChars ?? LIMITS.shellHeadChars, options.tailChars ?? LIMITS.shellTailChars),
     durationMs: Date.now() - started,
@@ -173,6 +238,11 @@ export function formatCommandResult(result: CommandResult, timeoutMs: number = L
   if (result.backgroundHeld) {
     lines.push(
       '[the shell exited but a background process it started still holds the output; it was left running and what it prints from now on is not captured. Start servers with their output in a file: cmd > server.log 2>&1 &]',
+    );
+  }
+  if (result.backgroundInSandbox) {
+    lines.push(
+      '[the shell exited and left background processes running in its sandbox; they keep running there, and what they print from now on is not captured. Start servers with their output in a file: cmd > server.log 2>&1 &]',
     );
   }
   if (result.readStopped) {

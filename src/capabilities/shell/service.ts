@@ -2,15 +2,16 @@
  * The shell capability: commands in the fence (run_shell, later the `command` workflow node) and
  * the project's own typechecker (check_diagnostics, POST /api/diagnostics).
  */
-import { stat } from 'node:fs/promises';
-import { badRequest } from '../../kernel/errors.js';
+import { realpath, stat } from 'node:fs/promises';
+import { badRequest, forbidden } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Emit } from '../../kernel/bus.js';
+import type { PreparedCommand, Sandbox } from '../../sandbox/sandbox.js';
 import type { PermissionRequest } from '../../tools/types.js';
 import { runDiagnostics, type DiagnosticsReport } from './diagnostics.js';
 import { shellEnv } from './env.js';
 import { formatCommandResult, runCommand, type CommandResult } from './run-command.js';
-import type { FenceLike, HardDenied, Mask, ShellPermission } from './types.js';
+import type { FenceLike, FenceRoot, HardDenied, Mask, ShellPermission } from './types.js';
 
 export interface ShellDeps {
   fence: FenceLike;
@@ -23,6 +24,8 @@ export interface ShellDeps {
   mask?: Mask;
   /** Default LIMITS.shellTimeoutMs. */
   timeoutMs?: number;
+  /** The OS sandbox every command runs in (src/sandbox); without one commands run unsandboxed (unit tests). */
+  sandbox?: Sandbox;
 }
 
 export interface ExecOptions {
@@ -32,6 +35,12 @@ export interface ExecOptions {
   signal?: AbortSignal;
   emit?: Emit;
   timeoutMs?: number;
+  /**
+   * A person allowed this command to run without the sandbox when none can start (the attended
+   * "not sandboxed" prompt). Callers with nobody to ask (the workflow `command` node) leave it unset,
+   * so `sandbox.whenUnavailable: ask` refuses them.
+   */
+  approvedUnsandboxed?: boolean;
 }
 
 export interface ExecResult extends CommandResult {
@@ -39,6 +48,8 @@ export interface ExecResult extends CommandResult {
   cwd: string;
   /** `exit <code>` first, then the clipped output. */
   text: string;
+  /** The command ran inside the OS sandbox. */
+  sandboxed: boolean;
 }
 
 export type ShellService = ReturnType<typeof createShellService>;
@@ -59,32 +70,75 @@ export function createShellService(deps: ShellDeps) {
 
   // The policy reads the command against the denylist over its own parse; asking the denylist again
   // here would parse every command a second time for the same answer.
-  async function permission(command: string): Promise<PermissionRequest> {
-    if (deps.permission) return deps.permission(command);
-    const denied = deps.hardDenied?.(command);
-    return { class: 'code', key: 'run_shell', ...(denied ? { hardDeny: denied } : {}) };
+  // Without a sandbox the request is marked "not sandboxed" (and prompts or refuses per settings).
+  async function permission(command: string, ctx: { attended: boolean } = { attended: false }): Promise<PermissionRequest> {
+    let request: PermissionRequest;
+    if (deps.permission) request = await deps.permission(command);
+    else {
+      const denied = deps.hardDenied?.(command);
+      request = { class: 'code', key: 'run_shell', ...(denied ? { hardDeny: denied } : {}) };
+    }
+    return deps.sandbox ? deps.sandbox.request(request, ctx.attended) : request;
+  }
+
+  async function realRoots(): Promise<string[]> {
+    return Promise.all(deps.fence.roots().map((r) => realpath(r.path).catch(() => r.path)));
   }
 
   async function exec(options: ExecOptions): Promise<ExecResult> {
     if (!options.command.trim()) throw badRequest('command is empty; pass the shell command to run');
     const dir = await resolveDir(options.cwd);
     const timeoutMs = options.timeoutMs ?? deps.timeoutMs ?? LIMITS.shellTimeoutMs;
-    const result = await runCommand({
-      command: options.command,
-      cwd: dir.real,
-      env: env(),
-      signal: options.signal,
-      timeoutMs,
-      hardDenied: deps.hardDenied,
-    });
-    options.emit?.('shell.exec', { command: mask(options.command), cwd: dir.virtual, exitCode: result.exitCode, durationMs: result.durationMs });
-    return { ...result, cwd: dir.virtual, text: formatCommandResult(result, timeoutMs) };
+    // The denylist first (its sentence, not a sandbox refusal, for a denied shape); checked once here,
+    // so runCommand is not asked to parse the command again.
+    const denied = deps.hardDenied?.(options.command);
+    if (denied) throw forbidden(denied);
+    const prepared = deps.sandbox ? await deps.sandbox.prepare({ roots: await realRoots(), cwd: dir.real, approvedUnsandboxed: options.approvedUnsandboxed }) : undefined;
+    let result: CommandResult;
+    let notes: string[] = [];
+    try {
+      result = await runCommand({
+        command: options.command,
+        cwd: dir.real,
+        env: { ...env(), ...prepared?.env },
+        signal: options.signal,
+        timeoutMs,
+        sandbox: prepared?.launch,
+      });
+    } finally {
+      notes = (await prepared?.finish().catch(() => [])) ?? [];
+    }
+    const sandboxed = !!prepared?.launch;
+    options.emit?.('shell.exec', { command: mask(options.command), cwd: dir.virtual, exitCode: result.exitCode, durationMs: result.durationMs, sandboxed, ...(notes.length ? { warnings: notes } : {}) });
+    const text = formatCommandResult(result, timeoutMs) + notes.map((n) => `\n[warning: ${n}]`).join('');
+    return { ...result, cwd: dir.virtual, text, sandboxed };
   }
 
-  async function diagnostics(rootName: string | undefined, signal?: AbortSignal): Promise<DiagnosticsReport> {
+  /**
+   * `approvedUnsandboxed`: where no sandbox can start, may the checker run without one (a person
+   * asked through the API, or approved the attended prompt)? Temp folders of a Seatbelt run are
+   * removed when the check ends.
+   */
+  async function diagnostics(rootName: string | undefined, signal?: AbortSignal, approvedUnsandboxed = true): Promise<DiagnosticsReport> {
     const name = rootName === undefined || rootName.trim() === '' ? 'workspace' : rootName.trim();
-    return runDiagnostics(deps.fence.root(name), { signal, env: env() });
+    const root = deps.fence.root(name);
+    let prepared: PreparedCommand | undefined;
+    const sandbox = async (r: FenceRoot) => {
+      if (!deps.sandbox) return { env: {} };
+      prepared = await deps.sandbox.prepare({ roots: await realRoots(), cwd: await realpath(r.path).catch(() => r.path), approvedUnsandboxed });
+      return prepared;
+    };
+    try {
+      return await runDiagnostics(root, { signal, env: env(), sandbox });
+    } finally {
+      await prepared?.finish().catch(() => undefined);
+    }
   }
 
-  return { exec, permission, diagnostics, env };
+  /** A `code` request of another shell-capability tool, marked as run_shell's is when unsandboxed. */
+  async function markUnsandboxed(request: PermissionRequest, ctx: { attended: boolean }): Promise<PermissionRequest> {
+    return deps.sandbox && request.class === 'code' ? deps.sandbox.request(request, ctx.attended) : request;
+  }
+
+  return { exec, permission, diagnostics, env, markUnsandboxed };
 }

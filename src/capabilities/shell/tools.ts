@@ -15,7 +15,9 @@ export function shellTools(shell: ShellService, fence: FenceLike): AnyTool[] {
       `Runs a command in a bash login shell (its own process group) and returns "exit <code>" then the combined stdout and stderr. ` +
       `cwd is a workspace-relative directory ("." for the workspace root, or a mount name). Times out after ${LIMITS.shellTimeoutMs / 1000} s, killing everything the command started. ` +
       `Output keeps the first ${LIMITS.shellHeadChars} and last ${LIMITS.shellTailChars} characters; nothing past ${LIMITS.shellReadChars} is read, so filter large output (grep, head, tail). ` +
-      `Secret-shaped environment variables are removed; ENGINE_MOUNTS lists mount names (comma-separated).`,
+      `Secret-shaped environment variables are removed; ENGINE_MOUNTS lists mount names (comma-separated). ` +
+      `Runs in a sandbox by default: only the workspace and mounts are writable (not .git/config or .git/hooks), /tmp is private, the network is off unless enabled, ` +
+      `and background processes end when the command ends.`,
     parameters: {
       type: 'object',
       properties: {
@@ -25,9 +27,10 @@ export function shellTools(shell: ShellService, fence: FenceLike): AnyTool[] {
       required: ['command'],
       additionalProperties: false,
     },
-    permission: (args) => shell.permission(args.command),
+    permission: (args, ctx) => shell.permission(args.command, ctx),
     async run(args, ctx) {
-      const result = await shell.exec({ command: args.command, cwd: args.cwd, signal: ctx.signal, emit: ctx.emit });
+      // Attended: if no sandbox can start, the gate has just shown a person a "not sandboxed" prompt.
+      const result = await shell.exec({ command: args.command, cwd: args.cwd, signal: ctx.signal, emit: ctx.emit, approvedUnsandboxed: ctx.attended });
       return result.text;
     },
   });
@@ -44,12 +47,14 @@ export function shellTools(shell: ShellService, fence: FenceLike): AnyTool[] {
       additionalProperties: false,
     },
     // The root's own node_modules/.bin/tsc is code from the workspace: running it is the `code` class.
-    permission: async (args) => {
+    permission: async (args, ctx) => {
       const root = fence.root(args.root?.trim() || 'workspace');
-      return (await usesOwnChecker(root)) ? { class: 'code', key: 'check_diagnostics' } : { class: 'other', key: 'check_diagnostics' };
+      return (await usesOwnChecker(root)) ? shell.markUnsandboxed({ class: 'code', key: 'check_diagnostics' }, ctx) : { class: 'other', key: 'check_diagnostics' };
     },
     async run(args, ctx) {
-      return formatDiagnostics(await shell.diagnostics(args.root, ctx.signal));
+      // Where no sandbox can start, the engine's own tsc may run anyway; the root's own needed a person.
+      const own = await usesOwnChecker(fence.root(args.root?.trim() || 'workspace'));
+      return formatDiagnostics(await shell.diagnostics(args.root, ctx.signal, ctx.attended || !own));
     },
   });
 

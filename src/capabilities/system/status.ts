@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { arr, bool, obj, openObj, route, str } from '../../http/schemas.js';
 import type { RunLedger } from '../../kernel/runs.js';
 import { engineVersion } from '../../kernel/version.js';
+import type { SandboxStatus } from '../../sandbox/types.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 
 /** What GET /api/status reports; each capability contributes its part through the composition root. */
@@ -11,6 +12,8 @@ export interface StatusSources {
   provider: () => { provider: string | null; providers: string[] };
   mcp: () => unknown;
   embeddings: () => boolean;
+  /** Whether commands run in the OS sandbox, and why not when they do not. */
+  sandbox: () => Promise<SandboxStatus>;
 }
 
 export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
@@ -25,6 +28,19 @@ export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
           tools: arr(str()),
           mcp: openObj('MCP servers'),
           embeddings: bool('whether an embeddings endpoint is configured'),
+          sandbox: obj(
+            {
+              available: bool('whether the OS sandbox can start here'),
+              backend: { type: ['string', 'null'], description: 'bwrap, seatbelt, or null' },
+              mode: str('workspace-write, read-only or off'),
+              network: bool('whether sandboxed commands may use the network'),
+              whenUnavailable: str('ask, refuse or run'),
+              active: bool('whether commands run sandboxed now'),
+              reason: { type: ['string', 'null'], description: 'why not, when not' },
+            },
+            [],
+            { open: true },
+          ),
           running: arr(openObj('a live run: {runId, source, startedAt, ...}')),
         },
         ['ok', 'version', 'provider', 'providers', 'tools', 'running'],
@@ -42,6 +58,7 @@ export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
       tools: s.tools.names(),
       mcp: s.mcp(),
       embeddings: s.embeddings(),
+      sandbox: await s.sandbox(),
       running: s.runs.live().map(({ record }) => ({
         runId: record.runId,
         source: record.source,

@@ -1,0 +1,58 @@
+/**
+ * The policy as arguments: bwrap's mount order (later mounts win) and the Seatbelt profile (which
+ * cannot run here; its text is checked for the properties the docs promise).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { bwrapArgs } from '../../src/sandbox/linux.js';
+import { seatbeltArgs, seatbeltProfile } from '../../src/sandbox/macos.js';
+import type { SandboxPlan } from '../../src/sandbox/types.js';
+
+const plan: SandboxPlan = {
+  mode: 'workspace-write',
+  network: false,
+  roots: ['/home/u/.engine/workspace', '/home/u'],
+  engineHome: '/home/u/.engine',
+  userHome: '/home/u',
+  readOnly: ['/home/u/.engine/workspace/r/.git/config', '/home/u/.bashrc'],
+  cwd: '/home/u/.engine/workspace',
+};
+const all = () => true;
+
+test('bwrap: read-only root first; a mount holding the engine home is bound before the home is hidden; the workspace after', () => {
+  const a = bwrapArgs(plan, all);
+  const at = (...seq: string[]) => a.findIndex((_, i) => seq.every((s, j) => a[i + j] === s));
+  assert.deepEqual(a.slice(0, 3), ['--ro-bind', '/', '/']);
+  const mountHome = at('--bind', '/home/u', '/home/u');
+  const hide = at('--tmpfs', '/home/u/.engine');
+  const ws = at('--bind', '/home/u/.engine/workspace', '/home/u/.engine/workspace');
+  const ro = at('--remount-ro', '/home/u/.engine');
+  const gitRo = at('--ro-bind', '/home/u/.engine/workspace/r/.git/config', '/home/u/.engine/workspace/r/.git/config');
+  assert.ok(at('--ro-bind', '/home/u', '/home/u') < mountHome && mountHome < hide && hide < ws && ws < ro && ro < gitRo, a.join(' '));
+  assert.ok(a.includes('--unshare-net') && a.includes('--unshare-pid'));
+  assert.deepEqual(a.slice(a.indexOf('--cap-drop'), a.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
+  assert.equal(a.at(-1), '--');
+});
+
+test('bwrap: read-only mode binds the roots read-only; network on keeps the net namespace but hides daemon sockets', () => {
+  const a = bwrapArgs({ ...plan, mode: 'read-only', network: true }, all);
+  assert.ok(!a.includes('--bind'));
+  assert.ok(!a.includes('--unshare-net'));
+  assert.ok(a.join(' ').includes('--ro-bind /dev/null /run/docker.sock'));
+  assert.ok(a.join(' ').includes('--tmpfs /run/user'));
+});
+
+test('seatbelt: deny by default, paths only as parameters, no network when off, read-only islands excluded from writes', () => {
+  const odd = { ...plan, roots: ['/Users/u/we"ird) (allow default'] };
+  const launch = seatbeltProfile(odd, '/private/var/folders/x/T/engine-sandbox-1');
+  assert.match(launch.profile, /^\(version 1\)\n\(deny default\)/);
+  assert.ok(!launch.profile.includes('we"ird'), 'a path never enters the profile text');
+  assert.ok(!/\(allow default\)/.test(launch.profile));
+  assert.ok(!/network\*/.test(launch.profile));
+  assert.match(launch.profile, /\(require-not \(require-any \(subpath \(param "RO_0"\)\)/);
+  assert.equal(launch.params.ROOT_0, '/Users/u/we"ird) (allow default');
+  const args = seatbeltArgs(launch);
+  assert.deepEqual(args.slice(0, 2), ['-p', launch.profile]);
+  assert.ok(args.includes('ROOT_0=/Users/u/we"ird) (allow default'));
+  assert.match(seatbeltProfile({ ...plan, network: true }, '/t').profile, /\(allow network\*\)/);
+});
