@@ -1,0 +1,400 @@
+/**
+ * Program options that run code or write where the person did not look (issue 9 §2): each forces a
+ * fresh prompt even under an allow rule for the program, and hands any command it carries to the
+ * denylist as inline code (`tar --to-command='rm -rf x'` is refused like `rm -rf x`).
+ */
+import { shellJoin, type CommandInfo } from './shell-command.js';
+import { ARITHMETIC_NOTE, computedSubscript } from './shell-expand.js';
+import { hasShort, isLong, longName, longValue, optionsPart, shortValue } from './shell-options.js';
+
+type Check = (info: CommandInfo, words: string[]) => void;
+
+const GIT_CONFIG_RUNS_CODE = /^(alias\.|include\.|includeif\.|core\.(sshcommand|pager|editor|hookspath|fsmonitor|askpass|gitproxy|attributesfile|excludesfile|worktree)|.*\.(command|cmd|textconv|helper|driver|clean|smudge|process|program|path|tool)$|diff\.external|sequence\.editor|gpg\.|credential\.|protocol\.|uploadpack\.|receive\.|remote\..*\.(uploadpack|receivepack|proxy)$)/i;
+
+// git global options (before the subcommand) and what each does.
+const GIT_GLOBAL_VALUED = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--list-cmds', '--attr-source'];
+
+function git(info: CommandInfo, w: string[]): void {
+  const force = (why: string) => info.force.push(`git ${why}`);
+  let k = 0;
+  for (; k < w.length; k++) {
+    const t = w[k];
+    if (!t.startsWith('-') || t === '-') break;
+    if (t === '-c' || t.startsWith('-c')) {
+      const setting = t === '-c' ? w[k + 1] ?? '' : t.slice(2);
+      force(`-c ${setting.split('=')[0]} sets configuration for this run, which can name programs git runs`);
+      const eq = setting.indexOf('=');
+      if (eq > 0 && GIT_CONFIG_RUNS_CODE.test(setting.slice(0, eq))) info.inline.push(setting.slice(eq + 1).replace(/^!/, ''));
+    } else if (isLong(t, 'config-env')) force('--config-env sets configuration from the environment, which can name programs git runs');
+    else if (t.startsWith('--exec-path=')) force('--exec-path= makes git run its commands from another folder');
+    else if (isLong(t, 'git-dir') || isLong(t, 'work-tree')) force(`${t.split('=')[0]} points git at another repository, whose configuration can run programs`);
+    else if (t === '-p' || isLong(t, 'paginate')) force('--paginate runs the configured pager');
+    if (GIT_GLOBAL_VALUED.includes(t)) k++;
+  }
+  const sub = w[k];
+  const rest = w.slice(k + 1);
+  const opts = optionsPart(rest);
+  for (let m = 0; m < opts.length; m++) {
+    const t = opts[m];
+    if (isLong(t, 'output', ['o', 'ou', 'out']) || isLong(t, 'output-directory') || (sub === 'format-patch' && (t === '-o' || (t.startsWith('-o') && !t.startsWith('--'))))) {
+      force(`${sub} ${t.split('=')[0]} writes its output to a file it names`);
+    } else if (isLong(t, 'ext-diff', ['e', 'ex'])) force(`${sub} --ext-diff runs the configured external diff program`);
+    else if (isLong(t, 'textconv', ['t', 'te', 'tex', 'text'])) force(`${sub} --textconv runs the configured text conversion program`);
+    else if (sub === 'grep' && (hasShort(t, 'O') || isLong(t, 'open-files-in-pager', ['o']))) {
+      force('grep -O opens the matches in a program it names');
+      const value = t.startsWith('--') ? (t.includes('=') ? longValue(opts, m) : undefined) : shortValue(opts, m, 'O');
+      if (value) info.inline.push(value);
+    } else if (isLong(t, 'upload-pack', ['u']) || isLong(t, 'receive-pack', ['r']) || isLong(t, 'exec', ['e', 'ex']) || (['clone', 'fetch', 'pull', 'ls-remote'].includes(sub ?? '') && t === '-u') || (sub === 'rebase' && t === '-x')) {
+      force(`${sub} ${t.split('=')[0]} runs a command it names`);
+      const value = t.startsWith('--') ? longValue(opts, m) : opts[m + 1];
+      if (value) info.inline.push(value);
+    } else if (isLong(t, 'template', ['t'])) force(`${sub} --template copies hooks from another folder`);
+    else if ((sub === 'clone' || sub === 'submodule') && (t === '-c' || isLong(t, 'config', ['c']))) force(`${sub} ${t} sets configuration that can name programs git runs`);
+    else if ((sub === 'difftool' || sub === 'mergetool') && (t === '-x' || t === '-t' || isLong(t, 'extcmd') || isLong(t, 'tool', ['t']))) {
+      force(`${sub} ${t.split('=')[0]} runs a program it names`);
+      const value = t.startsWith('--') ? longValue(opts, m) : opts[m + 1];
+      if (value) info.inline.push(value);
+    }
+  }
+  if (rest.some((t) => /^ext::/.test(t))) force(`${sub} with an ext:: URL runs a command as the remote`);
+  if (sub === 'submodule' && rest.includes('foreach')) {
+    force('submodule foreach runs a command in every submodule');
+    info.inline.push(rest.slice(rest.indexOf('foreach') + 1).filter((t) => !t.startsWith('-')).join(' '));
+  }
+  if (sub === 'bisect' && rest[0] === 'run') {
+    force('bisect run runs a command');
+    info.inline.push(rest.slice(1).join(' '));
+  }
+  if (sub === 'filter-branch' || sub === 'filter-repo') force(`${sub} runs the filters it is given as shell code`);
+  if (sub === 'config') {
+    const positional = rest.filter((t) => !t.startsWith('-'));
+    const writes = positional.length >= 2 || /^(set|edit|unset|rename-section|remove-section)$/.test(positional[0] ?? '') || rest.some((t) => /^(-e|--edit|--add|--replace-all|--unset|--unset-all)$/.test(t));
+    if (writes) force('config changes configuration, which can name programs git runs later');
+  }
+  if (sub === 'clean' && rest.some((t) => hasShort(t, 'f') || isLong(t, 'force'))) force('clean -f deletes untracked files');
+}
+
+const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;
+
+function find(info: CommandInfo, w: string[]): void {
+  for (let k = 0; k < w.length; k++) {
+    const t = w[k];
+    if (!FIND_ACTIONS.test(t)) continue;
+    info.force.push(`find ${t} ${t === '-delete' ? 'deletes what it finds' : /^-f/.test(t) ? 'writes to a file it names' : 'runs a command on what it finds'}`);
+    if (/^-(exec|execdir|ok|okdir)$/.test(t)) {
+      const end = w.findIndex((x, m) => m > k && (x === ';' || x === '+'));
+      info.inline.push(shellJoin(info.args.slice(k + 1, end < 0 ? undefined : end).filter((a) => a.text !== '{}')));
+    }
+  }
+}
+
+function rg(info: CommandInfo, w: string[]): void {
+  for (const t of optionsPart(w)) {
+    if (t === '--pre' || t.startsWith('--pre=')) info.force.push('rg --pre runs a program on every file it searches');
+    if (t === '--hostname-bin' || t.startsWith('--hostname-bin=')) info.force.push('rg --hostname-bin runs a program');
+  }
+}
+
+// sed commands that take the rest of the line as text, a label or a file name.
+const SED_LINE = 'aic:btTrRwWe';
+
+/** What in a sed script runs a command or writes a file; `undefined` when nothing does. */
+function sedScriptRisk(script: string, inline: string[]): string | undefined {
+  let i = 0;
+  const s = script;
+  const skipDelimited = (delim: string) => {
+    while (i < s.length && s[i] !== delim) i += s[i] === '\\' ? 2 : 1;
+    i++;
+  };
+  while (i < s.length) {
+    const c = s[i];
+    if (/[\s;{}!]/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '#') {
+      while (i < s.length && s[i] !== '\n') i++;
+      continue;
+    }
+    // Addresses: numbers, $, /re/, \cREc, first~step, +N, ~N, commas.
+    if (/[0-9$,~+]/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '/' || c === '\\') {
+      const delim = c === '\\' ? s[++i] : '/';
+      i++;
+      skipDelimited(delim);
+      while (/[IM]/.test(s[i] ?? '')) i++;
+      continue;
+    }
+    if (c === 's' || c === 'y') {
+      const delim = s[i + 1];
+      if (!delim || delim === '\n' || delim === '\\') return 'sed reads a script it cannot check';
+      i += 2;
+      skipDelimited(delim);
+      skipDelimited(delim);
+      if (c === 'y') continue;
+      const start = i;
+      while (i < s.length && !/[;\n}]/.test(s[i])) {
+        if (s[i] === 'w') return `sed s///w writes to a file (${s.slice(i + 1).split('\n')[0].trim()})`;
+        i++;
+      }
+      if (s.slice(start, i).includes('e')) return 'sed s///e runs the pattern space as a command';
+      continue;
+    }
+    if (SED_LINE.includes(c)) {
+      const end = s.indexOf('\n', i);
+      const arg = s.slice(i + 1, end < 0 ? s.length : end).trim();
+      if (c === 'e') {
+        if (arg) inline.push(arg);
+        return 'sed e runs a command';
+      }
+      if (c === 'w' || c === 'W') return `sed ${c} writes to a file (${arg})`;
+      // a, i, c take text to the end of the line; labels and r/R file names end at `;` in GNU sed only for labels.
+      i = end < 0 ? s.length : end;
+      continue;
+    }
+    if (/[=dDgGhHlnNpPqQxzFv]/.test(c)) {
+      i++;
+      continue;
+    }
+    return 'sed reads a script it cannot check';
+  }
+  return undefined;
+}
+
+function sed(info: CommandInfo, w: string[]): void {
+  const opts = optionsPart(w);
+  if (opts.includes('--sandbox')) return;
+  const scripts: string[] = [];
+  let positionalScript = true;
+  for (let k = 0; k < opts.length; k++) {
+    const t = opts[k];
+    if (t === '-e' || isLong(t, 'expression', ['e', 'ex'])) {
+      const v = t.includes('=') ? longValue(opts, k) : opts[++k];
+      if (v !== undefined) scripts.push(v);
+      positionalScript = false;
+    } else if (hasShort(t, 'e', 'fl')) {
+      const v = shortValue(opts, k, 'e');
+      if (v === opts[k + 1]) k++;
+      if (v !== undefined) scripts.push(v);
+      positionalScript = false;
+    } else if (hasShort(t, 'f', 'el') || isLong(t, 'file', ['f'])) {
+      info.force.push('sed -f runs a script from a file');
+      positionalScript = false;
+    } else if (hasShort(t, 'i', 'efl') || isLong(t, 'in-place', ['i', 'in'])) {
+      info.force.push('sed -i rewrites files in place');
+    } else if (t === '-l' || t === '--line-length') k++;
+    else if (!t.startsWith('-') && positionalScript) {
+      scripts.push(t);
+      positionalScript = false;
+    }
+  }
+  for (const script of scripts) {
+    const risk = sedScriptRisk(script, info.inline);
+    if (risk) info.force.push(risk);
+  }
+}
+
+function awk(info: CommandInfo, w: string[]): void {
+  const name = info.program!;
+  let program: string | undefined;
+  for (let k = 0; k < w.length; k++) {
+    const t = w[k];
+    if (t === '--') {
+      program ??= w[k + 1];
+      break;
+    }
+    if (t === '-F' || t === '-v' || t === '--assign' || t === '--field-separator') k++;
+    else if (/^-(f|E|i|l)$/.test(t) || /^--(file|exec|include|load)\b/.test(t) || /^-[fEil]./.test(t)) {
+      info.force.push(`${name} ${t.slice(0, 2)} runs a program from a file or loads an extension`);
+      program = '';
+    } else if (t.startsWith('-')) continue;
+    else {
+      program ??= t;
+      break;
+    }
+  }
+  if (!program) return;
+  if (/\bsystem\s*\(|\|&?|\bgetline\b|@load|(print|printf)\b[^;}]*>/.test(program)) {
+    info.force.push(`${name} runs commands or writes files from its program (system, pipes, getline or >)`);
+    // Every string literal may be a command line: hand them all to the denylist.
+    for (const m of program.matchAll(/"((?:[^"\\]|\\.)*)"/g)) info.inline.push(m[1].replace(/\\(.)/g, '$1'));
+  }
+}
+
+const TAR_COMMANDS = ['to-command', 'use-compress-program', 'checkpoint-action', 'info-script', 'new-volume-script', 'rmt-command', 'rsh-command'];
+
+function tar(info: CommandInfo, w: string[]): void {
+  const opts = optionsPart(w);
+  for (let k = 0; k < opts.length; k++) {
+    const t = opts[k];
+    const long = TAR_COMMANDS.find((n) => isLong(t, n, ['to', 't', 'r', 'u', 'c', 'ch', 'n', 'i']));
+    if (long) {
+      info.force.push(`tar --${long} runs a command it names`);
+      const v = longValue(opts, k);
+      if (v !== undefined) info.inline.push(long === 'checkpoint-action' ? v.replace(/^(exec|sleep|echo|bell|dot|ttyout|wait)=/, '') : v);
+      continue;
+    }
+    // Short clusters (and the old dash-less first word) with -I (compress program) or -F (info script).
+    const cluster = t.startsWith('-') && !t.startsWith('--') ? t : k === 0 && /^[A-Za-z]+$/.test(t) ? `-${t}` : '';
+    for (const letter of ['I', 'F']) {
+      if (cluster && hasShort(cluster, letter, 'bCfgHKLNTVX')) {
+        info.force.push(`tar -${letter} runs a command it names`);
+        const v = shortValue([cluster, ...opts.slice(k + 1)], 0, letter);
+        if (v !== undefined) info.inline.push(v);
+      }
+    }
+  }
+}
+
+function zip(info: CommandInfo, w: string[]): void {
+  const opts = optionsPart(w);
+  for (let k = 0; k < opts.length; k++) {
+    const t = opts[k];
+    if (t === '-TT' || isLong(t, 'unzip-command', ['u'])) {
+      info.force.push('zip -TT runs a command it names to test the archive');
+      const v = t === '-TT' ? opts[k + 1] : longValue(opts, k);
+      if (v !== undefined) info.inline.push(v);
+    } else if (hasShort(t, 'm', 'bnOtxi') || isLong(t, 'move', ['m'])) info.force.push('zip -m deletes the files it adds');
+  }
+}
+
+function pager(info: CommandInfo, w: string[]): void {
+  for (const t of optionsPart(w)) {
+    if (t.startsWith('+')) info.force.push(`${info.program} ${t} runs initial commands, which can start a shell`);
+    else if (/^-[oOk]/.test(t) || ['log-file', 'LOG-FILE', 'lesskey-file', 'lesskey-src', 'lesskey-content'].some((n) => isLong(t, n, ['l', 'L']))) {
+      info.force.push(`${info.program} ${t} writes a log file or reads key bindings that can run commands`);
+    }
+  }
+}
+
+function man(info: CommandInfo, w: string[]): void {
+  for (let k = 0; k < w.length; k++) {
+    const t = w[k];
+    if (t === '-P' || t.startsWith('-P') || isLong(t, 'pager', ['p']) || /^-H/.test(t) || isLong(t, 'html', ['h']) || isLong(t, 'browser')) {
+      info.force.push(`man ${t.split('=')[0]} runs a program it names`);
+      const v = t.startsWith('--') ? longValue(w, k) : t.length > 2 ? t.slice(2) : w[k + 1];
+      if (v !== undefined && /^-P|^--p/.test(t)) info.inline.push(v);
+    }
+  }
+}
+
+const SSH_VALUED = 'BbcDEeFIiJLlmOopQRSWw';
+const SSH_COMMAND_OPTION = /^(proxycommand|localcommand|permitlocalcommand|knownhostscommand|remotecommand|include|match)\b/i;
+
+function ssh(info: CommandInfo, w: string[]): void {
+  const name = info.program!;
+  let k = 0;
+  for (; k < w.length; k++) {
+    const t = w[k];
+    if (t === '--') {
+      k++;
+      break;
+    }
+    if (!t.startsWith('-') || t === '-') break;
+    const letter = t[1];
+    if (letter === 'o') {
+      const v = t.length > 2 ? t.slice(2) : w[++k] ?? '';
+      if (SSH_COMMAND_OPTION.test(v)) {
+        info.force.push(`${name} -o ${v.split(/[=\s]/)[0]} runs a local command`);
+        info.inline.push(v.replace(/^[A-Za-z]+\s*[=\s]\s*/, ''));
+      }
+    } else if (letter === 'F' || (letter === 'S' && name !== 'ssh') || (letter === 'D' && name === 'sftp')) {
+      info.force.push(`${name} -${letter} runs a program or reads a configuration that can`);
+      if (t.length === 2) k++;
+    } else if (SSH_VALUED.includes(letter) && t.length === 2) k++;
+  }
+  if (name !== 'ssh') return;
+  const remote = w.slice(k + 1);
+  if (remote.length) {
+    info.force.push('ssh runs a command on another machine');
+    info.inline.push(remote.join(' '));
+  }
+}
+
+function rsync(info: CommandInfo, w: string[]): void {
+  const opts = optionsPart(w);
+  for (let k = 0; k < opts.length; k++) {
+    const t = opts[k];
+    if (t === '-e' || (hasShort(t, 'e') && !t.startsWith('--')) || isLong(t, 'rsh', ['r', 'rs'])) {
+      info.force.push('rsync -e runs the remote shell program it names');
+      const v = t.startsWith('--') ? longValue(opts, k) : shortValue(opts, k, 'e');
+      if (v !== undefined) info.inline.push(v);
+    } else if (isLong(t, 'rsync-path', ['r', 'rs'])) info.force.push('rsync --rsync-path runs a command on the remote side');
+  }
+}
+
+function make(info: CommandInfo, w: string[]): void {
+  for (const t of w) {
+    if (t === '-E' || t.startsWith('-E') || isLong(t, 'eval', ['e'])) info.force.push('make --eval adds makefile rules given on the command line');
+    else if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?!]?=/.test(t)) info.force.push(`make ${t.split('=')[0]}= overrides a variable, which can change the commands its recipes run`);
+  }
+}
+
+function alias(info: CommandInfo, w: string[]): void {
+  for (const t of w) {
+    const eq = t.indexOf('=');
+    if (eq <= 0) continue;
+    info.force.push(`alias defines ${t.slice(0, eq)} as a command`);
+    info.inline.push(t.slice(eq + 1));
+  }
+}
+
+function shopt(info: CommandInfo, w: string[]): void {
+  if (w.includes('-s') && w.some((t) => /^(expand_aliases|extdebug)$/.test(t))) info.force.push('shopt turns on alias expansion or debugging hooks that run code');
+}
+
+function set(info: CommandInfo, w: string[]): void {
+  if (w.some((t) => /^-[A-Za-z]*a/.test(t)) || (w.includes('-o') && w.includes('allexport'))) info.force.push('set -a exports every later assignment to the programs the command runs');
+}
+
+// Builtins that take variable names: a subscript in a name is evaluated as arithmetic.
+const NAME_TAKERS = new Set(['read', 'unset', 'mapfile', 'readarray', 'getopts', 'wait', 'printf', 'declare', 'typeset', 'local', 'export', 'readonly', 'let']);
+
+function names(info: CommandInfo, w: string[]): void {
+  const program = info.program!;
+  if (program === 'let' && w.length) info.force.push('let evaluates arithmetic, which can run code held in variables');
+  if (w.some((t) => t.includes('[') && computedSubscript(t))) info.force.push(ARITHMETIC_NOTE);
+  if (/^(declare|typeset|local)$/.test(program) && w.some((t) => /^-[A-Za-z]*[in]/.test(t))) {
+    info.force.push(`${program} -i/-n evaluates later values as arithmetic or names, which can run code`);
+  }
+}
+
+const CHECKS: Record<string, Check> = {
+  git,
+  find,
+  rg,
+  sed,
+  gsed: sed,
+  awk,
+  gawk: awk,
+  mawk: awk,
+  nawk: awk,
+  tar,
+  gtar: tar,
+  bsdtar: tar,
+  zip,
+  less: pager,
+  more: pager,
+  man,
+  ssh,
+  scp: ssh,
+  sftp: ssh,
+  rsync,
+  make,
+  gmake: make,
+  alias,
+  shopt,
+  set,
+};
+
+/** Adds the forced-prompt reasons and inline code of `info.program`'s options. */
+export function programRisks(info: CommandInfo): void {
+  const program = info.program;
+  if (!program) return;
+  const words = info.args.map((a) => a.text);
+  CHECKS[program]?.(info, words);
+  if (NAME_TAKERS.has(program) || info.segment.kind === 'declaration') names(info, words);
+}
