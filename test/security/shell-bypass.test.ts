@@ -15,7 +15,7 @@ import { PermissionGate } from '../../src/permissions/gate.js';
 import { RuleStore } from '../../src/permissions/rules.js';
 import { shellPermission } from '../../src/permissions/shell-policy.js';
 import type { AnyTool } from '../../src/tools/types.js';
-import { FORCE, HARD, KEYS } from './shell-bypass-corpus.js';
+import { FORCE, HARD, KEYS, LOOKALIKES } from './shell-bypass-corpus.js';
 
 let gate: PermissionGate;
 let dir: string;
@@ -87,5 +87,14 @@ test('no permission key holds a secret, and a flag value is never a subcommand',
     if (keys.some((k) => k.includes(secret))) wrong.push(`${JSON.stringify(command)} -> ${keys.join(', ')}`);
   }
   through.push(...wrong);
+  assert.deepEqual(wrong, []);
+});
+
+test('ordinary look-alikes still run under an allow rule, with no prompt', async () => {
+  const wrong: string[] = [];
+  for (const command of LOOKALIKES) {
+    const got = await outcome(command);
+    if (got !== 'allow') wrong.push(`${JSON.stringify(command)} -> ${got}: ${(await shellPermission(command)).forcePrompt ?? ''}`);
+  }
   assert.deepEqual(wrong, []);
 });
