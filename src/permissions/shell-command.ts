@@ -63,7 +63,7 @@ const DANGEROUS_VARS = new Set(
     'SSH_ASKPASS SUDO_ASKPASS CURL_HOME WGETRC'
   ).split(' '),
 );
-const isDangerousVar = (name: string) =>
+export const isDangerousVar = (name: string) =>
   DANGEROUS_VARS.has(name) ||
   /^(DYLD_|LD_|GIT_|XDG_|npm_config_|NPM_CONFIG_|CARGO_|RUSTC|PIP_|BUNDLE_|GEM_)/.test(name) ||
   /_(OPTIONS|OPTS|FLAGS|CONFIG|COMMAND|PROGRAM|WRAPPER)$/.test(name);

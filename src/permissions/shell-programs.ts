@@ -3,9 +3,10 @@
  * fresh prompt even under an allow rule for the program, and hands any command it carries to the
  * denylist as inline code (`tar --to-command='rm -rf x'` is refused like `rm -rf x`).
  */
-import { shellJoin, type CommandInfo } from './shell-command.js';
+import { isDangerousVar, shellJoin, type CommandInfo } from './shell-command.js';
 import { ARITHMETIC_NOTE, computedSubscript } from './shell-expand.js';
-import { hasShort, isLong, longName, longValue, optionsPart, shortValue } from './shell-options.js';
+import { hasShort, isLong, longValue, optionsPart, shortValue } from './shell-options.js';
+import { pathLeaves } from './shell-redirect.js';
 
 type Check = (info: CommandInfo, words: string[]) => void;
 
@@ -355,6 +356,8 @@ const NAME_TAKERS = new Set(['read', 'unset', 'mapfile', 'readarray', 'getopts',
 
 function names(info: CommandInfo, w: string[]): void {
   const program = info.program!;
+  const assigned = w.find((t) => isDangerousVar(t.split('=')[0].replace(/\[.*$/, '')));
+  if (assigned) info.force.push(`${program} assigns ${assigned.split('=')[0]}, which changes what programs run or load`);
   if (program === 'let' && w.length) info.force.push('let evaluates arithmetic, which can run code held in variables');
   if (w.some((t) => t.includes('[') && computedSubscript(t))) info.force.push(ARITHMETIC_NOTE);
   if (/^(declare|typeset|local)$/.test(program) && w.some((t) => /^-[A-Za-z]*[in]/.test(t))) {
@@ -362,7 +365,17 @@ function names(info: CommandInfo, w: string[]): void {
   }
 }
 
+// `cd` with no operand goes home; after a `cd` out of the folder, relative redirections and paths
+// point outside it.
+function cd(info: CommandInfo, w: string[]): void {
+  const target = w.filter((t) => !/^-[LPe@]+$/.test(t))[0];
+  if (info.program === 'popd' || target === undefined || pathLeaves(target)) info.force.push(`${info.program}${target ? ` ${target}` : ''} moves the command out of the folder it runs in`);
+}
+
 const CHECKS: Record<string, Check> = {
+  cd,
+  pushd: cd,
+  popd: cd,
   git,
   find,
   rg,

@@ -19,13 +19,21 @@ export function redirectRisk(r: ShellRedirect): string | undefined {
   if (!t.static) return `the command writes to ${t.raw}, a file only known when the shell runs it`;
   const path = t.text;
   if (HARMLESS_TARGETS.test(path)) return undefined;
-  if (path.startsWith('/') || path.startsWith('~')) return `the command writes to ${path}, outside the workspace`;
+  const where = pathLeaves(path);
+  if (where === 'outside') return `the command writes to ${path}, outside the ${path.startsWith('/') || path.startsWith('~') ? 'workspace' : 'folder it runs in'}`;
+  if (where === 'git') return `the command writes into ${path}, a .git folder whose configuration and hooks name programs git runs`;
+  return undefined;
+}
+
+/** Does a path written in a command leave the folder it runs in (absolute, `~`, a `..` that climbs out), or enter a `.git` folder? */
+export function pathLeaves(path: string): 'outside' | 'git' | undefined {
+  if (path.startsWith('/') || path.startsWith('~') || path === '-') return 'outside';
   let depth = 0;
   for (const part of path.split('/')) {
     if (part === '..') depth--;
     else if (part !== '.' && part !== '') depth++;
-    if (depth < 0) return `the command writes to ${path}, outside the folder it runs in`;
-    if (part === '.git') return `the command writes into ${path}, a .git folder whose configuration and hooks name programs git runs`;
+    if (depth < 0) return 'outside';
+    if (part === '.git') return 'git';
   }
   return undefined;
 }
