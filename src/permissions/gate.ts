@@ -24,7 +24,7 @@ export interface PendingPrompt {
   key: string;
   /** The broader key offered after (shell: the program key). */
   broaderKey?: string;
-  /** Every key of the call that no allow rule covers yet (what `always` persists). */
+  /** Every literal key of the call that no allow rule covers yet: exactly what `always` persists. */
   keys: string[];
   /** Masked text a person reads. */
   display: string;
@@ -170,7 +170,7 @@ export class PermissionGate implements Gate {
   // key replaces the first key and keeps the others as listed. Keys naming a command only known at run
   // time are never saved; a key holding a secret refuses `always` outright.
   private savableRules(prompt: PendingPrompt, chosen: string, decision: RuleDecision) {
-    const keys = prompt.keys.length ? prompt.keys : [prompt.key];
+    const keys = prompt.keys;
     let chosenKeys: string[];
     if (decision === 'deny') chosenKeys = [chosen];
     else if (chosen === prompt.key) chosenKeys = keys;
@@ -212,7 +212,8 @@ export class PermissionGate implements Gate {
       class: request.class,
       key,
       broaderKey: broaderKey && broaderKey !== key ? broaderKey : undefined,
-      keys: unmatched.length ? unmatched : [request.key],
+      // Only literal keys are listed: the list is exactly what `always` saves.
+      keys: (unmatched.length ? unmatched : [request.key]).filter((k) => ruleKeyProblem(k) === undefined),
       display: this.mask(request.display ?? request.key),
       reason: request.forcePrompt ? this.mask(request.forcePrompt) : undefined,
       sessionId: ctx.sessionId,
