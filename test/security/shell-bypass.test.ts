@@ -14,7 +14,7 @@ import { hardDenied } from '../../src/permissions/denylist.js';
 import { PermissionGate } from '../../src/permissions/gate.js';
 import { RuleStore } from '../../src/permissions/rules.js';
 import { shellPermission } from '../../src/permissions/shell-policy.js';
-import type { AnyTool } from '../../src/tools/types.js';
+import { gateOutcome, type Outcome } from '../permissions/corpus-support.js';
 import { FORCE, HARD, KEYS, LOOKALIKES } from './shell-bypass-corpus.js';
 
 let gate: PermissionGate;
@@ -28,24 +28,9 @@ before(async () => {
 after(() => rm(dir, { recursive: true, force: true }));
 
 /** What happens to `command` under the bare run_shell allow rule, attended: allow, force (a fresh prompt) or hard. */
-async function outcome(command: string): Promise<'allow' | 'force' | 'prompt' | 'hard' | 'deny'> {
+async function outcome(command: string): Promise<Outcome> {
   const request = await shellPermission(command);
-  if (request.hardDeny) return 'hard';
-  const controller = new AbortController();
-  let prompted = false;
-  const decision = await gate.check({ name: 'run_shell' } as AnyTool, request, { command }, {
-    signal: controller.signal,
-    callId: 'c',
-    attended: true,
-    emit: (kind) => {
-      if (kind === 'permission.requested') {
-        prompted = true;
-        controller.abort();
-      }
-    },
-  });
-  if (prompted) return request.forcePrompt ? 'force' : 'prompt';
-  return decision.allow ? 'allow' : 'deny';
+  return request.hardDeny ? 'hard' : gateOutcome(gate, request, command);
 }
 
 const through: string[] = [];
