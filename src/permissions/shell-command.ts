@@ -328,6 +328,7 @@ function inspectProgram(info: CommandInfo): void {
     info.inline.push(texts.join(' '));
   } else if (program === 'source' || program === '.') {
     info.force.push(`${program} runs a file as shell code inside this shell`);
+    if (texts.some((t) => STDIN_NAMES.test(t))) info.inline.push(...(seg.stdin ?? []));
   } else if (program === 'trap' && args.length > 1) {
     info.force.push('trap runs a string as shell code later');
     info.inline.push(texts[0]);
@@ -339,16 +340,18 @@ function inspectProgram(info: CommandInfo): void {
     if (c >= 0 && texts[c + 1] !== undefined) info.inline.push(texts[c + 1]);
   }
 
+  // A pipe, a here-document or here-string, or `< file` on standard input.
+  const readsStdin = (seg.pipeIndex ?? 0) > 0 || !!seg.heredoc || seg.redirects.some((r) => r.op === '<');
   if (SHELLS.has(program)) {
     const c = texts.findIndex((t) => /^-[A-Za-z]*c[A-Za-z]*$/.test(t) || t === '--command');
     if (c >= 0) {
       info.force.push(`${program} -c runs a string as shell code`);
       const code = args.slice(c + 1).find((a) => !a.text.startsWith('-'));
       if (code) info.inline.push(code.text);
-    } else if (!texts.some((t) => !t.startsWith('-')) && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+    } else if (!texts.some((t) => !t.startsWith('-') && !STDIN_NAMES.test(t)) && readsStdin) {
       info.force.push(`${program} reads shell code from standard input`);
       info.inline.push(...(seg.stdin ?? []));
-    } else if (texts.some((t) => /^-[A-Za-z]*s/.test(t)) && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+    } else if (texts.some((t) => /^-[A-Za-z]*s/.test(t)) && readsStdin) {
       info.force.push(`${program} -s reads shell code from standard input`);
       info.inline.push(...(seg.stdin ?? []));
     }
@@ -360,7 +363,7 @@ function inspectProgram(info: CommandInfo): void {
       info.force.push(`${program} runs code given on the command line`);
     }
   }
-  if (INTERPRETERS.test(program) && !texts.some((t) => !t.startsWith('-')) && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+  if (INTERPRETERS.test(program) && !texts.some((t) => !t.startsWith('-') && !STDIN_NAMES.test(t)) && readsStdin) {
     info.force.push(`${program} reads code from standard input`);
   }
 
@@ -369,6 +372,9 @@ function inspectProgram(info: CommandInfo): void {
   }
 
 }
+
+// Names that make a shell or interpreter read its program from standard input.
+export const STDIN_NAMES = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 
 // Programs whose arguments are only printed: a value known at run time cannot change what they do.
 const PRINTS_ONLY = new Set(['echo']);

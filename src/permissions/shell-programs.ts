@@ -220,8 +220,9 @@ function awk(info: CommandInfo, w: string[]): void {
   if (!program) return;
   if (/\bsystem\s*\(|\|&?|\bgetline\b|@load|(print|printf)\b[^;}]*>/.test(program)) {
     info.force.push(`${name} runs commands or writes files from its program (system, pipes, getline or >)`);
-    // Every string literal may be a command line: hand them all to the denylist.
+    // Every string literal, and every -v value, may be a command line: hand them all to the denylist.
     for (const m of program.matchAll(/"((?:[^"\\]|\\.)*)"/g)) info.inline.push(m[1].replace(/\\(.)/g, '$1'));
+    w.forEach((t, k) => (w[k - 1] === '-v' || w[k - 1] === '--assign') && t.includes('=') && info.inline.push(t.slice(t.indexOf('=') + 1)));
   }
 }
 
@@ -365,6 +366,28 @@ function names(info: CommandInfo, w: string[]): void {
   }
 }
 
+// Programs that write to the paths in their arguments (the destination: every path, or the last one).
+const WRITES_EVERY = new Set(['tee', 'touch', 'truncate', 'mkdir', 'ln', 'install', 'shred', 'chmod', 'chown', 'chgrp', 'patch']);
+const WRITES_LAST = new Set(['cp', 'mv', 'rsync', 'scp']);
+
+/** `tee ~/.bashrc`, `cp x .git/hooks/pre-commit`, `ln -s ~/.ssh keys`: the same class as a redirect. */
+function writesOutside(info: CommandInfo, w: string[]): void {
+  const program = info.program!;
+  const paths = w.filter((t) => !t.startsWith('-') || t === '-');
+  const targetDir = w.findIndex((t) => t === '-t' || t.startsWith('--target-directory'));
+  const targets = WRITES_EVERY.has(program)
+    ? paths
+    : targetDir >= 0
+      ? [w[targetDir].includes('=') ? w[targetDir].split('=')[1] : w[targetDir + 1]]
+      : paths.slice(-1);
+  for (const t of targets) {
+    if (t === undefined || (program === 'scp' && /^[^/]*:/.test(t))) continue;
+    const where = pathLeaves(t);
+    if (where === 'git') return void info.force.push(`${program} writes into ${t}, a .git folder whose configuration and hooks name programs git runs`);
+    if (where === 'outside' && !/^\/dev\/(null|stdout|stderr|tty)$/.test(t)) return void info.force.push(`${program} writes to ${t}, outside the folder it runs in`);
+  }
+}
+
 // `cd` with no operand goes home; after a `cd` out of the folder, relative redirections and paths
 // point outside it.
 function cd(info: CommandInfo, w: string[]): void {
@@ -409,5 +432,6 @@ export function programRisks(info: CommandInfo): void {
   if (!program) return;
   const words = info.args.map((a) => a.text);
   CHECKS[program]?.(info, words);
+  if (WRITES_EVERY.has(program) || WRITES_LAST.has(program)) writesOutside(info, words);
   if (NAME_TAKERS.has(program) || info.segment.kind === 'declaration') names(info, words);
 }
