@@ -199,7 +199,7 @@ export class PermissionGate implements Gate {
 
   private denyWithoutPrompt(ctx: ToolContext, tool: AnyTool, key: string, reason: string): Decision {
     ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key: this.mask(key), reason: this.mask(reason) });
-    return { allow: false, reason };
+    return { allow: false, reason: this.mask(reason) };
   }
 
   private prompt(tool: AnyTool, request: PermissionRequest, unmatched: string[], ctx: ToolContext): Promise<Decision> {
