@@ -241,18 +241,44 @@ function names(info: CommandInfo, w: string[]): void {
 const WRITES_EVERY = new Set(['tee', 'touch', 'truncate', 'mkdir', 'ln', 'install', 'shred', 'chmod', 'chown', 'chgrp', 'patch']);
 const WRITES_LAST = new Set(['cp', 'mv', 'rsync', 'scp']);
 
-/** `tee ~/.bashrc`, `cp x .git/hooks/pre-commit`, `ln -s ~/.ssh keys`: the same class as a redirect. */
+// Options whose value is a file the program writes (`curl -o ~/.bashrc`, `sort -o /etc/x`).
+const OUTPUT_OPTIONS: Record<string, { short: string; long: string[] }> = {
+  curl: { short: 'o', long: ['output', 'output-dir', 'dump-header', 'cookie-jar', 'trace', 'trace-ascii', 'stderr'] },
+  wget: { short: 'OPoa', long: ['output-document', 'directory-prefix', 'output-file', 'append-output', 'save-cookies'] },
+  sort: { short: 'o', long: ['output'] },
+  tar: { short: 'f', long: ['file'] },
+};
+
+/** The values of `program`'s output options in `w`. */
+function outputTargets(program: string, w: string[]): string[] {
+  const spec = OUTPUT_OPTIONS[program];
+  if (!spec) return [];
+  const out: string[] = [];
+  const opts = optionsPart(w);
+  for (let k = 0; k < opts.length; k++) {
+    const t = opts[k];
+    const long = spec.long.find((n) => isLong(t, n, ['o', 'ou', 'out', 'd', 'a', 'f', 's', 't', 'c']));
+    if (long) out.push(t.includes('=') ? t.slice(t.indexOf('=') + 1) : opts[k + 1]);
+    else for (const letter of spec.short) if (!t.startsWith('--') && t.startsWith('-') && t.endsWith(letter) && hasShort(t, letter)) out.push(opts[k + 1]);
+    for (const letter of spec.short) if (t.length > 2 && t.startsWith(`-${letter}`) && !t.startsWith('--')) out.push(t.slice(2));
+  }
+  return out.filter((x): x is string => x !== undefined);
+}
+
+/** `tee ~/.bashrc`, `cp x .git/hooks/pre-commit`, `ln -s ~/.ssh keys`, `curl -o ~/.profile`: the same class as a redirect. */
 function writesOutside(info: CommandInfo, w: string[]): void {
   const program = info.program!;
   const paths = w.filter((t) => !t.startsWith('-') || t === '-');
   const targetDir = w.findIndex((t) => t === '-t' || t.startsWith('--target-directory'));
-  const targets = WRITES_EVERY.has(program)
-    ? paths
-    : targetDir >= 0
-      ? [w[targetDir].includes('=') ? w[targetDir].split('=')[1] : w[targetDir + 1]]
-      : paths.slice(-1);
+  const targets = OUTPUT_OPTIONS[program]
+    ? outputTargets(program, w)
+    : WRITES_EVERY.has(program)
+      ? paths
+      : targetDir >= 0
+        ? [w[targetDir].includes('=') ? w[targetDir].split('=')[1] : w[targetDir + 1]]
+        : paths.slice(-1);
   for (const t of targets) {
-    if (t === undefined || (program === 'scp' && /^[^/]*:/.test(t))) continue;
+    if (t === undefined || t === '-' || (program === 'scp' && /^[^/]*:/.test(t))) continue;
     const where = pathLeaves(t);
     if (where === 'git') return void info.force.push(`${program} writes into ${t}, a .git folder whose configuration and hooks name programs git runs`);
     if (where === 'outside' && !/^\/dev\/(null|stdout|stderr|tty)$/.test(t)) return void info.force.push(`${program} writes to ${t}, outside the folder it runs in`);
@@ -303,6 +329,6 @@ export function programRisks(info: CommandInfo): void {
   if (!program) return;
   const words = info.args.map((a) => a.text);
   CHECKS[program]?.(info, words);
-  if (WRITES_EVERY.has(program) || WRITES_LAST.has(program)) writesOutside(info, words);
+  if (WRITES_EVERY.has(program) || WRITES_LAST.has(program) || OUTPUT_OPTIONS[program]) writesOutside(info, words);
   if (NAME_TAKERS.has(program) || info.segment.kind === 'declaration') names(info, words);
 }

