@@ -208,7 +208,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   };
   await refreshMask();
   bus.subscribe((e) => void (e.kind === 'secrets.changed' && refreshMask()));
-  const permissionRules = new RuleStore(home);
+  const permissionRules = new RuleStore(home, masker.mask);
   const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
   tools.setGate(gate);
   tools.setMask(masker.mask);

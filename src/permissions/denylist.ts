@@ -7,12 +7,12 @@
  * The `command` workflow node uses the same function.
  */
 import { describeSegment, globMatches, INTERPRETERS, isGlob, SHELLS, type CommandInfo } from './shell-command.js';
+import { chmodZero, findIntoXargsDelete, namesRawDisk, networkRedirect, otherRecursiveDelete, RECURSIVE_DELETE, rmRecursive, valueWord } from './denylist-classes.js';
 import { parseShellSync, type ShellParse } from './shell-parse.js';
 
 const SUFFIX = 'It is on the engine\'s hard denylist, which no permission rule can lift; do not retry it or a variant of it. If it is truly needed, ask the user to run it themselves.';
 const MAX_DEPTH = 4;
 
-const RAW_DISK = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|disk\d|rdisk\d|mmcblk\d|dm-\d|md\d|mapper\/|loop\d|sr\d|nbd\d|zd\d)/;
 const SAFE_DEV = /^\/dev\/(null|zero|u?random|stdout|stderr|stdin|tty|fd\/\d+|pts\/\d+)$/;
 const DOWNLOADERS = new Set(['curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'httpie', 'xh', 'lwp-request', 'GET']);
 // Programs that write to, wipe or repartition a device named as an argument.
@@ -20,7 +20,10 @@ const RAW_WRITERS = new Set(['tee', 'cp', 'shred', 'blkdiscard', 'badblocks', 'f
 const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
 const ESCALATE = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0']);
 const MKFS = /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(_.+)?|wipefs)$/;
-const DOWNLOAD_IN_TEXT = /(\$\(|`|<\()\s*(curl|wget|fetch|aria2c)\b/;
+const DOWNLOAD_IN_TEXT = /(\$\(|`|<\()\s*(curl|wget|fetch|aria2c|http|https|xh|lwp-request|GET)\b/;
+// Arguments that make an interpreter read its program from standard input.
+const STDIN_NAMES = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
+const PRINTERS = new Set(['echo', 'printf', 'cat']);
 
 /** A sentence saying why `command` is refused outright, or undefined when the denylist has nothing against it. */
 export function hardDenied(command: string): string | undefined {
@@ -40,6 +43,10 @@ function deniedIn(parse: ShellParse, command: string, depth: number): string | u
   }
   const pipe = pipedDownload(infos);
   if (pipe) return `Refused: ${pipe}. ${SUFFIX}`;
+  for (const list of pipelines(infos)) {
+    const del = findIntoXargsDelete(list);
+    if (del) return `Refused: \`${clip(list.map((i) => i.segment.text).join(' | '))}\` ${del}. ${SUFFIX}`;
+  }
   for (const fn of parse.functions) {
     const self = fn.calls.filter((c) => c.words[0]?.static && c.words[0].text === fn.name);
     // Recursion alone is fine; a function starting itself in a pipe or in the background is a bomb.
@@ -52,6 +59,10 @@ function deniedIn(parse: ShellParse, command: string, depth: number): string | u
     if (text) return `Refused: ${text}. ${SUFFIX}`;
   }
   if (depth < MAX_DEPTH) {
+    for (const code of pipedCode(infos)) {
+      const inner = deniedIn(parseShellSync(code), code, depth + 1);
+      if (inner) return inner;
+    }
     for (const info of infos) {
       for (const code of info.inline) {
         if (!code.trim()) continue;
@@ -101,22 +112,24 @@ function segmentDenied(info: CommandInfo): string | undefined {
   const texts = info.args.map((a) => a.text);
 
   for (const r of info.segment.redirects) {
-    if (/^(>|>>|>\||&>|&>>|>&)$/.test(r.op) && RAW_DISK.test(r.target.text)) return `writes straight to the raw disk ${r.target.text}`;
+    const net = networkRedirect(r);
+    if (net) return `opens a network connection through bash's ${net}, the way downloaded code is run`;
+    const disk = /^(\d*>|\d*>>|>\||&>|&>>|>&|<>)$/.test(r.op) ? namesRawDisk(r.target) : undefined;
+    if (disk) return `writes straight to the raw disk ${disk}`;
   }
   if (!program) return undefined;
 
-  if (program === 'rm') {
-    const flags = untilDoubleDash(texts).filter((t) => t.startsWith('-'));
-    if (flags.some((t) => t === '--recursive' || t === '--no-preserve-root' || /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(t))) {
-      return 'is a recursive delete; delete specific files instead (delete_file, or rm without -r on named files)';
-    }
-  }
+  if (program === 'rm' && rmRecursive(texts)) return RECURSIVE_DELETE;
+  const otherDelete = otherRecursiveDelete(info);
+  if (otherDelete) return otherDelete;
   if (MKFS.test(program)) return `makes or wipes a filesystem (${program})`;
   if (program === 'dd') {
-    const of = texts.find((t) => t.startsWith('of='));
-    if (of && of.slice(3).startsWith('/dev/') && !SAFE_DEV.test(of.slice(3))) return `copies raw data onto the device ${of.slice(3)}`;
+    const of = info.args.find((a) => a.text.startsWith('of=') || a.raw.startsWith('of='));
+    if (of && of.static && of.text.slice(3).startsWith('/dev/') && !SAFE_DEV.test(of.text.slice(3))) return `copies raw data onto the device ${of.text.slice(3)}`;
+    const disk = of ? namesRawDisk(valueWord(of, 'of=')) : undefined;
+    if (disk) return `copies raw data onto the device ${disk}`;
   }
-  if (RAW_WRITERS.has(program) && texts.some((t) => RAW_DISK.test(t))) {
+  if (RAW_WRITERS.has(program) && info.args.some((a) => namesRawDisk(a))) {
     return `writes straight to a raw disk (${program})`;
   }
   if (POWER.has(program)) return `shuts down or restarts the machine (${program})`;
@@ -124,19 +137,32 @@ function segmentDenied(info: CommandInfo): string | undefined {
   if ((program === 'systemctl' || program === 'loginctl') && texts.some((t) => /^(poweroff|reboot|halt|kexec|soft-reboot)$/.test(t))) {
     return `shuts down or restarts the machine (${program})`;
   }
-  if (program === 'chmod') {
-    const recursive = texts.some((t) => t === '--recursive' || /^-[a-zA-Z]*R[a-zA-Z]*$/.test(t));
-    const mode = texts.find((t) => !t.startsWith('-'));
-    if (recursive && mode !== undefined && zeroMode(mode)) return 'removes every permission recursively (chmod -R 000)';
-  }
-  if ((SHELLS.has(program) || program === 'source' || program === '.' || program === 'eval') && info.args.some((a) => DOWNLOAD_IN_TEXT.test(a.raw))) {
-    return 'runs a downloaded script as shell code';
+  if (program === 'chmod' && chmodZero(texts)) return 'removes every permission recursively (chmod -R 000)';
+  if (SHELLS.has(program) || INTERPRETERS.test(program) || program === 'source' || program === '.' || program === 'eval') {
+    const fromDownload = info.args.some((a) => DOWNLOAD_IN_TEXT.test(a.raw)) || info.segment.redirects.some((r) => /^(<|<<<)$/.test(r.op) && DOWNLOAD_IN_TEXT.test(r.target.raw));
+    if (fromDownload) return SHELLS.has(program) || program === 'source' || program === '.' || program === 'eval' ? 'runs a downloaded script as shell code' : 'runs a downloaded script in an interpreter';
   }
   return undefined;
 }
 
 /** `curl ... | sh`: a download earlier in a pipeline, a shell (or an interpreter reading stdin) later. */
 function pipedDownload(infos: CommandInfo[]): string | undefined {
+  for (const list of pipelines(infos)) {
+    const first = list.findIndex((i) => i.program && DOWNLOADERS.has(i.program));
+    if (first < 0) continue;
+    for (const later of list.slice(first + 1)) {
+      const p = later.program ?? '';
+      const positional = later.args.some((a) => !a.text.startsWith('-') && !STDIN_NAMES.test(a.text));
+      const inline = later.args.some((a) => /^-[A-Za-z]*[cem][A-Za-z]*$/.test(a.text));
+      if (SHELLS.has(p) && !later.args.some((a) => /^-[A-Za-z]*c/.test(a.text))) return `\`${clip(list[first].segment.text)} | ${p}\` pipes a download into a shell`;
+      if (INTERPRETERS.test(p) && !positional && !inline) return `\`${clip(list[first].segment.text)} | ${p}\` pipes a download into an interpreter`;
+    }
+  }
+  return undefined;
+}
+
+/** The segments of each pipeline, in order. */
+function pipelines(infos: CommandInfo[]): CommandInfo[][] {
   const byPipe = new Map<number, CommandInfo[]>();
   for (const info of infos) {
     if (info.segment.pipeline === undefined) continue;
@@ -144,19 +170,23 @@ function pipedDownload(infos: CommandInfo[]): string | undefined {
     list.push(info);
     byPipe.set(info.segment.pipeline, list);
   }
-  for (const list of byPipe.values()) {
-    list.sort((a, b) => (a.segment.pipeIndex ?? 0) - (b.segment.pipeIndex ?? 0));
-    const first = list.findIndex((i) => i.program && DOWNLOADERS.has(i.program));
-    if (first < 0) continue;
-    for (const later of list.slice(first + 1)) {
-      const p = later.program ?? '';
-      const positional = later.args.some((a) => !a.text.startsWith('-'));
-      const inline = later.args.some((a) => /^-[A-Za-z]*[cem][A-Za-z]*$/.test(a.text));
-      if (SHELLS.has(p) && !later.args.some((a) => /^-[A-Za-z]*c/.test(a.text))) return `\`${clip(list[first].segment.text)} | ${p}\` pipes a download into a shell`;
-      if (INTERPRETERS.test(p) && !positional && !inline) return `\`${clip(list[first].segment.text)} | ${p}\` pipes a download into an interpreter`;
+  return [...byPipe.values()].map((list) => list.sort((a, b) => (a.segment.pipeIndex ?? 0) - (b.segment.pipeIndex ?? 0)));
+}
+
+/** `echo 'cmd' | sh`, `printf 'cmd' | bash -s`, `cat <<EOF | sh`: the text a shell reads from the pipe is code. */
+function pipedCode(infos: CommandInfo[]): string[] {
+  const out: string[] = [];
+  for (const list of pipelines(infos)) {
+    const shell = list.findIndex((i, k) => k > 0 && i.program && SHELLS.has(i.program) && !i.args.some((a) => /^-[A-Za-z]*c/.test(a.text)));
+    if (shell < 0) continue;
+    for (const writer of list.slice(0, shell)) {
+      if (!writer.program || !PRINTERS.has(writer.program)) continue;
+      const words = writer.args.filter((a) => !/^-[neE]+$/.test(a.text)).map((a) => a.text);
+      if (writer.program === 'cat') out.push(...(writer.segment.stdin ?? []));
+      else out.push((writer.program === 'printf' ? words.map((w) => w.replace(/\\n/g, '\n')) : words).join(writer.program === 'printf' ? '' : ' '));
     }
   }
-  return undefined;
+  return out;
 }
 
 /** Whole-text patterns for when the parse failed. */
@@ -167,28 +197,6 @@ function textPatterns(command: string): string | undefined {
   if (/\b(curl|wget|fetch)\b[^;&\n]*\|\s*(sudo\s+)?(env\s+)?(\/\S*\/)?(ba|z|da|k|mk|fi|tc|c|y)?sh\b/.test(command)) return 'the command pipes a download into a shell';
   if (/\b(ba|z|da|k)?sh\s+<\(\s*(curl|wget)\b/.test(command)) return 'the command runs a downloaded script as shell code';
   return undefined;
-}
-
-function zeroMode(mode: string): boolean {
-  if (/^0+$/.test(mode)) return true;
-  // a-rwx, ugo-rwx, a=, =, u=,g=,o= and friends: every class loses everything.
-  const parts = mode.split(',');
-  const cleared = new Set<string>();
-  for (const part of parts) {
-    const m = /^([ugoa]*)([-=])([rwxXst]*)$/.exec(part);
-    if (!m) return false;
-    const who = m[1] === '' || m[1].includes('a') ? ['u', 'g', 'o'] : [...m[1]];
-    const perms = m[3];
-    const all = perms.includes('r') && perms.includes('w') && perms.includes('x');
-    if ((m[2] === '=' && perms === '') || (m[2] === '-' && all)) who.forEach((w) => cleared.add(w));
-    else return false;
-  }
-  return cleared.has('u') && cleared.has('g') && cleared.has('o');
-}
-
-function untilDoubleDash(texts: string[]): string[] {
-  const i = texts.indexOf('--');
-  return i < 0 ? texts : texts.slice(0, i);
 }
 
 function clip(text: string): string {

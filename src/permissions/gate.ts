@@ -11,7 +11,7 @@
 import { notFound, badRequest } from '../kernel/errors.js';
 import type { Emit } from '../kernel/bus.js';
 import type { AnyTool, Decision, Gate, PermissionClass, PermissionRequest, ToolContext } from '../tools/types.js';
-import { broaderOf, decide, type RuleDecision, type RuleStore } from './rules.js';
+import { broaderOf, decide, ruleKeyProblem, type RuleDecision, type RuleStore } from './rules.js';
 
 export type SessionMode = 'ask' | 'allow';
 
@@ -24,7 +24,7 @@ export interface PendingPrompt {
   key: string;
   /** The broader key offered after (shell: the program key). */
   broaderKey?: string;
-  /** Every key of the call that no allow rule covers yet (what `always` persists). */
+  /** Every literal key of the call that no allow rule covers yet: exactly what `always` persists. */
   keys: string[];
   /** Masked text a person reads. */
   display: string;
@@ -112,25 +112,27 @@ export class PermissionGate implements Gate {
     }
     const { prompt } = waiter;
     const offered = [prompt.key, ...(prompt.broaderKey ? [prompt.broaderKey] : [])];
-    if (input.key !== undefined && !offered.includes(input.key)) {
-      throw badRequest(`key must be one of the offered keys: ${offered.map((k) => `"${k}"`).join(' or ')}`);
+    const chosen = input.key === undefined ? prompt.key : offered.find((k) => k === input.key || this.mask(k) === input.key);
+    if (chosen === undefined) {
+      throw badRequest(`key must be one of the offered keys: ${offered.map((k) => `"${this.mask(k)}"`).join(' or ')}`);
     }
     const scope = input.scope ?? 'once';
-    const chosen = input.key ?? prompt.key;
+    const rules = scope === 'always' ? this.savableRules(prompt, chosen, input.decision) : [];
     waiter.answering = true;
     if (scope === 'always') {
       try {
-        await this.rules.add(...this.rulesFor(prompt, chosen, input.decision));
+        await this.rules.add(...rules);
       } catch (err) {
         waiter.answering = false;
         throw err;
       }
     }
-    waiter.emit('permission.resolved', { callId: prompt.callId, tool: prompt.tool, decision: input.decision, scope, key: chosen });
+    const shownKey = this.mask(chosen);
+    waiter.emit('permission.resolved', { callId: prompt.callId, tool: prompt.tool, decision: input.decision, scope, key: shownKey });
     waiter.settle(
       input.decision === 'allow'
         ? { allow: true }
-        : { allow: false, reason: `Permission denied for ${chosen} by the user; do not retry the same call. Ask the user what to do instead.` },
+        : { allow: false, reason: `Permission denied for ${shownKey} by the user; do not retry the same call. Ask the user what to do instead.` },
     );
   }
 
@@ -147,7 +149,7 @@ export class PermissionGate implements Gate {
 
   /** Every prompt waiting on a person, oldest first. */
   pending(): PendingPrompt[] {
-    return [...this.waiters.values()].filter((w) => !w.answering).map((w) => ({ ...w.prompt, keys: [...w.prompt.keys] }));
+    return [...this.waiters.values()].filter((w) => !w.answering).map((w) => this.shown(w.prompt));
   }
 
   private mode(ctx: ToolContext): SessionMode | undefined {
@@ -159,15 +161,30 @@ export class PermissionGate implements Gate {
     }
   }
 
-  // `always` for the narrow key persists every unmatched key; for the broader key, each key's program key.
-  private rulesFor(prompt: PendingPrompt, chosen: string, decision: RuleDecision) {
-    const keys = prompt.keys.length ? prompt.keys : [prompt.key];
+  /** The prompt as a person (and every event, listing and log) sees it: keys masked like the text. */
+  private shown(prompt: PendingPrompt): PendingPrompt {
+    return { ...prompt, key: this.mask(prompt.key), broaderKey: prompt.broaderKey && this.mask(prompt.broaderKey), keys: prompt.keys.map(this.mask) };
+  }
+
+  // `always` saves only what the prompt showed: the narrow key persists every key listed; the broader
+  // key replaces the first key and keeps the others as listed. Keys naming a command only known at run
+  // time are never saved; a key holding a secret refuses `always` outright.
+  private savableRules(prompt: PendingPrompt, chosen: string, decision: RuleDecision) {
+    const keys = prompt.keys;
     let chosenKeys: string[];
     if (decision === 'deny') chosenKeys = [chosen];
     else if (chosen === prompt.key) chosenKeys = keys;
-    else if (chosen === prompt.broaderKey) chosenKeys = keys.map((k) => broaderOf(k) ?? k);
+    else if (chosen === prompt.broaderKey) chosenKeys = [chosen, ...keys.filter((k) => k !== prompt.key)];
     else chosenKeys = [chosen];
-    return [...new Set(chosenKeys)].map((key) => ({ key, decision }));
+    const secret = chosenKeys.find((k) => ruleKeyProblem(k, this.mask) === 'holds a secret-shaped value');
+    if (secret) {
+      throw badRequest(`scope "always" would save the rule ${this.mask(secret)}, which holds a secret-shaped value; answer with scope "once", or write a rule without the secret at POST /api/permissions/rule`);
+    }
+    const literal = chosenKeys.filter((k) => !ruleKeyProblem(k));
+    if (!literal.length) {
+      throw badRequest(`scope "always" has no rule to save: ${this.mask(chosen)} names a command only known when the shell runs it; answer with scope "once"`);
+    }
+    return [...new Set(literal)].map((key) => ({ key, decision }));
   }
 
   private unattended(ctx: ToolContext, tool: AnyTool, key: string, fallback: RuleDecision): Decision {
@@ -181,8 +198,8 @@ export class PermissionGate implements Gate {
   }
 
   private denyWithoutPrompt(ctx: ToolContext, tool: AnyTool, key: string, reason: string): Decision {
-    ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key, reason: this.mask(reason) });
-    return { allow: false, reason };
+    ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key: this.mask(key), reason: this.mask(reason) });
+    return { allow: false, reason: this.mask(reason) };
   }
 
   private prompt(tool: AnyTool, request: PermissionRequest, unmatched: string[], ctx: ToolContext): Promise<Decision> {
@@ -195,7 +212,8 @@ export class PermissionGate implements Gate {
       class: request.class,
       key,
       broaderKey: broaderKey && broaderKey !== key ? broaderKey : undefined,
-      keys: unmatched.length ? unmatched : [request.key],
+      // Only literal keys are listed: the list is exactly what `always` saves.
+      keys: (unmatched.length ? unmatched : [request.key]).filter((k) => ruleKeyProblem(k) === undefined),
       display: this.mask(request.display ?? request.key),
       reason: request.forcePrompt ? this.mask(request.forcePrompt) : undefined,
       sessionId: ctx.sessionId,
@@ -210,7 +228,7 @@ export class PermissionGate implements Gate {
       const onAbort = () => {
         if (waiter.answering) return;
         waiter.answering = true;
-        ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key, reason: 'stopped' });
+        ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key: this.mask(key), reason: 'stopped' });
         waiter.settle({ allow: false, reason: stoppedReason(key) });
       };
       const waiter: Waiter = {
@@ -225,13 +243,14 @@ export class PermissionGate implements Gate {
       };
       this.waiters.set(id, waiter);
       ctx.signal.addEventListener('abort', onAbort, { once: true });
+      const shown = this.shown(prompt);
       ctx.emit('permission.requested', {
         callId: prompt.callId,
         tool: prompt.tool,
         class: prompt.class,
-        key: prompt.key,
-        broaderKey: prompt.broaderKey,
-        keys: prompt.keys.length > 1 ? prompt.keys : undefined,
+        key: shown.key,
+        broaderKey: shown.broaderKey,
+        keys: shown.keys.length > 1 || shown.keys[0] !== shown.key ? shown.keys : undefined,
         display: prompt.display,
         reason: prompt.reason,
         sessionId: prompt.sessionId,

@@ -42,32 +42,41 @@ const re = (source: string) => new RegExp(source, 'gi');
 
 // Contextual shapes: what is around the value says it is secret.
 const CONTEXT_SHAPES: Array<[RegExp, Replacer]> = [
-  // Authorization headers: everything after the colon up to a quote, a backslash or the end of the line.
-  [/\b((?:proxy-)?authorization\s*:\s*)[^\r\n"'`\\]+/gi, (_m, p) => `${p}${MASK}`],
+  // Authorization headers: everything after the colon up to a quote, a backslash, shell syntax or the end of the line.
+  [/\b((?:proxy-)?authorization\s*:\s*)[^\r\n"'`\\$;&|<>()]+/gi, (_m, p) => `${p}${MASK}`],
   // Bearer / Basic / token credentials outside a header line.
   [/\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, (_m, s, w) => `${s}${w}${MASK}`],
   // scheme://user:password@host (databases, brokers, git remotes).
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/\s@'"\\]*:)([^@\s'"/\\]+)(@)/gi, (_m, p, _v, at) => `${p}${MASK}${at}`],
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^:/\s@'"\\]*:)([^@\s'"/\\]+)(@)/gi, (m, p, v, at) => (runsCode(v) ? m : `${p}${MASK}${at}`)],
   // Flags: --password x, --password=x, --token x, --api-key=x, --client-secret x ...
   [
     re(String.raw`(--?(?:[a-z0-9]+-)*(?:password|passwd|pass|token|secret|api-?key|apikey|auth|access-?key|credentials?)(?:-[a-z0-9]+)*)(=|\s+)(${VALUE})`),
-    (_m, flag, sep, value) => `${flag}${sep}${quoteLike(value)}`,
+    (m, flag, sep, value) => (runsCode(value) ? m : `${flag}${sep}${quoteLike(value)}`),
   ],
   // mysql / mariadb / mysqldump -p<password> (attached form); sshpass -p <password>.
-  [re(String.raw`\b((?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p)(${VALUE})`), (_m, p, value) => `${p}${quoteLike(value)}`],
+  [re(String.raw`\b((?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p)(${VALUE})`), (m, p, value) => (runsCode(value) ? m : `${p}${quoteLike(value)}`)],
   // sshpass -p x; redis-cli -a x; docker/podman/helm ... login -p x.
   [
     re(String.raw`\b(sshpass\s+-p\s*|redis-cli\b[^\n|;&]*?\s-a\s+|(?:docker|podman|buildah|skopeo|helm)\b[^\n|;&]*?\slogin\b[^\n|;&]*?\s-p\s+)(${VALUE})`),
-    (_m, p, value) => `${p}${quoteLike(value)}`,
+    (m, p, value) => (runsCode(value) ? m : `${p}${quoteLike(value)}`),
   ],
   // curl/wget/http -u user:password, --user user:password, --proxy-user user:password (not a URL after -u).
-  [/(\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:'"]+:)([^\s'"/][^\s'"]*)/g, (_m, p) => `${p}${MASK}`],
+  [/(\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:'"]+:)([^\s'"/][^\s'"]*)/g, (m, p, value) => (runsCode(value) ? m : `${p}${MASK}`)],
   // Assignments: DB_PASSWORD=x, token: "x", "api_key": "x", secret = 'x', PGPASSWORD=x, and their JSON-escaped forms.
   [
     re(String.raw`\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_]*)(\\?["']?\s*[:=]\s*)(${VALUE})`),
-    (m, name, sep, value) => (isHarmlessAssignment(name, value) ? m : `${name}${sep}${quoteLike(value)}`),
+    (m, name, sep, value) => (isHarmlessAssignment(name, value) || runsCode(value) ? m : `${name}${sep}${quoteLike(value)}`),
   ],
 ];
+
+/**
+ * A value that expands or substitutes when a shell reads it (`"$(curl x | sh)"`, `$TOKEN`) is code or a
+ * reference, not a literal secret: a prompt must show it (issue 9: masking never hides code). Single
+ * quotes keep everything literal, so a single-quoted value is still masked.
+ */
+function runsCode(value: string): boolean {
+  return !value.startsWith("'") && /[$`]|[<>]\(/.test(value);
+}
 
 /** Counts and limits named like secrets (`max_tokens: 4096`, `tokens=12`) and already-masked values stay. */
 function isHarmlessAssignment(name: string, value: string): boolean {

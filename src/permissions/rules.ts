@@ -43,6 +43,18 @@ export function validateDecision(value: unknown, field = 'decision'): RuleDecisi
   return value;
 }
 
+/**
+ * Why `key` must not be saved as a rule, or undefined: a key holding a secret-shaped value would sit
+ * in plain permissions.json and every listing; a shell key naming a program only known when the shell
+ * runs it (`run_shell($EDITOR:*)`) is not something a person was shown.
+ */
+export function ruleKeyProblem(key: string, mask?: (text: string) => string): string | undefined {
+  if (mask && mask(key) !== key) return 'holds a secret-shaped value';
+  const m = /^[^(]+\((.*):\*\)$/s.exec(key);
+  if (m && /[$`'"*?[\]]/.test(m[1])) return 'names a command only known when the shell runs it';
+  return undefined;
+}
+
 /** The program-level key of a shell-style key: `run_shell(git status:*)` -> `run_shell(git:*)`. */
 export function broaderOf(key: string): string | undefined {
   const m = /^([^(]+)\(([^ ():]+) [^:]*:\*\)$/s.exec(key);
@@ -72,7 +84,11 @@ export class RuleStore {
   private state: PermissionsFile | undefined;
   private loading: Promise<PermissionsFile> | undefined;
 
-  constructor(private readonly home: Home) {}
+  /** `mask` finds secret-shaped values: a rule holding one is refused, never stored. */
+  constructor(
+    private readonly home: Home,
+    private readonly mask?: (text: string) => string,
+  ) {}
 
   private file(): string {
     return this.home.path(HOME_LAYOUT.permissions);
@@ -95,6 +111,11 @@ export class RuleStore {
 
   /** Adds rules newest first (the first given ends up first); an existing rule for the same key is replaced. */
   async add(...rules: PermissionRule[]): Promise<void> {
+    for (const rule of rules) {
+      if (ruleKeyProblem(rule.key, this.mask) === 'holds a secret-shaped value') {
+        throw badRequest(`the rule key ${this.mask!(rule.key)} holds a secret-shaped value; rules are stored in plain text, so write the key without the secret`);
+      }
+    }
     await this.update((s) => {
       const keys = new Set(rules.map((r) => r.key));
       s.rules = [...rules.map((r) => ({ key: r.key, decision: r.decision })), ...s.rules.filter((r) => !keys.has(r.key))];

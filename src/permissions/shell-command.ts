@@ -4,6 +4,11 @@
  * Shared by the shell policy (keys, forced prompts) and the denylist (what really runs).
  */
 import type { ShellSegment, ShellWord } from './shell-parse.js';
+import { subcommandOf, TOOL } from './shell-keys.js';
+import { programRisks } from './shell-programs.js';
+import { redirectRisk } from './shell-redirect.js';
+
+export { TOOL };
 
 export interface CommandInfo {
   segment: ShellSegment;
@@ -28,8 +33,6 @@ export interface CommandInfo {
   inline: string[];
 }
 
-export const TOOL = 'run_shell';
-const SUB_SHAPE = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
 
 export const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'rbash']);
 
@@ -50,69 +53,25 @@ const INLINE_FLAGS: Array<[RegExp, RegExp]> = [
 ];
 export const INTERPRETERS = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|bun|deno|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*|luajit|Rscript|osascript|pwsh|powershell|tclsh)$/;
 
-// Assignments that change what a later program is or what it loads.
-const DANGEROUS_VARS = new Set([
-  'PATH',
-  'LD_PRELOAD',
-  'LD_LIBRARY_PATH',
-  'LD_AUDIT',
-  'NODE_OPTIONS',
-  'NODE_PATH',
-  'BASH_ENV',
-  'ENV',
-  'PROMPT_COMMAND',
-  'IFS',
-  'SHELLOPTS',
-  'BASHOPTS',
-  'PS4',
-  'PYTHONPATH',
-  'PYTHONSTARTUP',
-  'PYTHONHOME',
-  'PERL5OPT',
-  'PERL5LIB',
-  'PERLLIB',
-  'RUBYOPT',
-  'RUBYLIB',
-  'GIT_SSH',
-  'GIT_SSH_COMMAND',
-  'GIT_EXEC_PATH',
-  'GIT_CONFIG_PARAMETERS',
-  'GCONV_PATH',
-  'JAVA_TOOL_OPTIONS',
-  '_JAVA_OPTIONS',
-]);
-const isDangerousVar = (name: string) => DANGEROUS_VARS.has(name) || name.startsWith('DYLD_') || name.startsWith('LD_');
+// Assignments that change what a later program is or what it loads, even without `export`
+// (the shell's own lookups, and variables the engine's shell already exports).
+const DANGEROUS_VARS = new Set(
+  (
+    'PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT NODE_OPTIONS NODE_PATH BASH_ENV ENV PROMPT_COMMAND IFS SHELLOPTS BASHOPTS PS4 HOME SHELL ' +
+    'PYTHONPATH PYTHONSTARTUP PYTHONHOME PERL5OPT PERL5LIB PERLLIB RUBYOPT RUBYLIB GCONV_PATH JAVA_TOOL_OPTIONS _JAVA_OPTIONS ' +
+    'PAGER EDITOR VISUAL BROWSER MANPAGER MANOPT LESSOPEN LESSCLOSE LESSKEYIN TAR_OPTIONS RIPGREP_CONFIG_PATH MAKEFLAGS MFLAGS GNUMAKEFLAGS ' +
+    'SSH_ASKPASS SUDO_ASKPASS CURL_HOME WGETRC'
+  ).split(' '),
+);
+export const isDangerousVar = (name: string) =>
+  DANGEROUS_VARS.has(name) ||
+  /^(DYLD_|LD_|GIT_|XDG_|npm_config_|NPM_CONFIG_|CARGO_|RUSTC|PIP_|BUNDLE_|GEM_)/.test(name) ||
+  /_(OPTIONS|OPTS|FLAGS|CONFIG|COMMAND|PROGRAM|WRAPPER)$/.test(name);
 
-// Options of known programs that take a value as the next word (so the value is never the subcommand).
-const VALUED_OPTIONS: Record<string, string[]> = {
-  git: ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--exec-path'],
-  docker: ['--context', '-c', '--host', '-H', '--config', '--log-level', '-l', '--tlscacert', '--tlscert', '--tlskey'],
-  podman: ['--connection', '-c', '--url', '--root', '--runroot', '--log-level'],
-  npm: ['--prefix', '-C', '--workspace', '-w', '--cache', '--userconfig', '--registry', '--loglevel'],
-  pnpm: ['--dir', '-C', '--filter', '-F', '--workspace-dir', '--loglevel'],
-  yarn: ['--cwd'],
-  npx: ['-p', '--package'],
-  kubectl: ['-n', '--namespace', '--context', '--kubeconfig', '--cluster', '--user', '-s', '--server', '--token', '--as', '-v'],
-  helm: ['-n', '--namespace', '--kube-context', '--kubeconfig'],
-  cargo: ['--manifest-path', '--config', '-Z', '--color'],
-  make: ['-C', '-f', '--file', '--directory', '-j', '-l', '-o', '-W'],
-  gmake: ['-C', '-f', '--file', '--directory', '-j', '-l', '-o', '-W'],
-  go: ['-C'],
-  gh: ['-R', '--repo'],
-  systemctl: ['-H', '--host', '-M', '--machine'],
-  aws: ['--profile', '--region', '--output', '--endpoint-url'],
-  gcloud: ['--project', '--account', '--configuration'],
-  az: ['--subscription'],
-  node: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
-  python: ['-W', '-X'],
-  python3: ['-W', '-X'],
-  java: ['-cp', '-classpath', '--class-path'],
-  terraform: [],
-  uv: ['--directory', '--project', '--python', '-p'],
-  poetry: ['-C', '--directory'],
-  dotnet: [],
-  bundle: ['--gemfile'],
-};
+// Variables a command may set for the program it runs without a fresh prompt: they only tune output,
+// locale or mode. Any other variable may be one the program reads to find code or configuration.
+const HARMLESS_VARS =
+  /^(NODE_ENV|CI|DEBUG|FORCE_COLOR|NO_COLOR|CLICOLOR|CLICOLOR_FORCE|COLORTERM|TERM|COLUMNS|LINES|LANG|LANGUAGE|LC_[A-Z]+|TZ|RUST_LOG|RUST_BACKTRACE|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|PYTHONIOENCODING|NODE_NO_WARNINGS|LOG_LEVEL|VERBOSE|PORT|TIMEOUT|GOOS|GOARCH|CGO_ENABLED|DEBIAN_FRONTEND)$/;
 
 // Programs whose first positional word is an operand (file, pattern, host, text), never a subcommand.
 const NO_SUBCOMMAND = new Set(
@@ -127,8 +86,6 @@ const NO_SUBCOMMAND = new Set(
   ).split(' '),
 );
 
-const GIT_CONFIG_RUNS_CODE = /^(alias\.|core\.(sshcommand|pager|editor|hookspath|fsmonitor|askpass|gitproxy)|.*\.(command|cmd|textconv|helper|driver|clean|smudge|process)$|diff\.external|sequence\.editor|gpg\.program|credential\.)/i;
-
 // Programs that run the command given in their arguments, after options and operands of their own.
 // They keep their own key (a rule for `flock` is a rule for what it runs); the denylist looks inside.
 const RUNNERS = new Set(
@@ -139,7 +96,7 @@ const RUNNERS = new Set(
 );
 
 /** Words joined back into shell text, each quoted when it needs it (inline code is parsed again). */
-function shellJoin(words: ShellWord[]): string {
+export function shellJoin(words: ShellWord[]): string {
   return words.map((w) => (w.static ? quoteWord(w.text) : w.raw)).join(' ');
 }
 
@@ -333,7 +290,15 @@ export function describeSegment(segment: ShellSegment): CommandInfo {
   }
 
   for (const a of info.assignments) {
+    // A bare assignment only reaches programs when the variable is already exported; one set for a
+    // command (or exported) reaches that program, which may read it to find code or configuration.
+    const forProgram = info.program !== undefined || segment.kind === 'declaration';
     if (isDangerousVar(a.name)) info.force.push(`the command sets ${a.name}, which changes what programs run or load`);
+    else if (forProgram && !HARMLESS_VARS.test(a.name)) info.force.push(`the command sets ${a.name} for the program it runs, and a program may read it to find code or configuration`);
+  }
+  for (const r of segment.redirects) {
+    const risk = redirectRisk(r);
+    if (risk) info.force.push(risk);
   }
   if (info.program !== undefined && words.length) inspectProgram(info);
   keysOf(info);
@@ -346,7 +311,10 @@ function inspectProgram(info: CommandInfo): void {
   const texts = args.map((a) => a.text);
   const seg = info.segment;
 
+  wordRisks(info);
+  programRisks(info);
   if (RUNNERS.has(program)) {
+    info.force.push(`${program} runs the command in its arguments`);
     // These run the command in their arguments (`flock lockfile rm -rf x`): the denylist reads every
     // suffix that starts with a plain word as the command it may be.
     for (let k = 0; k < args.length; k++) {
@@ -360,6 +328,7 @@ function inspectProgram(info: CommandInfo): void {
     info.inline.push(texts.join(' '));
   } else if (program === 'source' || program === '.') {
     info.force.push(`${program} runs a file as shell code inside this shell`);
+    if (texts.some((t) => STDIN_NAMES.test(t))) info.inline.push(...(seg.stdin ?? []));
   } else if (program === 'trap' && args.length > 1) {
     info.force.push('trap runs a string as shell code later');
     info.inline.push(texts[0]);
@@ -371,16 +340,20 @@ function inspectProgram(info: CommandInfo): void {
     if (c >= 0 && texts[c + 1] !== undefined) info.inline.push(texts[c + 1]);
   }
 
+  // A pipe, a here-document or here-string, or `< file` on standard input.
+  const readsStdin = (seg.pipeIndex ?? 0) > 0 || !!seg.heredoc || seg.redirects.some((r) => r.op === '<');
   if (SHELLS.has(program)) {
     const c = texts.findIndex((t) => /^-[A-Za-z]*c[A-Za-z]*$/.test(t) || t === '--command');
     if (c >= 0) {
       info.force.push(`${program} -c runs a string as shell code`);
       const code = args.slice(c + 1).find((a) => !a.text.startsWith('-'));
       if (code) info.inline.push(code.text);
-    } else if (!texts.some((t) => !t.startsWith('-')) && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+    } else if (!texts.some((t) => !t.startsWith('-') && !STDIN_NAMES.test(t)) && readsStdin) {
       info.force.push(`${program} reads shell code from standard input`);
-    } else if (texts.includes('-s') && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+      info.inline.push(...(seg.stdin ?? []));
+    } else if (texts.some((t) => /^-[A-Za-z]*s/.test(t)) && readsStdin) {
       info.force.push(`${program} -s reads shell code from standard input`);
+      info.inline.push(...(seg.stdin ?? []));
     }
   }
 
@@ -390,34 +363,39 @@ function inspectProgram(info: CommandInfo): void {
       info.force.push(`${program} runs code given on the command line`);
     }
   }
-  if (INTERPRETERS.test(program) && !texts.some((t) => !t.startsWith('-')) && ((seg.pipeIndex ?? 0) > 0 || seg.heredoc)) {
+  if (INTERPRETERS.test(program) && !texts.some((t) => !t.startsWith('-') && !STDIN_NAMES.test(t)) && readsStdin) {
     info.force.push(`${program} reads code from standard input`);
   }
 
-  if (program === 'find') {
-    const action = texts.find((t) => /^-(exec|execdir|ok|okdir|delete)$/.test(t));
-    if (action) {
-      info.force.push(`find ${action} ${action === '-delete' ? 'deletes what it finds' : 'runs a command on what it finds'}`);
-      for (let k = 0; k < texts.length; k++) {
-        if (/^-(exec|execdir|ok|okdir)$/.test(texts[k])) {
-          const end = texts.findIndex((t, m) => m > k && (t === ';' || t === '+'));
-          info.inline.push(shellJoin(args.slice(k + 1, end < 0 ? undefined : end).filter((a) => a.text !== '{}')));
-        }
-      }
-    }
-  }
   if ((program === 'fd' || program === 'fdfind') && texts.some((t) => /^(-x|-X|--exec|--exec-batch)$/.test(t))) {
     info.force.push(`${program} --exec runs a command on what it finds`);
   }
 
-  if (program === 'git') {
-    for (let k = 0; k < texts.length - 1; k++) {
-      if (texts[k] === '-c' && GIT_CONFIG_RUNS_CODE.test(texts[k + 1])) {
-        info.force.push(`git -c ${texts[k + 1].split('=')[0]} can run arbitrary commands`);
-        // `alias.x=!cmd` and command-valued settings hand a shell command over as a string.
-        const value = texts[k + 1].slice(texts[k + 1].indexOf('=') + 1);
-        if (texts[k + 1].includes('=')) info.inline.push(value.replace(/^!/, ''));
-      }
+}
+
+// Names that make a shell or interpreter read its program from standard input.
+export const STDIN_NAMES = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
+
+// Programs whose arguments are only printed: a value known at run time cannot change what they do.
+const PRINTS_ONLY = new Set(['echo']);
+// Programs with no option that runs code or writes a file: a glob may expand to option-like names.
+const GLOB_SAFE = new Set(['ls', 'cat', 'wc', 'head', 'tail', 'echo', 'file', 'stat', 'du', 'grep', 'egrep', 'fgrep', 'diff', 'md5sum', 'sha1sum', 'sha256sum']);
+
+/** Words not proven literal: their value (and, unquoted, their number) is only known when the shell runs. */
+function wordRisks(info: CommandInfo): void {
+  const program = info.program!;
+  let operands = false;
+  for (const a of info.args) {
+    if (a.static && a.text === '--' && !a.quoted) operands = true;
+    if (!a.static) {
+      if (PRINTS_ONLY.has(program)) continue;
+      info.force.push(`the argument ${a.raw} is only known when the shell runs it`);
+      return;
+    }
+    // `*`, `?` and `[...]` at the start can match a file named like an option (`--checkpoint-action=...`).
+    if (isGlob(a) && !operands && /^([*?]|\[)/.test(a.text) && !GLOB_SAFE.has(program)) {
+      info.force.push(`the pattern ${a.raw} expands to file names, which can spell options for ${program}`);
+      return;
     }
   }
 }
@@ -429,27 +407,14 @@ function keysOf(info: CommandInfo): void {
     if (first) info.key = `${TOOL}(${first.name}=:*)`;
     return;
   }
-  info.sub = NO_SUBCOMMAND.has(program) || info.dynamic ? undefined : subcommandOf(program, info.args);
+  if (!NO_SUBCOMMAND.has(program) && !info.dynamic) {
+    const { sub, force } = subcommandOf(program, info.args);
+    info.sub = sub;
+    if (force) info.force.push(force);
+  }
   const broad = `${TOOL}(${program}:*)`;
   if (info.sub) {
     info.key = `${TOOL}(${program} ${info.sub}:*)`;
     info.broaderKey = broad;
   } else info.key = broad;
-}
-
-function subcommandOf(program: string, args: ShellWord[]): string | undefined {
-  const valued = VALUED_OPTIONS[program] ?? [];
-  for (let k = 0; k < args.length; k++) {
-    const a = args[k];
-    if (!a.static || a.quoted) continue;
-    const t = a.text;
-    if (t === '--') continue;
-    if (t.startsWith('-')) {
-      if (valued.includes(t)) k++;
-      continue;
-    }
-    if (t.includes('/') || t.startsWith('.') || t.startsWith('~') || t.includes('=')) continue;
-    return SUB_SHAPE.test(t) ? t : undefined;
-  }
-  return undefined;
 }

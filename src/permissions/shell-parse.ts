@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node } from 'web-tree-sitter';
 import { LIMITS } from '../kernel/limits.js';
+import { ARITHMETIC_NOTE, arithmeticNamesVariable, computedSubscript, decodeAnsiC, expansionRisk, heredocBodyRisks } from './shell-expand.js';
 import { lexShell } from './shell-lex.js';
 
 export interface ShellWord {
@@ -45,6 +46,8 @@ export interface ShellSegment {
   nested?: boolean;
   /** Reads a here-document or here-string on standard input. */
   heredoc?: boolean;
+  /** The here-document bodies and here-strings it reads, as written (code when a shell reads them). */
+  stdin?: string[];
   /** `declaration` for export/declare/local/readonly/typeset; `test` for [[ ]]. */
   kind: 'command' | 'declaration' | 'assignment' | 'test' | 'unset';
 }
@@ -155,7 +158,11 @@ interface Ctx {
   nested?: boolean;
   redirects?: ShellRedirect[];
   heredoc?: boolean;
+  stdin?: string[];
 }
+
+const ARITHMETIC_TEST = /^-(eq|ne|lt|le|gt|ge)$/;
+const SIMPLE = new Set(['command', 'declaration_command', 'unset_command', 'test_command', 'variable_assignment', 'variable_assignments']);
 
 // Node types that only hold statements (or words we scan for substitutions).
 const CONTAINERS = new Set([
@@ -236,13 +243,17 @@ class TreeWalker {
         return this.declaration(node, ctx);
       case 'test_command':
         this.segments.push({ text: node.text, assignments: [], words: [word('test')], redirects: ctx.redirects ?? [], kind: 'test', ...pipe(ctx) });
+        this.testRisks(node, node.text.startsWith('[['));
         for (const c of named(node)) this.scanWords(c, ctx);
         return;
       case 'variable_assignment':
       case 'variable_assignments': {
         const assignments = node.type === 'variable_assignment' ? [node] : node.namedChildren.filter((c): c is Node => c?.type === 'variable_assignment');
         this.segments.push({ text: node.text, assignments: assignments.map(assignment), words: [], redirects: ctx.redirects ?? [], kind: 'assignment', ...pipe(ctx) });
-        for (const a of assignments) this.scanWords(a, ctx);
+        for (const a of assignments) {
+          this.scanWords(a, ctx);
+          this.assignmentRisks(a);
+        }
         return;
       }
       case 'pipeline': {
@@ -259,6 +270,9 @@ class TreeWalker {
       case 'function_definition':
         return this.functionDef(node, ctx);
       default:
+        // `((x))` and `for ((...))` evaluate arithmetic over variables.
+        if (node.type === 'compound_statement' && node.text.startsWith('((') && arithmeticNamesVariable(node.text)) this.notes.push(ARITHMETIC_NOTE);
+        if (node.type === 'c_style_for_statement' && arithmeticNamesVariable(node.text.slice(0, node.text.indexOf('))') + 2))) this.notes.push(ARITHMETIC_NOTE);
         if (CONTAINERS.has(node.type)) {
           for (const child of named(node)) {
             // Words in for-lists, case values and conditions are scanned for substitutions.
@@ -275,11 +289,13 @@ class TreeWalker {
   private redirected(node: Node, ctx: Ctx): void {
     const redirects: ShellRedirect[] = [];
     const continuations: Node[] = [];
+    const stdin: string[] = [];
     let heredoc = false;
     for (const r of node.childrenForFieldName('redirect').filter((c): c is Node => !!c)) {
       if (r.type === 'heredoc_redirect') {
         heredoc = true;
         redirects.push({ op: '<<', target: word('') });
+        stdin.push(this.heredoc(r));
         for (const c of named(r)) {
           if (c.type === 'heredoc_body') this.scanWords(c, ctx);
           else if (c.type !== 'heredoc_start' && c.type !== 'heredoc_end' && c.type !== 'heredoc_content' && !WORDISH.has(c.type)) continuations.push(c);
@@ -288,7 +304,9 @@ class TreeWalker {
       } else if (r.type === 'herestring_redirect') {
         heredoc = true;
         this.scanWords(r, ctx);
-        redirects.push({ op: '<<<', target: wordOf(named(r)[0]) });
+        const target = wordOf(named(r)[0]);
+        stdin.push(target.text);
+        redirects.push({ op: '<<<', target });
       } else if (r.type === 'file_redirect') {
         redirects.push(fileRedirect(r, this, ctx));
       } else {
@@ -303,7 +321,11 @@ class TreeWalker {
       pipeline = ++this.pipelines;
       pipeIndex = 0;
     }
-    if (body) this.statement(body, { ...ctx, pipeline, pipeIndex, redirects: [...(ctx.redirects ?? []), ...redirects], heredoc: ctx.heredoc || heredoc });
+    if (body) this.statement(body, { ...ctx, pipeline, pipeIndex, redirects: [...(ctx.redirects ?? []), ...redirects], heredoc: ctx.heredoc || heredoc, stdin: [...(ctx.stdin ?? []), ...stdin] });
+    // A group, loop or subshell does not pass its redirects down to the commands inside: judge them on their own.
+    if (body) {
+      if (!SIMPLE.has(body.type) && redirects.length) this.segments.push({ text: node.text, assignments: [], words: [], redirects, kind: 'command', ...pipe(ctx) });
+    }
     // A bare redirect (`> file`) still writes: it is a segment with no words.
     else this.segments.push({ text: node.text, assignments: [], words: [], redirects: [...(ctx.redirects ?? []), ...redirects], kind: 'command', ...pipe(ctx) });
     for (const c of continuations) {
@@ -317,7 +339,9 @@ class TreeWalker {
     const before = this.segments.length;
     const body = node.childForFieldName('body');
     if (body) this.statement(body, { ...ctx, pipeline: undefined, pipeIndex: undefined, redirects: undefined });
-    for (const r of node.childrenForFieldName('redirect')) if (r) this.statement(r, ctx);
+    // `f() { ...; } > file` writes wherever the function runs: judged as a bare redirect.
+    const redirects = node.childrenForFieldName('redirect').filter((r): r is Node => r?.type === 'file_redirect').map((r) => fileRedirect(r, this, ctx));
+    if (redirects.length) this.segments.push({ text: node.text, assignments: [], words: [], redirects, kind: 'command', ...pipe(ctx) });
     this.functions.push({ name: unquote(name), calls: this.segments.slice(before), text: node.text });
   }
 
@@ -325,6 +349,7 @@ class TreeWalker {
     const assignments: ShellSegment['assignments'] = [];
     const words: ShellWord[] = [];
     const redirects: ShellRedirect[] = [...(ctx.redirects ?? [])];
+    const stdin: string[] = [...(ctx.stdin ?? [])];
     let heredoc = ctx.heredoc ?? false;
     // Pushed first so the segment precedes the commands nested in its words.
     const seg: ShellSegment = { text: node.text, assignments, words, redirects, kind: 'command', ...pipe(ctx) };
@@ -333,6 +358,7 @@ class TreeWalker {
       switch (child.type) {
         case 'variable_assignment':
           this.scanWords(child, ctx);
+          this.assignmentRisks(child);
           assignments.push(assignment(child));
           break;
         case 'command_name':
@@ -342,13 +368,17 @@ class TreeWalker {
         case 'file_redirect':
           redirects.push(fileRedirect(child, this, ctx));
           break;
-        case 'herestring_redirect':
+        case 'herestring_redirect': {
           heredoc = true;
           this.scanWords(child, ctx);
-          redirects.push({ op: '<<<', target: wordOf(named(child)[0]) });
+          const target = wordOf(named(child)[0]);
+          stdin.push(target.text);
+          redirects.push({ op: '<<<', target });
           break;
+        }
         case 'heredoc_redirect':
           heredoc = true;
+          stdin.push(this.heredoc(child));
           this.scanWords(child, ctx);
           break;
         case 'comment':
@@ -360,6 +390,7 @@ class TreeWalker {
       }
     }
     if (heredoc) seg.heredoc = true;
+    if (stdin.length) seg.stdin = stdin;
   }
 
   private declaration(node: Node, ctx: Ctx): void {
@@ -369,6 +400,7 @@ class TreeWalker {
     this.segments.push({ text: node.text, assignments, words, redirects: ctx.redirects ?? [], kind: node.type === 'unset_command' ? 'unset' : 'declaration', ...pipe(ctx) });
     for (const child of named(node)) {
       this.scanWords(child, ctx);
+      if (child.type === 'variable_assignment') this.assignmentRisks(child);
       if (child.type === 'variable_assignment') assignments.push(assignment(child));
       else words.push(wordOf(child));
     }
@@ -387,8 +419,42 @@ class TreeWalker {
       for (const c of named(node)) this.statement(c, { nested: true });
       return;
     }
+    if (node.type === 'arithmetic_expansion' && arithmeticNamesVariable(node.text)) this.notes.push(ARITHMETIC_NOTE);
+    if (node.type === 'expansion') {
+      const risk = expansionRisk(node.text);
+      if (risk) this.notes.push(risk);
+    }
     if (!WORDISH.has(node.type) && !CONTAINERS.has(node.type)) this.unknown.add(node.type);
     for (const c of named(node)) this.scanWords(c, ctx);
+  }
+
+  /** The body of a here-document as written; an unquoted delimiter means bash expands what it holds. */
+  private heredoc(node: Node): string {
+    const start = named(node).find((c) => c.type === 'heredoc_start')?.text ?? '';
+    const body = named(node).find((c) => c.type === 'heredoc_body')?.text ?? '';
+    if (!/['"\\]/.test(start)) this.notes.push(...heredocBodyRisks(body));
+    return body;
+  }
+
+  /** `a[$i]=x` evaluates the subscript as arithmetic. */
+  private assignmentRisks(node: Node): void {
+    const name = node.childForFieldName('name');
+    if (name?.type === 'subscript' && computedSubscript(name.text)) this.notes.push(ARITHMETIC_NOTE);
+  }
+
+  /** `[[ $x -eq 1 ]]` evaluates both sides as arithmetic; `-v 'a[$i]'` evaluates the subscript. */
+  private testRisks(node: Node, doubleBracket: boolean): void {
+    for (const c of named(node)) {
+      if (c.type === 'binary_expression') {
+        const op = named(c).find((x) => x.type === 'test_operator')?.text ?? '';
+        const sides = [c.childForFieldName('left'), c.childForFieldName('right')].filter((x): x is Node => !!x);
+        if (doubleBracket && ARITHMETIC_TEST.test(op) && sides.some((x) => x.type !== 'number')) this.notes.push(ARITHMETIC_NOTE);
+      }
+      if (c.type === 'unary_expression' && /^-[vR]$/.test(named(c).find((x) => x.type === 'test_operator')?.text ?? '') && computedSubscript(c.text)) {
+        this.notes.push(ARITHMETIC_NOTE);
+      }
+      if (c.type === 'binary_expression' || c.type === 'unary_expression' || c.type === 'parenthesized_expression') this.testRisks(c, doubleBracket);
+    }
   }
 }
 
@@ -478,15 +544,6 @@ function staticText(node: Node): { text: string; quoted: boolean } | undefined {
 
 function unescape(text: string): string {
   return text.replace(/\\(.)/gs, '$1');
-}
-
-function decodeAnsiC(s: string): string {
-  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' };
-  return s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|.)/g, (_m, e: string) => {
-    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
-    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
-    return map[e] ?? e;
-  });
 }
 
 function unquote(s: string): string {

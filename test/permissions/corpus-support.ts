@@ -7,7 +7,7 @@ import { PermissionGate } from '../../src/permissions/gate.js';
 import { RuleStore, type PermissionRule } from '../../src/permissions/rules.js';
 import { parseShell } from '../../src/permissions/shell-parse.js';
 import { shellPermission } from '../../src/permissions/shell-policy.js';
-import type { AnyTool } from '../../src/tools/types.js';
+import type { AnyTool, PermissionRequest } from '../../src/tools/types.js';
 
 export type Outcome = 'allow' | 'prompt' | 'force' | 'deny' | 'hard';
 
@@ -37,6 +37,11 @@ export async function runCorpusCommand(gate: PermissionGate, command: string): P
   const request = await shellPermission(command);
   const keys = (request.keys ?? [request.key]).map((k) => k.replace(/^run_shell\((.*):\*\)$/s, '$1'));
   if (request.hardDeny) return [segments, keys, 'hard'];
+  return [segments, keys, await gateOutcome(gate, request, command)];
+}
+
+/** What an attended call of `request` meets at the gate: allow, deny, or a prompt (`force` when the request forced one). */
+export async function gateOutcome(gate: PermissionGate, request: PermissionRequest, command: string): Promise<Outcome> {
   const controller = new AbortController();
   let prompted = false;
   const decision = await gate.check(shellTool, request, { command }, {
@@ -50,6 +55,6 @@ export async function runCorpusCommand(gate: PermissionGate, command: string): P
       }
     },
   });
-  if (prompted) return [segments, keys, request.forcePrompt ? 'force' : 'prompt'];
-  return [segments, keys, decision.allow ? 'allow' : 'deny'];
+  if (prompted) return request.forcePrompt ? 'force' : 'prompt';
+  return decision.allow ? 'allow' : 'deny';
 }

@@ -52,8 +52,8 @@ test('a multi-segment command prompts with the narrow key first; always persists
     { key: 'run_shell(git status:*)', decision: 'allow' },
     { key: 'run_shell(npm test:*)', decision: 'allow' },
   ]);
-  // Wrappers and global options do not change the key: no prompt this time.
-  const again = call('timeout 60 git -C ../x status; FOO=1 npm test');
+  // Wrappers, global options and variables that only tune output do not change the key: no prompt this time.
+  const again = call('timeout 60 git -C ../x status; NODE_ENV=test npm test');
   assert.equal((await again.outcome).isError, false);
   assert.ok(!events.events.some(requested(again.callId)));
   await c.done();
