@@ -121,15 +121,15 @@ test('a symlink swapped between check and use never lets an operation read, writ
   swapper = spawn(process.execPath, ['-e', SWAPPER, ws, outside], { stdio: 'ignore' });
   const leaks: Record<string, number> = {};
   const tries: Record<string, number> = {};
-  const answers: string[] = [];
   const leak = (kind: string, yes: boolean) => {
     tries[kind] = (tries[kind] ?? 0) + 1;
     if (yes) leaks[kind] = (leaks[kind] ?? 0) + 1;
   };
+  let served = 0;
   const seen = (kind: string, text: unknown) => {
     const s = typeof text === 'string' ? text : JSON.stringify(text);
-    answers.push(s);
     leak(kind, s.includes(VICTIM));
+    if (s.includes('inside')) served++; // the race refuses some calls, never all: reads still work
   };
   let callSeq = 0;
   const tool = async (name: string, args: Record<string, unknown>) => {
@@ -193,8 +193,9 @@ test('a symlink swapped between check and use never lets an operation read, writ
   const report = Object.keys(tries)
     .map((k) => `${k}: ${leaks[k] ?? 0}/${tries[k]}`)
     .join('; ');
-  console.log(`fence race, ${rounds} rounds: ${report}`);
+  console.log(`fence race, ${rounds} rounds, ${served} reads served the inside file: ${report}`);
   assert.ok(rounds > 0);
+  assert.ok(served > 0, 'reads through a link that points inside most of the time are served');
   assert.deepEqual(leaks, {}, `the fence lost the race: ${report}`);
   assert.deepEqual(await snapshot(outside), before, 'the victim folder is unchanged');
 });
