@@ -23,6 +23,7 @@ export const LIMITS = {
   toolResultChars: 24_000,
   toolDescriptionChars: 300, // GET /api/tools clips each description to this
   toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
+  protectedPromptChars: 4_000, // a protected-path prompt shows at most this much of what would be written
   mcpTextChars: 20_000,
   parallelReadOnlyTools: 4,
   listDirEntries: 500,

@@ -15,6 +15,7 @@ import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Mount, MountStore } from './mounts.js';
 import { createPins, READ_FLAGS } from './pinned.js';
+import { protectedWrite } from './protected.js';
 import { findOnPath, findRipgrep, searchText, virtualOf, type LineMatch, type SearchTarget } from './search.js';
 import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './walk.js';
 
@@ -596,6 +597,7 @@ export function createFilesService(deps: FilesDeps) {
     grep,
     glob,
     search,
+    protectedWrite: (virtual: string) => protectedWrite(fence, virtual),
     mounts: () => deps.mounts.list(),
     addMount,
     removeMount,
