@@ -19,7 +19,8 @@ import path from 'node:path';
 import { EngineError, conflict, forbidden, notFound } from '../../kernel/errors.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, COPYFILE_EXCL } = constants;
-const PROC = process.platform === 'linux' && existsSync('/proc/self/fd');
+/** `proc`: the kernel pins (Linux). Tests turn it off to exercise the portable proof on Linux too. */
+export const pinning = { proc: process.platform === 'linux' && existsSync('/proc/self/fd') };
 /** Opening a folder, never through a last symlink. */
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 /** Opening a file to read: never through a last symlink, never blocking on a pipe swapped in. */
@@ -40,12 +41,12 @@ export class PinnedDir {
 
   /** The folder itself as a path that cannot be redirected (Linux) or its checked path. */
   self(): string {
-    return PROC ? `/proc/self/fd/${this.handle.fd}` : this.path;
+    return pinning.proc ? `/proc/self/fd/${this.handle.fd}` : this.path;
   }
 
   /** `name` inside this very folder. */
   at(name: string): string {
-    return PROC ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.path, name);
+    return pinning.proc ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.path, name);
   }
 
   async close(): Promise<void> {
@@ -56,7 +57,7 @@ export class PinnedDir {
 /** Where an open descriptor is: the kernel's answer on Linux, else `expected` when it still names the same inode. */
 async function locationOf(handle: FileHandle, expected: string): Promise<string | undefined> {
   try {
-    if (PROC) return await fs.readlink(`/proc/self/fd/${handle.fd}`);
+    if (pinning.proc) return await fs.readlink(`/proc/self/fd/${handle.fd}`);
     const [opened, now, real] = await Promise.all([handle.stat(), fs.stat(expected), fs.realpath(expected)]);
     return opened.dev === now.dev && opened.ino === now.ino ? real : undefined;
   } catch {
@@ -82,15 +83,17 @@ export function createPins(fence: Allows) {
   }
 
   /**
-   * Turns an open's errno into a sentence: ELOOP means a symlink replaced what was checked (which was
-   * free of them). ENOTDIR is passed on as is for a checked path (a file where a folder was named is
-   * the caller's sentence), and is a replacement for an entry just seen as a folder (`wasDir`).
+   * Turns an open's errno into a sentence: ELOOP, or ENOTDIR on a name that is now a symlink, means
+   * a link replaced what was checked (which was free of them). Any other ENOTDIR (a file where a
+   * folder was named) is passed on for the caller's sentence, unless the entry was just seen as a
+   * folder (`wasDir`): then a file replaced it.
    */
-  function openFailed(err: unknown, shown: string, wasDir = false): never {
+  async function openFailed(err: unknown, shown: string, at: string, wasDir = false): Promise<never> {
     if (err instanceof EngineError) throw err;
     const c = code(err);
     if (c === 'ENOENT') throw notFound(`"${shown}" does not exist`);
-    if (c === 'ELOOP' || c === 'EMLINK' || (wasDir && c === 'ENOTDIR')) throw moved(shown, undefined);
+    if (c === 'ELOOP' || c === 'EMLINK') throw moved(shown, undefined);
+    if (c === 'ENOTDIR' && (wasDir || (await fs.lstat(at).then((st) => st.isSymbolicLink(), () => false)))) throw moved(shown, undefined);
     throw err;
   }
 
@@ -100,7 +103,7 @@ export function createPins(fence: Allows) {
     try {
       handle = await fs.open(dirPath, DIR_FLAGS);
     } catch (err) {
-      openFailed(err, shown);
+      return openFailed(err, shown, dirPath);
     }
     await prove(handle, dirPath, shown);
     return new PinnedDir(handle, dirPath);
@@ -113,9 +116,9 @@ export function createPins(fence: Allows) {
     try {
       handle = await fs.open(parent.at(name), DIR_FLAGS);
     } catch (err) {
-      openFailed(err, shown, true);
+      return openFailed(err, shown, parent.at(name), true);
     }
-    if (!PROC) await prove(handle, expected, shown);
+    if (!pinning.proc) await prove(handle, expected, shown);
     return new PinnedDir(handle, expected);
   }
 
@@ -152,7 +155,7 @@ export function createPins(fence: Allows) {
     try {
       handle = await fs.open(file, READ_FLAGS);
     } catch (err) {
-      openFailed(err, shown);
+      return openFailed(err, shown, file);
     }
     await prove(handle, file, shown);
     return handle;
@@ -160,7 +163,7 @@ export function createPins(fence: Allows) {
 
   /** Off Linux: the folder must still be where it was proven right before a change through it. */
   async function still(d: PinnedDir, shown: string): Promise<void> {
-    if (PROC) return;
+    if (pinning.proc) return;
     const where = await locationOf(d.handle, d.path);
     if (where !== d.path) throw moved(shown, where);
   }
@@ -203,14 +206,18 @@ export function createPins(fence: Allows) {
       if (code(err) === 'ENOENT') return;
       throw err;
     }
-    if (!st.isDirectory()) return unlinkQuiet(parent.at(name));
+    if (!st.isDirectory()) {
+      await still(parent, shown);
+      return unlinkQuiet(parent.at(name));
+    }
     let d: PinnedDir;
     try {
       d = await child(parent, name, shown);
     } catch (err) {
       if (err instanceof EngineError && err.status === 404) return;
-      if (err instanceof EngineError && err.status === 409) return unlinkQuiet(parent.at(name)); // became a link or a file
-      throw err;
+      if (!(err instanceof EngineError) || err.status !== 409) throw err;
+      await still(parent, shown); // it became a link or a file: removed as that
+      return unlinkQuiet(parent.at(name));
     }
     try {
       for (const n of await fs.readdir(d.self())) await removeTree(d, n, shown);
@@ -243,10 +250,10 @@ export function createPins(fence: Allows) {
       return;
     }
     if (st.isFile()) {
-      const handle = await fs.open(src.at(name), READ_FLAGS).catch((err) => openFailed(err, shown));
+      const handle = await fs.open(src.at(name), READ_FLAGS).catch((err) => openFailed(err, shown, src.at(name)));
       try {
         if (!(await handle.stat()).isFile()) return;
-        if (PROC) await fs.copyFile(`/proc/self/fd/${handle.fd}`, dst.at(to), COPYFILE_EXCL);
+        if (pinning.proc) await fs.copyFile(`/proc/self/fd/${handle.fd}`, dst.at(to), COPYFILE_EXCL);
         else {
           await prove(handle, path.join(src.path, name), shown);
           const out = await fs.open(dst.at(to), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, st.mode & 0o777);
