@@ -97,29 +97,25 @@ export function createPins(fence: Allows) {
     throw err;
   }
 
-  /** Opens the existing folder at canonical `dir` and proves it is still that folder. */
-  async function dir(dirPath: string, shown: string): Promise<PinnedDir> {
+  /** Opens `at`, never through a last symlink, and proves (when asked) that it is `expected`. */
+  async function openAt(at: string, flags: number, expected: string, shown: string, opts: { prove: boolean; wasDir?: boolean }): Promise<FileHandle> {
     let handle: FileHandle;
     try {
-      handle = await fs.open(dirPath, DIR_FLAGS);
+      handle = await fs.open(at, flags);
     } catch (err) {
-      return openFailed(err, shown, dirPath);
+      return openFailed(err, shown, at, opts.wasDir);
     }
-    await prove(handle, dirPath, shown);
-    return new PinnedDir(handle, dirPath);
+    if (opts.prove) await prove(handle, expected, shown);
+    return handle;
   }
 
-  /** Opens `name` inside a pinned folder as a folder, never through a symlink. */
+  /** Opens the existing folder at canonical `dir` and proves it is still that folder. */
+  const dir = async (dirPath: string, shown: string) => new PinnedDir(await openAt(dirPath, DIR_FLAGS, dirPath, shown, { prove: true }), dirPath);
+
+  /** Opens `name` inside a pinned folder as a folder, never through a symlink (pinned already on Linux). */
   async function child(parent: PinnedDir, name: string, shown: string): Promise<PinnedDir> {
     const expected = path.join(parent.path, name);
-    let handle: FileHandle;
-    try {
-      handle = await fs.open(parent.at(name), DIR_FLAGS);
-    } catch (err) {
-      return openFailed(err, shown, parent.at(name), true);
-    }
-    if (!pinning.proc) await prove(handle, expected, shown);
-    return new PinnedDir(handle, expected);
+    return new PinnedDir(await openAt(parent.at(name), DIR_FLAGS, expected, shown, { prove: !pinning.proc, wasDir: true }), expected);
   }
 
   /**
@@ -150,16 +146,7 @@ export function createPins(fence: Allows) {
   }
 
   /** Opens the file at canonical `file` to read, proving it is that file (any type: the caller checks fstat). */
-  async function openRead(file: string, shown: string): Promise<FileHandle> {
-    let handle: FileHandle;
-    try {
-      handle = await fs.open(file, READ_FLAGS);
-    } catch (err) {
-      return openFailed(err, shown, file);
-    }
-    await prove(handle, file, shown);
-    return handle;
-  }
+  const openRead = (file: string, shown: string) => openAt(file, READ_FLAGS, file, shown, { prove: true });
 
   /** Off Linux: the folder must still be where it was proven right before a change through it. */
   async function still(d: PinnedDir, shown: string): Promise<void> {

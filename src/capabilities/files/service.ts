@@ -215,6 +215,7 @@ export function createFilesService(deps: FilesDeps) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return undefined;
       if (code === 'ELOOP') throw conflict(`"${r.virtual}" changed on disk while it was being opened (a symlink was swapped in); nothing was written, try again`);
+      if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw badRequest(`"${r.virtual}" is not a regular file (a socket or device); it cannot be written`);
       throw err;
     }
   }
