@@ -158,6 +158,8 @@ test('a symlink swapped between check and use never lets an operation read, writ
     seen('read through a folder link', (await t.api('GET', '/api/files/flipdir/secret.txt')).body);
     seen('read_file tool', await tool('read_file', { path: 'flip' }));
     seen('list_dir tool', await tool('list_dir', { path: 'flipdir/keep' }));
+    seen('grep tool through a folder link', await tool('grep', { pattern: 'text|file|kept', path: 'flipdir' }));
+    seen('grep tool through a file link', await tool('grep', { pattern: 'text|file', path: 'flip' }));
 
     await t.api('PUT', '/api/files/flip', { content: `w${i}` });
     await harmed('write route');

@@ -506,19 +506,21 @@ export function createFilesService(deps: FilesDeps) {
     maxRows: number;
     signal?: AbortSignal;
   }) {
-    return searchText({
-      pattern: args.pattern,
-      literal: args.literal === true,
-      ignoreCase: args.ignoreCase === true,
-      include: splitGlobs(args.include),
-      exclude: splitGlobs(args.exclude),
-      targets: await targets(args.path),
-      maxRows: args.maxRows,
-      exact: true,
-      rg,
-      signal: args.signal,
-      skip: skipThrough,
-    });
+    return proven(
+      await searchText({
+        pattern: args.pattern,
+        literal: args.literal === true,
+        ignoreCase: args.ignoreCase === true,
+        include: splitGlobs(args.include),
+        exclude: splitGlobs(args.exclude),
+        targets: await targets(args.path),
+        maxRows: args.maxRows,
+        exact: true,
+        rg,
+        signal: args.signal,
+        skip: skipThrough,
+      }),
+    );
   }
 
   /** Sorted virtual paths matching `pattern`, stopping after `maxRows`. */
@@ -561,17 +563,62 @@ export function createFilesService(deps: FilesDeps) {
     if (typeof q !== 'string' || q.length < LIMITS.searchQueryMinChars) {
       throw badRequest(`?q= must be at least ${LIMITS.searchQueryMinChars} characters`);
     }
-    const out = await searchText({
-      pattern: q,
-      literal: !opts.regex,
-      ignoreCase: !opts.caseSensitive,
-      targets: await targets(),
-      maxRows: LIMITS.searchResultsCap + 1,
-      exact: false,
-      rg,
-      skip: skipThrough,
-    });
+    const out = await proven(
+      await searchText({
+        pattern: q,
+        literal: !opts.regex,
+        ignoreCase: !opts.caseSensitive,
+        targets: await targets(),
+        maxRows: LIMITS.searchResultsCap + 1,
+        exact: false,
+        rg,
+        skip: skipThrough,
+      }),
+    );
     return groupResults(out.rows, !out.complete);
+  }
+
+  /**
+   * Keeps only the rows whose text is at that line of a file the engine itself opened and proved
+   * inside the fence. ripgrep (and the fallback walk) open files by path, and a folder swapped for a
+   * symlink mid-search could lead a read outside; a row is only answered when the proven file holds it.
+   */
+  async function proven<T extends { rows: LineMatch[] }>(out: T): Promise<T> {
+    const byPath = new Map<string, LineMatch[]>();
+    for (const row of out.rows) {
+      const list = byPath.get(row.path);
+      if (list) list.push(row);
+      else byPath.set(row.path, [row]);
+    }
+    const kept = new Set<LineMatch>();
+    const files = [...byPath];
+    const worker = async () => {
+      for (let next = files.shift(); next; next = files.shift()) {
+        const [virtual, rows] = next;
+        const lines = await provenLines(virtual);
+        if (!lines) continue;
+        for (const row of rows) if (lines[row.line - 1]?.replace(/\r$/, '') === row.text) kept.add(row);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIMITS.searchVerifyParallel, files.length) }, worker));
+    if (kept.size !== out.rows.length) out.rows = out.rows.filter((r) => kept.has(r));
+    return out;
+  }
+
+  /** The lines of the regular file at `virtual`, read through a proven descriptor; undefined when it cannot be. */
+  async function provenLines(virtual: string): Promise<string[] | undefined> {
+    try {
+      const r = await fence.resolve(virtual);
+      const handle = await pins.openRead(r.target, r.virtual);
+      try {
+        if (!(await handle.stat()).isFile()) return undefined;
+        return (await handle.readFile()).toString('utf8').split('\n');
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+    } catch {
+      return undefined;
+    }
   }
 
   /** Re-arms the watcher and tells clients, after a mount was added or removed. */
