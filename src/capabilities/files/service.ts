@@ -605,19 +605,31 @@ export function createFilesService(deps: FilesDeps) {
     return out;
   }
 
-  /** The lines of the regular file at `virtual`, read through a proven descriptor; undefined when it cannot be. */
+  /**
+   * The lines of the regular file at `virtual`, read through a proven descriptor; undefined when it
+   * cannot be. A walk never follows links, so the row's plain path is tried first (one open, no
+   * resolution); a path through a symlinked folder named as the search's `path` is resolved first.
+   */
   async function provenLines(virtual: string): Promise<string[] | undefined> {
-    try {
-      const r = await fence.resolve(virtual);
-      const handle = await pins.openRead(r.target, r.virtual);
+    const first = virtual.split('/')[0];
+    const root = fence.roots().find((x) => x.kind === 'mount' && x.name === first) ?? fence.roots()[0];
+    const rel = root.kind === 'mount' ? virtual.slice(first.length + 1) : virtual;
+    const read = async (real: string) => {
+      const handle = await pins.openRead(real, virtual);
       try {
-        if (!(await handle.stat()).isFile()) return undefined;
-        return (await handle.readFile()).toString('utf8').split('\n');
+        return (await handle.readFile()).toString('utf8').split('\n'); // a folder or pipe fails or yields no line
       } finally {
         await handle.close().catch(() => undefined);
       }
+    };
+    try {
+      return await read(path.join(root.path, ...rel.split('/')));
     } catch {
-      return undefined;
+      try {
+        return await read((await fence.resolve(virtual)).target);
+      } catch {
+        return undefined;
+      }
     }
   }
 
