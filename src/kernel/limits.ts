@@ -85,6 +85,7 @@ export const LIMITS = {
   chatSessionIdChars: 128,
 
   searchVerifyParallel: 8, // files re-read at once to prove search rows came from inside the fence
+  searchVerifySyncBytes: 256 * 1024, // files up to this size are proven in one synchronous burst (no thread-pool round trips)
   searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
   fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
   readFileChars: 23_800, // a read_file answer stays under the result clip, so its paging header survives

@@ -14,7 +14,7 @@ import { isInside, type Fence, type Resolved, type Root } from '../../kernel/fen
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Mount, MountStore } from './mounts.js';
-import { createPins, READ_FLAGS } from './pinned.js';
+import { createPins, READ_FLAGS, readProvenSync } from './pinned.js';
 import { protectedWrite } from './protected.js';
 import { findOnPath, findRipgrep, searchText, virtualOf, type LineMatch, type SearchTarget } from './search.js';
 import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './walk.js';
@@ -622,8 +622,11 @@ export function createFilesService(deps: FilesDeps) {
         await handle.close().catch(() => undefined);
       }
     };
+    const plain = path.join(root.path, ...rel.split('/'));
+    const fast = readProvenSync(plain, LIMITS.searchVerifySyncBytes);
+    if (fast) return fast.toString('utf8').split('\n');
     try {
-      return await read(path.join(root.path, ...rel.split('/')));
+      return await read(plain);
     } catch {
       try {
         return await read((await fence.resolve(virtual)).target);
