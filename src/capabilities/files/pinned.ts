@@ -68,8 +68,9 @@ async function locationOf(handle: FileHandle, expected: string): Promise<string 
 /**
  * The bytes of the file at canonical `real`, opened without following a last link and proven by the
  * kernel to be that file, in one synchronous burst: for checking many small files at once (search
- * rows) without a thread-pool round trip per call; only files up to `maxBytes` are read this way. Undefined when it cannot be proven this way
- * (off Linux, missing, moved): the caller then takes the asynchronous path or drops the row.
+ * rows) without a thread-pool round trip per call. Undefined when it cannot be proven this way (off
+ * Linux, missing, moved, not a regular file, over `maxBytes`): the caller then takes the
+ * asynchronous path or drops the row.
  */
 export function readProvenSync(real: string, maxBytes: number): Buffer | undefined {
   if (!pinning.proc) return undefined;
