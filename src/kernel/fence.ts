@@ -31,6 +31,17 @@ export interface Resolved {
   real: string;
   /** Path inside the root, `/`-separated; '' for the root itself. */
   relative: string;
+  /**
+   * Where the path leads on disk when it was checked, every symlink followed (also a dangling one):
+   * the canonical location a read or a write acts on. Free of symlinks, so an operation that opens it
+   * without following links and finds it elsewhere knows the disk changed after the check.
+   */
+  target: string;
+  /**
+   * The entry itself when it was checked: the parent folder's canonical location plus the last name,
+   * the last symlink not followed. What a delete, a rename or a copy acts on.
+   */
+  entry: string;
 }
 
 const forbidden = (message: string) => new EngineError(403, message);
@@ -98,8 +109,10 @@ export class Fence {
     const real = rest.length ? path.join(root.path, ...rest) : root.path;
 
     let target: string;
+    let entry: string;
     try {
       target = await resolveOnDisk(real);
+      entry = rest.length ? path.join(await resolveOnDisk(path.dirname(real)), path.basename(real)) : target;
     } catch (err) {
       if (err instanceof EngineError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
@@ -113,7 +126,12 @@ export class Fence {
       }
       throw forbidden(`"${virtualPath}" leads outside the workspace and mounts through a symlink; refused, nothing was touched`);
     }
-    if (this.isProtected(target) || this.isProtected(real)) {
+    // The entry itself (a link, when the path ends in one) must be inside too: deleting or renaming
+    // it acts there, whatever its target.
+    if (!all.some((r) => isInside(entry, r.path))) {
+      throw forbidden(`"${virtualPath}" leads outside the workspace and mounts through a symlink; refused, nothing was touched`);
+    }
+    if (this.isProtected(target) || this.isProtected(real) || this.isProtected(entry)) {
       throw forbidden(`"${virtualPath}" is inside the engine home; engine state is not reachable through file paths`);
     }
     if (root.kind === 'mount') {
@@ -121,7 +139,12 @@ export class Fence {
       const st = await lstat(root.path).catch(() => undefined);
       if (!st) throw notFound(`the folder of mount "${root.name}" (${root.path}) no longer exists; unmount it or restore the folder`);
     }
-    return { virtual, root, real, relative };
+    return { virtual, root, real, relative, target, entry };
+  }
+
+  /** True for a real, canonical path a file operation may act on: inside a root and not engine state. */
+  allows(real: string): boolean {
+    return this.roots().some((r) => isInside(real, r.path)) && !this.isProtected(real);
   }
 
   /** The virtual path of a real path inside a root, or undefined when it lies outside every root (or is hidden by a mount). */

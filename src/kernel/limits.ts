@@ -23,6 +23,7 @@ export const LIMITS = {
   toolResultChars: 24_000,
   toolDescriptionChars: 300, // GET /api/tools clips each description to this
   toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
+  protectedPromptChars: 4_000, // a protected-path prompt shows at most this much of what would be written
   mcpTextChars: 20_000,
   /** MCP server restart backoff: first delay, ceiling, and how long up counts as stable (resets it). */
   mcpRestartBaseMs: 500,
@@ -93,6 +94,8 @@ export const LIMITS = {
   chatTitleChars: 200,
   chatSessionIdChars: 128,
 
+  searchVerifyParallel: 8, // files re-read at once to prove search rows came from inside the fence
+  searchVerifySyncBytes: 256 * 1024, // files up to this size are proven in one synchronous burst (no thread-pool round trips)
   searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
   fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
   readFileChars: 23_800, // a read_file answer stays under the result clip, so its paging header survives

@@ -1,7 +1,8 @@
 /**
  * The permission gate every tool call passes (seed 001 §5). The registry has already refused a
  * `hardDeny`; the gate decides the rest, in this order:
- *   deny rule on any key > forcePrompt (a fresh prompt; chat `allow` mode allows it) >
+ *   deny rule on any key > protectedPath (only an allow rule for its own key, else a prompt that
+ *   no chat mode skips; refused unattended) > forcePrompt (a fresh prompt; chat `allow` mode allows it) >
  *   allow rules covering every key > session mode `allow` > the class default.
  * Class defaults (seed table): attended, `code`/`delete`/`unknown` prompt and `other` is allowed;
  * unattended, `code` takes the configured unattended default and everything else is allowed.
@@ -30,6 +31,8 @@ export interface PendingPrompt {
   display: string;
   /** Why a fresh prompt was forced, when it was. */
   reason?: string;
+  /** A protected-path prompt: only a person's answer ends it (a chat's `allow` mode does not). */
+  protectedPath?: boolean;
   sessionId?: string;
   agent?: string;
   requestedAt: number;
@@ -88,6 +91,19 @@ export class PermissionGate implements Gate {
     const mode = this.mode(ctx);
     const unmatched = keys.filter((k) => decide(file.rules, k) !== 'allow');
 
+    if (request.protectedPath) {
+      if (decide(file.rules, request.key) === 'allow') return { allow: true };
+      if (!ctx.attended) {
+        return this.denyWithoutPrompt(
+          ctx,
+          tool,
+          request.key,
+          `Permission denied for ${request.key}: ${request.protectedPath}. Nobody is watching this run, so it is refused; do not retry the same call. A person can allow it with a rule for ${request.key} at /api/permissions.`,
+        );
+      }
+      return this.prompt(tool, request, [request.key], ctx);
+    }
+
     if (request.forcePrompt) {
       if (mode === 'allow') return { allow: true };
       if (!ctx.attended) return this.unattended(ctx, tool, request.key, file.unattended);
@@ -140,7 +156,7 @@ export class PermissionGate implements Gate {
   releaseSession(sessionId: string): void {
     if (this.modeLookup(sessionId) !== 'allow') return;
     for (const waiter of [...this.waiters.values()]) {
-      if (waiter.prompt.sessionId !== sessionId || waiter.answering) continue;
+      if (waiter.prompt.sessionId !== sessionId || waiter.answering || waiter.prompt.protectedPath) continue;
       waiter.answering = true;
       waiter.emit('permission.resolved', { callId: waiter.prompt.callId, tool: waiter.prompt.tool, decision: 'allow', scope: 'once', key: waiter.prompt.key, by: 'mode' });
       waiter.settle({ allow: true });
@@ -215,7 +231,8 @@ export class PermissionGate implements Gate {
       // Only literal keys are listed: the list is exactly what `always` saves.
       keys: (unmatched.length ? unmatched : [request.key]).filter((k) => ruleKeyProblem(k) === undefined),
       display: this.mask(request.display ?? request.key),
-      reason: request.forcePrompt ? this.mask(request.forcePrompt) : undefined,
+      reason: request.forcePrompt || request.protectedPath ? this.mask((request.forcePrompt || request.protectedPath)!) : undefined,
+      protectedPath: request.protectedPath ? true : undefined,
       sessionId: ctx.sessionId,
       agent: ctx.agent,
       requestedAt: Date.now(),
@@ -253,6 +270,7 @@ export class PermissionGate implements Gate {
         keys: shown.keys.length > 1 || shown.keys[0] !== shown.key ? shown.keys : undefined,
         display: prompt.display,
         reason: prompt.reason,
+        protectedPath: prompt.protectedPath,
         sessionId: prompt.sessionId,
         agent: prompt.agent,
       });

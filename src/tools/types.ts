@@ -21,6 +21,12 @@ export interface PermissionRequest {
   display?: string;
   /** Forces a fresh prompt even when an allow rule matches (command substitution, eval ...). */
   forcePrompt?: string;
+  /**
+   * A write to a protected path (what git, a shell or an editor runs later on its own), with the
+   * reason shown: only an allow rule covering `key` itself lets it through. A chat's `allow` mode
+   * does not skip the prompt and an unattended run is refused, whatever the unattended default.
+   */
+  protectedPath?: string;
   /** A hard refusal beneath policy (the shell denylist): no rule lifts it. */
   hardDeny?: string;
 }

@@ -5,15 +5,17 @@
  */
 import { spawn } from 'node:child_process';
 import type { Dirent } from 'node:fs';
-import { cp, lstat, mkdir, readdir, readFile, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { lstat, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound, tooLarge } from '../../kernel/errors.js';
 import { isInside, type Fence, type Resolved, type Root } from '../../kernel/fence.js';
-import { writeFileAtomic, type Home } from '../../kernel/home.js';
+import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Mount, MountStore } from './mounts.js';
+import { createPins, READ_FLAGS, readProvenSync } from './pinned.js';
+import { protectedWrite } from './protected.js';
 import { findOnPath, findRipgrep, searchText, virtualOf, type LineMatch, type SearchTarget } from './search.js';
 import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './walk.js';
 
@@ -49,6 +51,7 @@ export function createFilesService(deps: FilesDeps) {
   const { fence, home } = deps;
   const rg = deps.rg === undefined ? findRipgrep() : deps.rg;
   const own = new Map<string, number>();
+  const pins = createPins(fence);
 
   /** Remembers a real path the engine is about to change, so the watcher does not echo it. */
   const markOwn = (...reals: string[]) => {
@@ -132,34 +135,89 @@ export function createFilesService(deps: FilesDeps) {
     return st;
   }
 
-  async function readTextAt(r: Resolved): Promise<string> {
-    const st = await regularFile(r);
-    if (st.size > LIMITS.fileTextBytes) {
-      throw tooLarge(`"${r.virtual}" is ${st.size} bytes, over the ${LIMITS.fileTextBytes / 1024 / 1024} MB text limit; fetch it raw or search it with grep`);
+  /**
+   * The bytes of the regular file at `r`, read through a descriptor proven to be the checked file:
+   * a symlink swapped in after the check is refused, never followed.
+   */
+  async function readPinned(r: Resolved, text: boolean): Promise<Buffer> {
+    await regularFile(r); // the sentences for a missing path, a folder or a device, before anything is opened
+    const handle = await pins.openRead(r.target, r.virtual);
+    try {
+      const st = await handle.stat();
+      if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
+      if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be read`);
+      if (text && st.size > LIMITS.fileTextBytes) {
+        throw tooLarge(`"${r.virtual}" is ${st.size} bytes, over the ${LIMITS.fileTextBytes / 1024 / 1024} MB text limit; fetch it raw or search it with grep`);
+      }
+      return await handle.readFile();
+    } finally {
+      await handle.close().catch(() => undefined);
     }
-    const buf = await readFile(r.real);
-    if (buf.includes(0)) throw badRequest(`"${r.virtual}" is a binary file (${buf.length} bytes); it cannot be read as text`);
-    return buf.toString('utf8');
+  }
+
+  async function readTextAt(r: Resolved): Promise<string> {
+    return decodeText(r, await readPinned(r, true));
   }
 
   async function readBytes(virtual: string): Promise<{ path: string; bytes: Buffer }> {
     const r = await fence.resolve(virtual);
-    await regularFile(r);
-    return { path: r.virtual, bytes: await readFile(r.real) };
+    return { path: r.virtual, bytes: await readPinned(r, false) };
   }
 
-  /** Atomic write through the symlink (if any) so a fenced link stays a link. */
+  /**
+   * Atomic write through the symlink (if any) so a fenced link stays a link: the temp file is made
+   * inside the checked folder, opened and proven first, and renamed over the name there.
+   */
   async function writeAt(r: Resolved, data: string | Uint8Array | ((current: string) => string)): Promise<boolean> {
-    const first = await stat(r.real).catch(() => undefined);
-    if (first?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
-    const target = first ? await realpath(r.real) : r.real;
+    const { target } = r;
     // One queue per real file: an edit's read-modify-write cannot interleave with another writer.
     return home.serialize(target, async () => {
-      const st = await stat(target).catch(() => undefined);
-      const bytes = typeof data === 'function' ? data(await readTextAt(r)) : data;
-      await asOwn([target, await firstMissing(r.real)], () => creating(r.virtual, () => writeFileAtomic(target, bytes, st ? st.mode & 0o777 : undefined)));
-      return !st;
+      const marks = [target, r.real, await firstMissing(target)];
+      return asOwn(marks, () =>
+        creating(r.virtual, async () => {
+          const folder = await pins.ensureDir(path.dirname(target), r.virtual);
+          try {
+            const name = path.basename(target);
+            const current = await openCurrent(folder.at(name), r);
+            let mode: number | undefined;
+            let old: Buffer | undefined;
+            if (current) {
+              try {
+                const st = await current.stat();
+                if (st.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
+                if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be written`);
+                mode = st.mode & 0o777;
+                if (typeof data === 'function') {
+                  if (st.size > LIMITS.fileTextBytes) throw tooLarge(`"${r.virtual}" is ${st.size} bytes, over the ${LIMITS.fileTextBytes / 1024 / 1024} MB text limit; it cannot be edited`);
+                  old = await current.readFile();
+                }
+              } finally {
+                await current.close().catch(() => undefined);
+              }
+            }
+            if (typeof data === 'function' && !old) throw notFound(`file "${r.virtual}" does not exist`);
+            const bytes = typeof data === 'function' ? data(decodeText(r, old!)) : data;
+            await pins.writeAtomic(folder, name, bytes, mode, r.virtual);
+            return !current;
+          } finally {
+            await folder.close();
+          }
+        }),
+      );
     });
+  }
+
+  /** The file now at `at` (a pinned path), opened without following a link; undefined when there is none. */
+  async function openCurrent(at: string, r: Resolved) {
+    try {
+      return await open(at, READ_FLAGS);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      if (code === 'ELOOP') throw conflict(`"${r.virtual}" changed on disk while it was being opened (a symlink was swapped in); nothing was written, try again`);
+      if (code === 'ENXIO' || code === 'EOPNOTSUPP') throw badRequest(`"${r.virtual}" is not a regular file (a socket or device); it cannot be written`);
+      throw err;
+    }
   }
 
   async function writeText(virtual: string, content: string, emit: Emit = deps.emit) {
@@ -201,25 +259,71 @@ export function createFilesService(deps: FilesDeps) {
     return { path: r.virtual, edits: edits.length };
   }
 
+  /** Deletes the entry itself (a link as a link) inside its pinned parent folder. */
   async function deleteEntry(virtual: string, opts: { recursive: boolean }, emit: Emit = deps.emit) {
     const r = await fence.resolve(virtual);
-    const st = await exists(r.real);
-    if (!st) throw notFound(`"${r.virtual}" does not exist`);
-    await asOwn([r.real], async () => {
-      if (!st.isDirectory()) return unlink(r.real);
-      if (opts.recursive) return rm(r.real, { recursive: true, force: true });
-      try {
-        await rmdir(r.real);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOTEMPTY' || code === 'EEXIST') {
-          throw badRequest(`folder "${r.virtual}" is not empty; only a file or an empty folder can be deleted this way`);
+    const parent = await pins.dir(path.dirname(r.entry), r.virtual);
+    let folder = false;
+    try {
+      const name = path.basename(r.entry);
+      const st = await exists(parent.at(name));
+      if (!st) throw notFound(`"${r.virtual}" does not exist`);
+      folder = st.isDirectory();
+      await asOwn([r.real, r.entry], async () => {
+        await pins.still(parent, r.virtual);
+        if (!folder) return unlink(parent.at(name));
+        if (opts.recursive) return pins.removeTree(parent, name, r.virtual);
+        try {
+          await rmdir(parent.at(name));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+            throw badRequest(`folder "${r.virtual}" is not empty; only a file or an empty folder can be deleted this way`);
+          }
+          throw err;
         }
-        throw err;
-      }
-    });
-    emit('file.deleted', { path: r.virtual, folder: st.isDirectory() });
-    return { path: r.virtual, folder: st.isDirectory() };
+      });
+    } finally {
+      await parent.close();
+    }
+    emit('file.deleted', { path: r.virtual, folder });
+    return { path: r.virtual, folder };
+  }
+
+  /**
+   * Renames or copies the entry `from` (a link as a link) to `to`, both ends inside folders opened
+   * and proven to be the checked ones; a copy opens every file and folder without following links.
+   */
+  async function moveOrCopy(kind: 'rename' | 'copy', from: Resolved, to: Resolved): Promise<void> {
+    const src = await pins.dir(path.dirname(from.entry), from.virtual);
+    try {
+      const a = path.basename(from.entry);
+      const b = path.basename(to.entry);
+      if (!(await exists(src.at(a)))) throw notFound(`"${from.virtual}" does not exist`);
+      const taken = () => conflict(`"${to.virtual}" already exists; choose another name or delete it first`);
+      if (await exists(to.entry)) throw taken();
+      if (isInside(to.entry, from.entry) || isInside(to.target, from.entry)) throw badRequest(`cannot ${kind} "${from.virtual}" into itself`);
+      await asOwn([from.real, from.entry, to.real, await firstMissing(to.entry)], async () => {
+        const dst = await creating(to.virtual, () => pins.ensureDir(path.dirname(to.entry), to.virtual));
+        try {
+          if (await exists(dst.at(b))) throw taken();
+          if (kind === 'copy') return await pins.copyTree(src, a, dst, b, from.virtual);
+          await pins.still(src, from.virtual);
+          await pins.still(dst, to.virtual);
+          try {
+            await rename(src.at(a), dst.at(b));
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+            await pins.copyTree(src, a, dst, b, from.virtual);
+            await pins.removeTree(src, a, from.virtual);
+          }
+        } finally {
+          await dst.close();
+        }
+      });
+    } finally {
+      await src.close();
+    }
   }
 
   /** POST /api/files-op: only clients call it, so its events go out on the default emitter. */
@@ -238,10 +342,10 @@ export function createFilesService(deps: FilesDeps) {
       }
       case 'mkdir': {
         const r = await fence.resolve(body.path);
-        const st = await exists(r.real);
+        const st = await stat(r.target).catch(() => undefined);
         if (st && !st.isDirectory()) throw conflict(`"${r.virtual}" already exists as a file`);
         if (!st) {
-          await asOwn([await firstMissing(r.real)], () => creating(r.virtual, () => mkdir(r.real, { recursive: true })));
+          await asOwn([r.real, await firstMissing(r.target)], () => creating(r.virtual, async () => (await pins.ensureDir(r.target, r.virtual)).close()));
           emit('folder.created', { path: r.virtual });
         }
         return { ok: true, op: kind, path: r.virtual };
@@ -251,20 +355,7 @@ export function createFilesService(deps: FilesDeps) {
         if (typeof body.to !== 'string' || !body.to) throw badRequest(`"${kind}" needs "to", the new virtual path`);
         const from = await fence.resolve(body.path);
         const to = await fence.resolve(body.to);
-        if (!(await exists(from.real))) throw notFound(`"${from.virtual}" does not exist`);
-        if (await exists(to.real)) throw conflict(`"${to.virtual}" already exists; choose another name or delete it first`);
-        if (isInside(to.real, from.real)) throw badRequest(`cannot ${kind} "${from.virtual}" into itself`);
-        await asOwn([from.real, await firstMissing(to.real)], async () => {
-          await creating(to.virtual, () => mkdir(path.dirname(to.real), { recursive: true }));
-          if (kind === 'copy') return cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-          try {
-            await rename(from.real, to.real);
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-            await cp(from.real, to.real, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
-            await rm(from.real, { recursive: true, force: true });
-          }
-        });
+        await moveOrCopy(kind, from, to);
         emit(kind === 'copy' ? 'file.copied' : 'file.renamed', { path: from.virtual, to: to.virtual });
         return { ok: true, op: kind, path: from.virtual, to: to.virtual };
       }
@@ -357,10 +448,17 @@ export function createFilesService(deps: FilesDeps) {
   /** Entries of one folder (a root allowed), sorted, folders flagged; mounts show up at the workspace root. */
   async function listDir(virtual: string): Promise<{ path: string; entries: DirEntry[] }> {
     const r = await fence.resolve(virtual, { allowRoot: true });
-    const st = await stat(r.real).catch(() => undefined);
+    const st = await stat(r.target).catch(() => undefined);
     if (!st) throw notFound(`folder "${virtual}" does not exist`);
     if (!st.isDirectory()) throw badRequest(`"${r.virtual}" is a file; read it with read_file`);
-    const list = (await readdir(r.real, { withFileTypes: true })).sort(byName);
+    // The names come from the folder opened and proven to be the checked one, not from a path a swap could redirect.
+    const folder = await pins.dir(r.target, r.virtual || '.');
+    let list: Dirent[];
+    try {
+      list = (await readdir(folder.self(), { withFileTypes: true })).sort(byName);
+    } finally {
+      await folder.close();
+    }
     const entries: DirEntry[] = [];
     for (const e of list) {
       if (skipThrough(path.join(r.real, e.name), r.root)) continue; // the engine home inside a mount
@@ -408,19 +506,21 @@ export function createFilesService(deps: FilesDeps) {
     maxRows: number;
     signal?: AbortSignal;
   }) {
-    return searchText({
-      pattern: args.pattern,
-      literal: args.literal === true,
-      ignoreCase: args.ignoreCase === true,
-      include: splitGlobs(args.include),
-      exclude: splitGlobs(args.exclude),
-      targets: await targets(args.path),
-      maxRows: args.maxRows,
-      exact: true,
-      rg,
-      signal: args.signal,
-      skip: skipThrough,
-    });
+    return proven(
+      await searchText({
+        pattern: args.pattern,
+        literal: args.literal === true,
+        ignoreCase: args.ignoreCase === true,
+        include: splitGlobs(args.include),
+        exclude: splitGlobs(args.exclude),
+        targets: await targets(args.path),
+        maxRows: args.maxRows,
+        exact: true,
+        rg,
+        signal: args.signal,
+        skip: skipThrough,
+      }),
+    );
   }
 
   /** Sorted virtual paths matching `pattern`, stopping after `maxRows`. */
@@ -463,17 +563,77 @@ export function createFilesService(deps: FilesDeps) {
     if (typeof q !== 'string' || q.length < LIMITS.searchQueryMinChars) {
       throw badRequest(`?q= must be at least ${LIMITS.searchQueryMinChars} characters`);
     }
-    const out = await searchText({
-      pattern: q,
-      literal: !opts.regex,
-      ignoreCase: !opts.caseSensitive,
-      targets: await targets(),
-      maxRows: LIMITS.searchResultsCap + 1,
-      exact: false,
-      rg,
-      skip: skipThrough,
-    });
+    const out = await proven(
+      await searchText({
+        pattern: q,
+        literal: !opts.regex,
+        ignoreCase: !opts.caseSensitive,
+        targets: await targets(),
+        maxRows: LIMITS.searchResultsCap + 1,
+        exact: false,
+        rg,
+        skip: skipThrough,
+      }),
+    );
     return groupResults(out.rows, !out.complete);
+  }
+
+  /**
+   * Keeps only the rows whose text is at that line of a file the engine itself opened and proved
+   * inside the fence. ripgrep (and the fallback walk) open files by path, and a folder swapped for a
+   * symlink mid-search could lead a read outside; a row is only answered when the proven file holds it.
+   */
+  async function proven<T extends { rows: LineMatch[] }>(out: T): Promise<T> {
+    const byPath = new Map<string, LineMatch[]>();
+    for (const row of out.rows) {
+      const list = byPath.get(row.path);
+      if (list) list.push(row);
+      else byPath.set(row.path, [row]);
+    }
+    const kept = new Set<LineMatch>();
+    const files = [...byPath];
+    const worker = async () => {
+      for (let next = files.shift(); next; next = files.shift()) {
+        const [virtual, rows] = next;
+        const lines = await provenLines(virtual);
+        if (!lines) continue;
+        for (const row of rows) if (lines[row.line - 1]?.replace(/\r$/, '') === row.text) kept.add(row);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIMITS.searchVerifyParallel, files.length) }, worker));
+    if (kept.size !== out.rows.length) out.rows = out.rows.filter((r) => kept.has(r));
+    return out;
+  }
+
+  /**
+   * The lines of the regular file at `virtual`, read through a proven descriptor; undefined when it
+   * cannot be. A walk never follows links, so the row's plain path is tried first (one open, no
+   * resolution); a path through a symlinked folder named as the search's `path` is resolved first.
+   */
+  async function provenLines(virtual: string): Promise<string[] | undefined> {
+    const first = virtual.split('/')[0];
+    const root = fence.roots().find((x) => x.kind === 'mount' && x.name === first) ?? fence.roots()[0];
+    const rel = root.kind === 'mount' ? virtual.slice(first.length + 1) : virtual;
+    const read = async (real: string) => {
+      const handle = await pins.openRead(real, virtual);
+      try {
+        return (await handle.readFile()).toString('utf8').split('\n'); // a folder or pipe fails or yields no line
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+    };
+    const plain = path.join(root.path, ...rel.split('/'));
+    const fast = readProvenSync(plain, LIMITS.searchVerifySyncBytes);
+    if (fast) return fast.toString('utf8').split('\n');
+    try {
+      return await read(plain);
+    } catch {
+      try {
+        return await read((await fence.resolve(virtual)).target);
+      } catch {
+        return undefined;
+      }
+    }
   }
 
   /** Re-arms the watcher and tells clients, after a mount was added or removed. */
@@ -500,6 +660,7 @@ export function createFilesService(deps: FilesDeps) {
     grep,
     glob,
     search,
+    protectedWrite: (virtual: string) => protectedWrite(fence, virtual),
     mounts: () => deps.mounts.list(),
     addMount,
     removeMount,
@@ -562,4 +723,10 @@ function groupResults(rows: LineMatch[], cut: boolean) {
     if (count >= LIMITS.searchResultsCap && truncated) break;
   }
   return { results: results.filter((r) => r.matches.length), truncated };
+}
+
+/** Text of a file's bytes; a NUL byte marks it binary. */
+function decodeText(r: Resolved, buf: Buffer): string {
+  if (buf.includes(0)) throw badRequest(`"${r.virtual}" is a binary file (${buf.length} bytes); it cannot be read as text`);
+  return buf.toString('utf8');
 }

@@ -3,13 +3,35 @@
  * written for a model; paging headers come first because a downstream clip removes the tail.
  */
 import { LIMITS } from '../../kernel/limits.js';
-import { defineTool, type AnyTool } from '../../tools/types.js';
+import { defineTool, type AnyTool, type PermissionClass, type PermissionRequest } from '../../tools/types.js';
 import type { FilesService } from './service.js';
 
 const PATHS =
   'Paths are virtual: relative to the workspace (e.g. "src/app.ts"), or "<mount>/<path>" for a mounted folder. Absolute paths, ".." and links leading outside are refused.';
 
 export function fileTools(files: FilesService, deps: { embeddingsConfigured: () => boolean }): AnyTool[] {
+  /**
+   * A changing tool's permission: its own class, unless the path is protected (src/capabilities/files/protected.ts);
+   * then a prompt under `protected_path(<name>)` showing what would be written.
+   */
+  const guarded =
+    <A extends { path: string }>(tool: string, cls: PermissionClass, shown: (args: A) => string) =>
+    async (args: A): Promise<PermissionRequest> => {
+      // A path the fence refuses is refused again, with its sentence, when the tool runs.
+      const hit = await files.protectedWrite(args.path).catch(() => undefined);
+      if (!hit) return { class: cls, key: tool };
+      const what = shown(args);
+      const body = what.length > LIMITS.protectedPromptChars ? `${what.slice(0, LIMITS.protectedPromptChars)}… (${what.length} characters in all)` : what;
+      return {
+        class: 'code',
+        key: hit.key,
+        keys: [tool, hit.key],
+        display: body ? `${tool} ${args.path}\n${body}` : `${tool} ${args.path}`,
+        protectedPath: `"${args.path}" is a protected path: ${hit.why}`,
+      };
+    };
+  const edits = (list: Array<{ old_string: string; new_string: string }>) => list.map((e) => `- ${e.old_string}\n+ ${e.new_string}`).join('\n');
+
   const readFile = defineTool<{ path: string; offset?: number; limit?: number }>({
     name: 'read_file',
     group: 'files',
@@ -58,7 +80,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path', 'content'],
       additionalProperties: false,
     },
-    permission: 'other',
+    permission: guarded<{ path: string; content: string }>('write_file', 'other', (a) => a.content),
     async run(args, ctx) {
       const r = await files.writeText(args.path, args.content, ctx.emit);
       return `wrote ${r.path} (${r.bytes} bytes)`;
@@ -85,7 +107,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path', 'old_string', 'new_string'],
       additionalProperties: false,
     },
-    permission: 'other',
+    permission: guarded<{ path: string; old_string: string; new_string: string }>('edit_file', 'other', (a) => edits([a])),
     async run(args, ctx) {
       const r = await files.edit(args.path, [{ old_string: args.old_string, new_string: args.new_string }], ctx.emit);
       return `edited ${r.path}`;
@@ -105,7 +127,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path', 'edits'],
       additionalProperties: false,
     },
-    permission: 'other',
+    permission: guarded<{ path: string; edits: Array<{ old_string: string; new_string: string }> }>('multi_edit', 'other', (a) => edits(a.edits)),
     async run(args, ctx) {
       const r = await files.edit(args.path, args.edits, ctx.emit);
       return `applied ${r.edits} edits to ${r.path}`;
@@ -219,7 +241,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path'],
       additionalProperties: false,
     },
-    permission: 'delete',
+    permission: guarded<{ path: string }>('delete_file', 'delete', () => ''),
     async run(args, ctx) {
       const r = await files.deleteEntry(args.path, { recursive: false }, ctx.emit);
       return `deleted ${r.path}`;

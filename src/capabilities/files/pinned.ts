@@ -1,0 +1,299 @@
+/**
+ * Operating on what the fence checked. The fence resolves a path to a canonical, symlink-free
+ * location; between that check and the operation another process can swap a folder or link on the
+ * way for a symlink to somewhere else. So every operation opens what it acts on without following a
+ * last symlink, proves the opened folder or file is the one that was checked, and then works
+ * relative to that open folder:
+ *
+ * - Linux: the kernel says where a descriptor is (`/proc/self/fd/N`), and `/proc/self/fd/N/name`
+ *   names `name` inside that very folder (the `openat` Node lacks), so no later swap of any parent
+ *   can redirect a read, a temp file, a rename, a copy or a delete.
+ * - Elsewhere: the opened descriptor must be the same inode as a fresh resolution of the checked
+ *   path, and the folder is proven again right before each change; a swap can still land in the
+ *   short window between that proof and the call (documented in docs/security.md).
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readlinkSync } from 'node:fs';
+import fs, { type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { EngineError, conflict, forbidden, notFound } from '../../kernel/errors.js';
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, COPYFILE_EXCL } = constants;
+/** `proc`: the kernel pins (Linux). Tests turn it off to exercise the portable proof on Linux too. */
+export const pinning = { proc: process.platform === 'linux' && existsSync('/proc/self/fd') };
+/** Opening a folder, never through a last symlink. */
+const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+/** Opening a file to read: never through a last symlink, never blocking on a pipe swapped in. */
+export const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
+
+/** What decides whether a location may be acted on (the fence). */
+export interface Allows {
+  allows(real: string): boolean;
+}
+
+/** An open folder, proven to be the checked one. */
+export class PinnedDir {
+  constructor(
+    readonly handle: FileHandle,
+    /** The canonical location it was proven to have. */
+    readonly path: string,
+  ) {}
+
+  /** The folder itself as a path that cannot be redirected (Linux) or its checked path. */
+  self(): string {
+    return pinning.proc ? `/proc/self/fd/${this.handle.fd}` : this.path;
+  }
+
+  /** `name` inside this very folder. */
+  at(name: string): string {
+    return pinning.proc ? `/proc/self/fd/${this.handle.fd}/${name}` : path.join(this.path, name);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}
+
+/** Where an open descriptor is: the kernel's answer on Linux, else `expected` when it still names the same inode. */
+async function locationOf(handle: FileHandle, expected: string): Promise<string | undefined> {
+  try {
+    if (pinning.proc) return await fs.readlink(`/proc/self/fd/${handle.fd}`);
+    const [opened, now, real] = await Promise.all([handle.stat(), fs.stat(expected), fs.realpath(expected)]);
+    return opened.dev === now.dev && opened.ino === now.ino ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The bytes of the file at canonical `real`, opened without following a last link and proven by the
+ * kernel to be that file, in one synchronous burst: for checking many small files at once (search
+ * rows) without a thread-pool round trip per call. Undefined when it cannot be proven this way (off
+ * Linux, missing, moved, not a regular file, over `maxBytes`): the caller then takes the
+ * asynchronous path or drops the row.
+ */
+export function readProvenSync(real: string, maxBytes: number): Buffer | undefined {
+  if (!pinning.proc) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(real, READ_FLAGS);
+    if (readlinkSync(`/proc/self/fd/${fd}`) !== real) return undefined;
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > maxBytes) return undefined; // a big file is read without blocking
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+const code = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code;
+
+export function createPins(fence: Allows) {
+  /** The disk changed between the check and the open: 403 when it now leads outside, else 409. */
+  const moved = (shown: string, where: string | undefined) =>
+    where !== undefined && !fence.allows(where)
+      ? forbidden(`"${shown}" changed on disk while it was being opened and now leads outside the workspace and mounts (a symlink on its path was swapped); refused, nothing was touched`)
+      : conflict(`"${shown}" changed on disk while it was being opened (a folder or symlink on its path was replaced); nothing was touched, try again`);
+
+  /** Proves `handle` is at `expected`, closing it and throwing otherwise. */
+  async function prove(handle: FileHandle, expected: string, shown: string): Promise<void> {
+    const where = await locationOf(handle, expected);
+    if (where === expected) return;
+    await handle.close().catch(() => undefined);
+    throw moved(shown, where);
+  }
+
+  /**
+   * Turns an open's errno into a sentence: ELOOP, or ENOTDIR on a name that is now a symlink, means
+   * a link replaced what was checked (which was free of them). Any other ENOTDIR (a file where a
+   * folder was named) is passed on for the caller's sentence, unless the entry was just seen as a
+   * folder (`wasDir`): then a file replaced it.
+   */
+  async function openFailed(err: unknown, shown: string, at: string, wasDir = false): Promise<never> {
+    if (err instanceof EngineError) throw err;
+    const c = code(err);
+    if (c === 'ENOENT') throw notFound(`"${shown}" does not exist`);
+    if (c === 'ELOOP' || c === 'EMLINK') throw moved(shown, undefined);
+    if (c === 'ENOTDIR' && (wasDir || (await fs.lstat(at).then((st) => st.isSymbolicLink(), () => false)))) throw moved(shown, undefined);
+    throw err;
+  }
+
+  /** Opens `at`, never through a last symlink, and proves (when asked) that it is `expected`. */
+  async function openAt(at: string, flags: number, expected: string, shown: string, opts: { prove: boolean; wasDir?: boolean }): Promise<FileHandle> {
+    let handle: FileHandle;
+    try {
+      handle = await fs.open(at, flags);
+    } catch (err) {
+      return openFailed(err, shown, at, opts.wasDir);
+    }
+    if (opts.prove) await prove(handle, expected, shown);
+    return handle;
+  }
+
+  /** Opens the existing folder at canonical `dir` and proves it is still that folder. */
+  const dir = async (dirPath: string, shown: string) => new PinnedDir(await openAt(dirPath, DIR_FLAGS, dirPath, shown, { prove: true }), dirPath);
+
+  /** Opens `name` inside a pinned folder as a folder, never through a symlink (pinned already on Linux). */
+  async function child(parent: PinnedDir, name: string, shown: string): Promise<PinnedDir> {
+    const expected = path.join(parent.path, name);
+    return new PinnedDir(await openAt(parent.at(name), DIR_FLAGS, expected, shown, { prove: !pinning.proc, wasDir: true }), expected);
+  }
+
+  /**
+   * Opens canonical folder `dirPath`, creating it and its missing parents one pinned step at a time
+   * (`mkdir -p` that no swap can lead elsewhere). A root is never created: a vanished mount stays gone.
+   */
+  async function ensureDir(dirPath: string, shown: string): Promise<PinnedDir> {
+    try {
+      return await dir(dirPath, shown);
+    } catch (err) {
+      if (!(err instanceof EngineError) || err.status !== 404) throw err;
+    }
+    const parentPath = path.dirname(dirPath);
+    if (parentPath === dirPath || !fence.allows(parentPath)) throw notFound(`the folder holding "${shown}" no longer exists`);
+    const parent = await ensureDir(parentPath, shown);
+    try {
+      const name = path.basename(dirPath);
+      await fs.mkdir(parent.at(name)).catch(async (err) => {
+        if (code(err) !== 'EEXIST') throw err;
+        // A file where a folder is wanted is the caller's 409; a symlink appeared after the check.
+        const st = await fs.lstat(parent.at(name));
+        if (!st.isDirectory() && !st.isSymbolicLink()) throw err;
+      });
+      return await child(parent, name, shown);
+    } finally {
+      await parent.close();
+    }
+  }
+
+  /** Opens the file at canonical `file` to read, proving it is that file (any type: the caller checks fstat). */
+  const openRead = (file: string, shown: string) => openAt(file, READ_FLAGS, file, shown, { prove: true });
+
+  /** Off Linux: the folder must still be where it was proven right before a change through it. */
+  async function still(d: PinnedDir, shown: string): Promise<void> {
+    if (pinning.proc) return;
+    const where = await locationOf(d.handle, d.path);
+    if (where !== d.path) throw moved(shown, where);
+  }
+
+  /** temp file + fsync + rename inside a pinned folder; the temp file is removed on any failure. */
+  async function writeAtomic(d: PinnedDir, name: string, data: string | Uint8Array, mode: number | undefined, shown: string): Promise<void> {
+    // The same temp-name shape as writeFileAtomic, so the watcher knows it for the engine's own.
+    const tmp = d.at(`${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    let handle: FileHandle | undefined;
+    try {
+      handle = await fs.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o644);
+      await handle.writeFile(data);
+      if (mode !== undefined) await handle.chmod(mode);
+      await handle.sync();
+      await handle.close();
+      handle = undefined;
+      await still(d, shown);
+      await fs.rename(tmp, d.at(name));
+    } catch (err) {
+      await handle?.close().catch(() => undefined);
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      const c = code(err);
+      if (c === 'ENOSPC' || c === 'EDQUOT') {
+        throw new EngineError(507, `the disk is full; nothing was written to ${shown}. Free some space and try again`);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Removes `name` inside a pinned folder and everything under it. Each entry is looked at without
+   * following it: a link is removed as a link, a folder is opened (never through a symlink) before
+   * it is read, so a folder swapped for a link mid-walk is removed as that link, never followed.
+   */
+  async function removeTree(parent: PinnedDir, name: string, shown: string): Promise<void> {
+    let st;
+    try {
+      st = await fs.lstat(parent.at(name));
+    } catch (err) {
+      if (code(err) === 'ENOENT') return;
+      throw err;
+    }
+    if (!st.isDirectory()) {
+      await still(parent, shown);
+      return unlinkQuiet(parent.at(name));
+    }
+    let d: PinnedDir;
+    try {
+      d = await child(parent, name, shown);
+    } catch (err) {
+      if (err instanceof EngineError && err.status === 404) return;
+      if (!(err instanceof EngineError) || err.status !== 409) throw err;
+      await still(parent, shown); // it became a link or a file: removed as that
+      return unlinkQuiet(parent.at(name));
+    }
+    try {
+      for (const n of await fs.readdir(d.self())) await removeTree(d, n, shown);
+    } finally {
+      await d.close();
+    }
+    await still(parent, shown);
+    await fs.rmdir(parent.at(name)).catch((err) => {
+      if (code(err) === 'ENOENT') return;
+      if (code(err) === 'ENOTEMPTY' || code(err) === 'EEXIST') throw conflict(`"${shown}" gained new entries while it was being deleted; delete it again`);
+      throw err;
+    });
+  }
+
+  async function unlinkQuiet(p: string): Promise<void> {
+    await fs.unlink(p).catch((err) => {
+      if (code(err) !== 'ENOENT') throw err;
+    });
+  }
+
+  /**
+   * Copies `name` in a pinned folder to `to` in another: links verbatim (never followed), files by
+   * their open descriptor, folders opened without following before they are read. Pipes, sockets and
+   * devices are not copied: their content is not a file's.
+   */
+  async function copyTree(src: PinnedDir, name: string, dst: PinnedDir, to: string, shown: string): Promise<void> {
+    const st = await fs.lstat(src.at(name));
+    if (st.isSymbolicLink()) {
+      await fs.symlink(await fs.readlink(src.at(name)), dst.at(to));
+      return;
+    }
+    if (st.isFile()) {
+      const handle = await fs.open(src.at(name), READ_FLAGS).catch((err) => openFailed(err, shown, src.at(name)));
+      try {
+        if (!(await handle.stat()).isFile()) return;
+        if (pinning.proc) await fs.copyFile(`/proc/self/fd/${handle.fd}`, dst.at(to), COPYFILE_EXCL);
+        else {
+          await prove(handle, path.join(src.path, name), shown);
+          const out = await fs.open(dst.at(to), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, st.mode & 0o777);
+          try {
+            await out.writeFile(await handle.readFile());
+          } finally {
+            await out.close();
+          }
+        }
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+      return;
+    }
+    if (!st.isDirectory()) return;
+    const from = await child(src, name, shown);
+    try {
+      await fs.mkdir(dst.at(to), st.mode & 0o777);
+      const into = await child(dst, to, shown);
+      try {
+        for (const n of await fs.readdir(from.self())) await copyTree(from, n, into, n, shown);
+      } finally {
+        await into.close();
+      }
+    } finally {
+      await from.close();
+    }
+  }
+
+  return { dir, child, ensureDir, openRead, still, writeAtomic, removeTree, copyTree };
+}
+
+export type Pins = ReturnType<typeof createPins>;
