@@ -114,6 +114,11 @@ function classifyTokens(tokens: Token[], engine: DbEngine): { class: StatementCl
 
   // What reaches outside the database comes first: it is refused even where writes are allowed.
   if (engine === 'postgres' && verb === 'copy') return forbidden('COPY reads or writes server files and programs');
+  const second = tokens[1]?.type === 'word' ? tokens[1].value : '';
+  if (engine === 'postgres' && verb === 'create' && (second === 'extension' || (second === 'language' || (second === 'trusted' || second === 'procedural'))))
+    return forbidden('CREATE EXTENSION / LANGUAGE loads server code');
+  if (engine === 'postgres' && (verb === 'load' || (verb === 'alter' && second === 'system'))) return forbidden(verb === 'load' ? 'LOAD loads a server library' : 'ALTER SYSTEM writes the server configuration');
+  if (engine === 'mysql' && (verb === 'install' || verb === 'uninstall' || (verb === 'create' && has('soname')))) return forbidden('plugins and UDF libraries load server code');
   if (engine === 'postgres' && tokens.some((t) => t.unicode)) return forbidden('U&"..." identifiers can spell any name; write the name plainly');
   if (engine === 'mysql' && verb === 'load') return forbidden('LOAD DATA / LOAD XML reads files');
   if (engine === 'mysql' && followedBy('into', ['outfile', 'dumpfile'])) return forbidden('SELECT ... INTO OUTFILE/DUMPFILE writes server files');

@@ -44,6 +44,9 @@ function timedOut(deadline) {
 function runOne(db, sql, rowLimit, deadline) {
   const started = Date.now();
   const stmt = db.prepare(sql);
+  // SQLite's own compiler says whether the statement writes (sqlite3_stmt_readonly): VACUUM INTO,
+  // for one, writes a new file even through a read-only handle, so the read-only path refuses it here.
+  if (db === ro && !stmt.readonly) throw new Error('SQLite reports that this statement writes; it is refused on the read-only handle');
   if (stmt.reader) {
     const columns = stmt.columns().map((c) => c.name);
     const rows = [];
