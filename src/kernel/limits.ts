@@ -148,6 +148,6 @@ export const LIMITS = {
   dbHistorySqlChars: 4_000, // SQL kept per history line and per db.query event
   dbToolCellChars: 200, // a db_query table cell shown to a model is clipped to this
   dbToolRows: 200, // rows a db_query answer shows at most (under the 24 000-character clip)
-  dbExportBatch: 1_000, // rows pulled from a cursor per step of an export
+  dbExportBatch: 5_000, // rows pulled from a cursor per step of an export (fewer round trips; a few MB at most)
 } as const;
 

@@ -174,7 +174,7 @@ for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
       assert.equal(csv.status, 200);
       assert.match(csv.headers.get('content-type') ?? '', /text\/csv/);
       assert.match(csv.headers.get('content-disposition') ?? '', /attachment/);
-      const lines = (await csv.text()).trimEnd().split('\r\n');
+      const lines = (await csv.text()).trimEnd().split(/\r?\n/); // PostgreSQL's COPY ends lines with LF
       assert.equal(lines[0], 'id,name,email');
       assert.equal(lines.length, 13);
       assert.equal(lines[1], '1,user001,'); // NULL is empty

@@ -68,9 +68,17 @@ const asUser = (user: string | undefined, cmd: string, args: string[]): [string,
   user ? ['setpriv', ['--reuid', user, '--regid', user, '--init-groups', '--', cmd, ...args]] : [cmd, args];
 
 const live = new Set<ChildProcess>();
-process.once('exit', () => {
+const killAll = () => {
   for (const p of live) p.kill('SIGKILL');
-});
+};
+process.once('exit', killAll);
+// A runner that stops us with a signal must not leave servers behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
 
 function run(cmd: string, args: string[], what: string): void {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 120_000 });

@@ -45,6 +45,31 @@ export function createExporter(core: DbCore) {
     if (c.class !== 'read') throw badRequest(`an export runs one read; ${c.reason}`);
     const sql = c.statements[0].sql;
     const started = Date.now();
+    const ext = req.format === 'ndjson' ? 'ndjson' : req.format;
+    const filename = `${(req.table ?? id).replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}`;
+    if (req.format === 'csv' && driver.exportCsv) {
+      // The engine's own CSV path (PostgreSQL COPY, SQLite encoding in its worker): same rows, fewer copies.
+      let native;
+      try {
+        native = await driver.exportCsv(sql, { timeoutMs: conn.timeoutMs });
+      } catch (err) {
+        throw badRequest(`the export query failed: ${core.mask((err as Error).message)}`);
+      }
+      const opened = native;
+      async function* passThrough(): AsyncGenerator<string | Uint8Array> {
+        let error: string | undefined;
+        try {
+          yield* opened.chunks;
+        } catch (err) {
+          error = core.mask((err as Error).message);
+          throw err;
+        } finally {
+          await opened.close();
+          await core.history.append(id, { ts: started, by: 'human', mode: 'export', sql: req.sql, durationMs: Date.now() - started, rows: opened.rows(), error }).catch(() => undefined);
+        }
+      }
+      return { contentType: CONTENT_TYPE.csv, filename, body: Readable.from(passThrough(), { objectMode: false }) };
+    }
     let cursor;
     try {
       cursor = await driver.cursor(sql, { readOnly: true, timeoutMs: conn.timeoutMs });
@@ -78,8 +103,7 @@ export function createExporter(core: DbCore) {
         await writeHistory();
       }
     }
-    const ext = req.format === 'ndjson' ? 'ndjson' : req.format;
-    return { contentType: CONTENT_TYPE[req.format], filename: `${(req.table ?? id).replace(/[^A-Za-z0-9._-]/g, '_')}.${ext}`, body: Readable.from(chunks(), { objectMode: false }) };
+    return { contentType: CONTENT_TYPE[req.format], filename, body: Readable.from(chunks(), { objectMode: false }) };
   };
 }
 

@@ -117,6 +117,11 @@ export interface DbDriver {
   /** A parameterised write on the writable path (update-cell); answers the rows changed. */
   write(sql: string, params: unknown[], options: { timeoutMs: number; expectAtMost?: number }): Promise<number>;
   cursor(sql: string, options: { readOnly: boolean; timeoutMs: number }): Promise<RowCursor>;
+  /**
+   * A faster CSV export where the engine has one (PostgreSQL COPY, SQLite encoding in its worker):
+   * the whole file, header first, in chunks, on the read-only path. `close` ends it early.
+   */
+  exportCsv?(sql: string, options: { timeoutMs: number }): Promise<{ chunks: AsyncIterable<string | Uint8Array>; close(): Promise<void>; rows(): number }>;
   quoteIdent(name: string): string;
   /** The placeholder of the n-th parameter (1-based). */
   param(n: number): string;

@@ -22,6 +22,9 @@ interface Streamed {
   affected?: number;
 }
 
+/** Rows an export buffers before the socket is paused. */
+const BUFFER_HIGH = 20_000;
+
 const prepared = new WeakSet<object>();
 const mariaDb = new WeakMap<object, boolean>();
 
@@ -207,7 +210,7 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       q.on('fields', (fields?: Array<{ name: string }>) => ((columns = (fields ?? []).map((f) => f.name)), notify()));
       q.on('result', (row: unknown) => {
         buffer.push(row as Row);
-        if (buffer.length >= 2000) c.pause();
+        if (buffer.length >= BUFFER_HIGH) c.pause();
         notify();
       });
       q.on('error', (err: Error) => ((failed = err), notify()));
@@ -227,9 +230,10 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       return {
         columns: async () => columns ?? [],
         async next(count) {
+          if (buffer.length < count) c.resume();
           await waitFor(() => buffer.length >= count);
           const batch = buffer.splice(0, count);
-          if (buffer.length < 1000) c.resume();
+          if (buffer.length < BUFFER_HIGH / 2) c.resume();
           return batch;
         },
         async close() {

@@ -12,6 +12,7 @@
  */
 import pg from 'pg';
 import { quoteDouble } from '../quote.js';
+import { copyOut } from './pg-copy.js';
 import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
 
 type Client = pg.PoolClient & { connection: { on(event: 'readyForQuery', fn: (msg: { status: string }) => void): void } };
@@ -195,6 +196,48 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
           await client.query('ROLLBACK').catch(() => undefined);
           client.release();
         },
+      };
+    },
+    async exportCsv(sql) {
+      const client = await pool(true).connect();
+      let first: IteratorResult<Buffer>;
+      let it: AsyncIterator<Buffer>;
+      let copy: ReturnType<typeof copyOut>;
+      try {
+        await client.query('BEGIN READ ONLY');
+        copy = copyOut(client, `COPY (${sql}) TO STDOUT WITH (FORMAT csv, HEADER)`);
+        it = copy[Symbol.asyncIterator]();
+        first = await it.next(); // a bad query fails here, before any byte is sent
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release();
+        throw new Error(describePg(err));
+      }
+      let ended = false;
+      let released = false;
+      const release = async () => {
+        if (released) return;
+        released = true;
+        // A copy cut short is still streaming: the session cannot be reused, so it is closed.
+        if (ended) await client.query('ROLLBACK').then(() => client.release(), () => client.release(true));
+        else client.release(true);
+      };
+      return {
+        chunks: (async function* () {
+          try {
+            if (!first.done) yield first.value;
+            for (;;) {
+              const r = await it.next();
+              if (r.done) break;
+              yield r.value;
+            }
+            ended = true;
+          } finally {
+            await release();
+          }
+        })(),
+        close: release,
+        rows: () => copy.rows(),
       };
     },
     quoteIdent: quoteDouble,

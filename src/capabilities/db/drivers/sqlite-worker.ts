@@ -62,6 +62,15 @@ function runOne(db, sql, rowLimit, deadline) {
   return { sql, columns: [], rows: [], rowCount: 0, affected: info.changes, truncated: false, durationMs: Date.now() - started };
 }
 
+function csvCell(v) {
+  if (v === null || v === undefined) return '';
+  let t;
+  if (v instanceof Uint8Array) t = '\\x' + Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
+  else if (typeof v === 'bigint') t = v.toString();
+  else t = String(v);
+  return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+}
+
 const ops = {
   ping() { handle(!workerData.writable).prepare('SELECT count(*) FROM sqlite_schema').get(); return true; },
   run({ statements, readOnly, rowLimit, deadline }) {
@@ -99,6 +108,30 @@ const ops = {
     const cursor = nextCursor++;
     cursors.set(cursor, { columns: stmt.columns().map((c) => c.name), it: stmt.iterate() });
     return { cursor, columns: cursors.get(cursor).columns };
+  },
+  csvOpen({ sql }) {
+    const stmt = readOnlyHandle().prepare(sql);
+    if (!stmt.reader) throw new Error('an export needs a statement that returns rows');
+    if (!stmt.readonly) throw new Error('SQLite reports that this statement writes; it is refused on the read-only handle');
+    const cursor = nextCursor++;
+    const columns = stmt.columns().map((c) => c.name);
+    cursors.set(cursor, { columns, it: stmt.raw(true).iterate() });
+    return { cursor, header: columns.map(csvCell).join(',') + '\r\n' };
+  },
+  csvNext({ cursor, count }) {
+    const c = cursors.get(cursor);
+    if (!c) return { text: '', rows: 0 };
+    let out = '';
+    let k = 0;
+    for (; k < count; k++) {
+      const r = c.it.next();
+      if (r.done) { cursors.delete(cursor); break; }
+      const row = r.value;
+      let line = '';
+      for (let j = 0; j < row.length; j++) line += (j ? ',' : '') + csvCell(row[j]);
+      out += line + '\r\n';
+    }
+    return { text: out, rows: k };
   },
   cursorNext({ cursor, count }) {
     const c = cursors.get(cursor);

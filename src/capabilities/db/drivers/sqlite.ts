@@ -11,6 +11,8 @@ import { StatementError, type DbDriver, type ResolvedConnection, type Row, type 
 import { SQLITE_WORKER_SOURCE } from './sqlite-worker.js';
 
 const TERMINATE_GRACE_MS = 250;
+/** Rows the worker encodes into one CSV chunk. */
+const CSV_BATCH = 5_000;
 
 interface Reply {
   id: number;
@@ -111,6 +113,33 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
         close: async () => {
           if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
         },
+      };
+    },
+    async exportCsv(sql, options) {
+      const opened = await call<{ cursor: number; header: string }>('csvOpen', { sql }, Date.now() + options.timeoutMs);
+      let closed = false;
+      let rows = 0;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
+      };
+      return {
+        chunks: (async function* () {
+          try {
+            yield opened.header;
+            for (;;) {
+              const batch = await call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, count: CSV_BATCH });
+              if (!batch.rows) break;
+              rows += batch.rows;
+              yield batch.text;
+            }
+          } finally {
+            await close();
+          }
+        })(),
+        close,
+        rows: () => rows,
       };
     },
     quoteIdent: quoteDouble,
