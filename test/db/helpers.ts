@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { missing, startMariaDb, startPostgres, type DbServer } from '../support/databases.js';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
 
 export type EngineName = 'sqlite' | 'postgres' | 'mysql';
 
@@ -90,4 +92,19 @@ export async function allCases(): Promise<EngineCase[]> {
 export async function victimRows(c: EngineCase): Promise<Array<{ id: number; v: string }>> {
   const rows = await c.admin('SELECT id, v FROM victim ORDER BY id');
   return rows.map((r) => ({ id: Number(r.id), v: String(r.v) }));
+}
+
+/** A test file's engine and the three databases: started side by side in `before`, stopped in `after`. */
+export function engineAndCases(): { t: TestEngine; cases: EngineCase[]; ready: Promise<void> } {
+  let started!: () => void;
+  const env = { cases: [] as EngineCase[], ready: new Promise<void>((r) => (started = r)) } as { t: TestEngine; cases: EngineCase[]; ready: Promise<void> };
+  before(async () => {
+    [env.t, env.cases] = await Promise.all([startTestEngine(), allCases()]);
+    started();
+  });
+  after(async () => {
+    await env.t?.close();
+    await Promise.all(env.cases.map((c) => c.stop()));
+  });
+  return env;
 }

@@ -13,8 +13,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDriver } from '../../src/capabilities/db/drivers/index.js';
 import type { DbDriver } from '../../src/capabilities/db/types.js';
-import { startTestEngine, type TestEngine } from '../support/engine.js';
-import { allCases, victimRows, type EngineCase, type EngineName } from './helpers.js';
+import { engineAndCases, victimRows, type EngineCase, type EngineName } from './helpers.js';
 
 /** `refused`: never runs for a model; `harmless`: may run (it is a read in disguise) but changes nothing. */
 interface Entry {
@@ -180,22 +179,13 @@ const BY_ENGINE: Record<EngineName, Entry[]> = {
   ],
 };
 
-let t: TestEngine;
-let cases: EngineCase[] = [];
+const env = engineAndCases();
 let callSeq = 0;
 
-before(async () => {
-  [t, cases] = await Promise.all([startTestEngine(), allCases()]);
-});
-after(async () => {
-  await t?.close();
-  await Promise.all(cases.map((c) => c.stop()));
-});
-
 async function modelCall(sql: string, connection: string) {
-  const run = t.engine.runs.start({ source: 'test' });
+  const run = env.t.engine.runs.start({ source: 'test' });
   try {
-    return await t.engine.tools.call({ callId: `bypass-${++callSeq}`, name: 'db_query', args: { connection, sql } }, { signal: run.signal, emit: run.emit, runId: run.id, attended: true });
+    return await env.t.engine.tools.call({ callId: `bypass-${++callSeq}`, name: 'db_query', args: { connection, sql } }, { signal: run.signal, emit: run.emit, runId: run.id, attended: true });
   } finally {
     await run.finish('completed');
   }
@@ -217,15 +207,15 @@ async function assertUntouched(c: EngineCase, sql: string) {
 
 for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
   describe(`${engine}: read-only holds`, () => {
-    const c = () => cases.find((x) => x.engine === engine)!;
+    const c = () => env.cases.find((x) => x.engine === engine)!;
     const corpus = [...COMMON, ...BY_ENGINE[engine]];
 
     before(async () => {
       if (c().skip) return;
       // MariaDB: a server whose sql_mode reads backslashes literally must not change how the model's session lexes.
       if (engine === 'mysql') await c().admin("SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')");
-      assert.equal((await t.api('PUT', `/api/db/connections/${engine}-ro`, c().definition())).status, 200);
-      assert.equal((await t.api('PUT', `/api/db/connections/${engine}-rw`, c().definition({ writable: true }))).status, 200);
+      assert.equal((await env.t.api('PUT', `/api/db/connections/${engine}-ro`, c().definition())).status, 200);
+      assert.equal((await env.t.api('PUT', `/api/db/connections/${engine}-rw`, c().definition({ writable: true }))).status, 200);
     });
 
     it(`refuses the corpus through db_query on a read-only connection (${corpus.length} entries)`, async (ctx) => {
@@ -243,7 +233,7 @@ for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
     it('refuses the corpus for a person on a read-only connection', async (ctx) => {
       if (c().skip) return ctx.skip(c().skip);
       for (const entry of corpus) {
-        const res = await t.api('POST', `/api/db/${engine}-ro/query`, { sql: entry.sql });
+        const res = await env.t.api('POST', `/api/db/${engine}-ro/query`, { sql: entry.sql });
         if (entry.expect === 'refused') assert.equal(res.status, 400, `not refused: ${entry.sql}\n${JSON.stringify(res.body)}`);
         await assertUntouched(c(), entry.sql);
       }
@@ -263,7 +253,7 @@ for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
 
     it('the database itself refuses writes on the read-only session, past the classifier', async (ctx) => {
       if (c().skip) return ctx.skip(c().skip);
-      const conn = await t.engine.home.readJson<any>('db/connections.json', {});
+      const conn = await env.t.engine.home.readJson<any>('db/connections.json', {});
       assert.ok(conn.connections[`${engine}-ro`]);
       const resolved = { id: 'direct', engine, writable: false, rowLimit: 10, timeoutMs: 5000, file: c().file, ...(c().server?.fields ?? {}) } as const;
       const driver: DbDriver = createDriver(resolved);

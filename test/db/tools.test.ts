@@ -8,36 +8,29 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EngineEvent } from '../../src/kernel/bus.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
-import { startTestEngine, type TestEngine } from '../support/engine.js';
-import { allCases, victimRows, type EngineCase } from './helpers.js';
+import { engineAndCases, victimRows, type EngineCase } from './helpers.js';
 
-let t: TestEngine;
-let events: EventCollector;
-let cases: EngineCase[] = [];
+const env = engineAndCases();
 let seq = 0;
-
+let events: EventCollector;
 before(async () => {
-  [t, cases] = await Promise.all([startTestEngine(), allCases()]);
-  events = await collectEvents(t.url);
+  await env.ready; // root hooks of one file may start together
+  events = await collectEvents(env.t.url);
 });
-after(async () => {
-  events?.close();
-  await t?.close();
-  await Promise.all(cases.map((c) => c.stop()));
-});
+after(() => events?.close());
 
 function call(name: string, args: Record<string, unknown>, attended = true) {
-  const run = t.engine.runs.start({ source: 'test' });
+  const run = env.t.engine.runs.start({ source: 'test' });
   const callId = `db-${++seq}`;
-  const outcome = t.engine.tools.call({ callId, name, args }, { signal: run.signal, emit: run.emit, runId: run.id, attended, agent: 'analyst' });
+  const outcome = env.t.engine.tools.call({ callId, name, args }, { signal: run.signal, emit: run.emit, runId: run.id, attended, agent: 'analyst' });
   return { run, callId, outcome: outcome.finally(() => run.finish('completed')) };
 }
 
 describe('db_connections', () => {
   it('lists ids, engines and flags, never a URL or password', async () => {
-    const c = cases.find((x) => x.engine === 'postgres')!;
-    if (!c.skip) await t.api('PUT', '/api/db/connections/pg-url', { engine: 'postgres', url: c.server!.url });
-    await t.api('PUT', '/api/db/connections/lite', { engine: 'sqlite', path: cases[0].file, writable: true, rowLimit: 50 });
+    const c = env.cases.find((x) => x.engine === 'postgres')!;
+    if (!c.skip) await env.t.api('PUT', '/api/db/connections/pg-url', { engine: 'postgres', url: c.server!.url });
+    await env.t.api('PUT', '/api/db/connections/lite', { engine: 'sqlite', path: env.cases[0].file, writable: true, rowLimit: 50 });
     const { outcome } = call('db_connections', {});
     const out = await outcome;
     assert.equal(out.isError, false);
@@ -47,7 +40,7 @@ describe('db_connections', () => {
       assert.ok(!out.text.includes(c.secret!) && !out.text.includes('postgres://'));
     }
     assert.deepEqual(
-      t.engine.tools.describe().filter((d) => d.group === 'db').map((d) => d.name).sort(),
+      env.t.engine.tools.describe().filter((d) => d.group === 'db').map((d) => d.name).sort(),
       ['db_connections', 'db_query', 'db_schema'],
     );
   });
@@ -55,13 +48,13 @@ describe('db_connections', () => {
 
 for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
   describe(`${engine} tools`, () => {
-    const c = () => cases.find((x) => x.engine === engine)!;
+    const c = () => env.cases.find((x) => x.engine === engine)!;
     const ro = `${engine}-ro`;
     const rw = `${engine}-rw`;
     before(async () => {
       if (c().skip) return;
-      await t.api('PUT', `/api/db/connections/${ro}`, c().definition());
-      await t.api('PUT', `/api/db/connections/${rw}`, c().definition({ writable: true }));
+      await env.t.api('PUT', `/api/db/connections/${ro}`, c().definition());
+      await env.t.api('PUT', `/api/db/connections/${rw}`, c().definition({ writable: true }));
     });
 
     it('db_schema lists tables with types and keys; table expands one with indexes', async (ctx) => {
@@ -94,7 +87,7 @@ for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
       assert.equal(ev.class, 'read');
       assert.ok(ev.runId, 'the event belongs to the run');
       assert.ok(!events.events.some((e) => e.kind === 'permission.requested' && e.callId === callId), 'a read asks nothing');
-      const history = await t.api('GET', `/api/db/${ro}/history`);
+      const history = await env.t.api('GET', `/api/db/${ro}/history`);
       assert.equal(history.body.history[0].by, 'model');
 
       const capped = await call('db_query', { connection: ro, sql: 'SELECT id FROM users ORDER BY id', rowLimit: 3 }).outcome;
@@ -122,7 +115,7 @@ for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
       assert.match(String(asked.display), /UPDATE victim SET v = 'approved' WHERE id = 2/);
       assert.ok(!String(asked.display).includes(secret), 'the prompt masks secret-shaped text');
       assert.deepEqual((await victimRows(c())).map((r) => r.v), ['intact', 'intact'], 'nothing runs before the answer');
-      const no = await t.api('POST', '/api/permissions/resolve', { runId: first.run.id, callId: first.callId, decision: 'deny' });
+      const no = await env.t.api('POST', '/api/permissions/resolve', { runId: first.run.id, callId: first.callId, decision: 'deny' });
       assert.equal(no.status, 200, JSON.stringify(no.body));
       const denied = await first.outcome;
       assert.equal(denied.isError, true);
@@ -131,7 +124,7 @@ for (const engine of ['sqlite', 'postgres', 'mysql'] as const) {
 
       const second = call('db_query', { connection: rw, sql });
       await events.waitFor((e) => e.kind === 'permission.requested' && e.callId === second.callId);
-      await t.api('POST', '/api/permissions/resolve', { runId: second.run.id, callId: second.callId, decision: 'allow' });
+      await env.t.api('POST', '/api/permissions/resolve', { runId: second.run.id, callId: second.callId, decision: 'allow' });
       const ran = await second.outcome;
       assert.equal(ran.isError, false, ran.text);
       assert.match(ran.text, /\[1\] 1 row\(s\) changed/);

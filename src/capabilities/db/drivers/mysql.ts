@@ -165,12 +165,11 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
     },
     run,
     async select(sql, params) {
+      // Engine-written SQL (introspection, table pages): the session's READ ONLY characteristic covers it.
       const c = await checkout(true);
       try {
-        await query(c, 'START TRANSACTION READ ONLY');
         return (await query(c, sql, params)) as Row[];
       } finally {
-        await query(c, 'ROLLBACK').catch(() => undefined);
         c.release();
       }
     },

@@ -134,15 +134,9 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
     },
     run,
     async select(sql, params) {
-      const client = (await pool(true).connect()) as Client;
-      try {
-        await client.query('BEGIN READ ONLY');
-        const res = await client.query(sql, params);
-        return res.rows as Row[];
-      } finally {
-        await client.query('ROLLBACK').catch(() => undefined);
-        client.release();
-      }
+      // Engine-written SQL (introspection, table pages) on the read-only pool: its sessions default
+      // to read-only transactions, so one round trip is enough.
+      return (await pool(true).query(sql, params)).rows as Row[];
     },
     async write(sql, params, options) {
       const client = await pool(false).connect();

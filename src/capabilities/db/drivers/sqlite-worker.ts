@@ -63,6 +63,7 @@ function runOne(db, sql, rowLimit, deadline) {
 }
 
 function csvCell(v) {
+  if (typeof v === 'number') return String(v);
   if (v === null || v === undefined) return '';
   let t;
   if (v instanceof Uint8Array) t = '\\x' + Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
