@@ -75,7 +75,7 @@ export function dbRoutes(app: FastifyInstance, db: DbFacade): void {
   });
 
   app.post<Id & { Body: ExportRequest }>('/api/db/:id/export', {
-    schema: doc({ summary: 'Streams the rows of one read as csv, json, ndjson or sql INSERTs', tags, params: S.idParams, body: S.exportBody }),
+    schema: doc({ summary: 'Streams the rows of one read as csv, json, ndjson or sql INSERTs', tags, params: S.idParams, body: S.exportBody, response: { 200: S.exportFile } }),
     handler: async (req, reply) => {
       const out = await db.exportRows(req.params.id, req.body);
       reply.header('content-type', out.contentType);

@@ -271,3 +271,6 @@ export const exportBody = {
 } as const;
 
 export const okResponse = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } as const;
+
+/** The export answers a file (text/csv, application/json, application/x-ndjson, application/sql), streamed. */
+export const exportFile = { type: 'string', description: 'The exported rows as a file, streamed; content-type by format.' } as const;
