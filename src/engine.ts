@@ -57,6 +57,10 @@ import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { gitRoutes } from './capabilities/git/routes.js';
 import { createGitService, type GitService } from './capabilities/git/service.js';
+
+import { createDb } from './capabilities/db/facade.js';
+import { dbRoutes } from './capabilities/db/routes.js';
+import { dbTools } from './capabilities/db/tools.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
@@ -257,6 +261,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
   tools.register(...webTools(createWebService()));
+  // Databases (issue 18): saved connections, drivers, the read-only policy for models.
+  const db = createDb({ home, secrets, workspace: () => fence.root('workspace').path, mask: masker.mask, emit });
+  closers.push(() => db.close());
+  dbRoutes(app, db);
+  tools.register(...dbTools(db));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
   const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit });

@@ -165,5 +165,18 @@ export const LIMITS = {
   sandboxProbeTimeoutMs: 10_000, // the one real start of the sandbox that decides whether it works here
   sandboxRepoScanDirs: 20_000, // folders walked per command to find every .git (config and hooks kept read-only)
   sandboxRepoScanDepth: 12,
+
+  // Databases (seed 000 §4.15 and §8; the rest are the engine's own bounds)
+  dbConnectionIdChars: 64,
+  dbRowLimitDefault: 1_000, // rows kept per statement when a connection does not say
+  dbRowLimitMax: 100_000,
+  dbTimeoutDefaultMs: 30_000, // one statement; stopped on the server past this
+  dbTimeoutMaxMs: 600_000,
+  dbTablePageMax: 10_000, // table-data `limit` at most
+  dbHistoryKept: 500, // lines per connection; older ones are cut when the file doubles
+  dbHistorySqlChars: 4_000, // SQL kept per history line and per db.query event
+  dbToolCellChars: 200, // a db_query table cell shown to a model is clipped to this
+  dbToolRows: 200, // rows a db_query answer shows at most (under the 24 000-character clip)
+  dbExportBatch: 5_000, // rows pulled from a cursor per step of an export (fewer round trips; a few MB at most)
 } as const;
 

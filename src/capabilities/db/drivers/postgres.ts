@@ -1,0 +1,251 @@
+/**
+ * PostgreSQL through pg. Two pools per connection, made on first use:
+ *   read-only  sessions start with default_transaction_read_only=on and standard_conforming_strings=on
+ *              (the lexer's reading of strings); every call is one BEGIN READ ONLY transaction whose
+ *              snapshot is taken at once (so SET TRANSACTION READ WRITE is refused by the server),
+ *              statements go one per extended-protocol message (no second statement can hide in
+ *              one), the transaction status is watched after each statement (a COMMIT or ROLLBACK
+ *              that ends it stops the call and the session is thrown away) and everything is rolled
+ *              back at the end, which also undoes any set_config;
+ *   read-write only for a writable connection's human or approved calls.
+ * statement_timeout (a startup parameter) stops a long query on the server.
+ */
+import pg from 'pg';
+import { quoteDouble } from '../quote.js';
+import { copyOut } from './pg-copy.js';
+import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
+
+type Client = pg.PoolClient & { connection: { on(event: 'readyForQuery', fn: (msg: { status: string }) => void): void } };
+
+/** The transaction status of the last ReadyForQuery: I idle, T in a transaction, E failed transaction. */
+const statusOf = new WeakMap<object, string>();
+
+const CURSOR_VERBS = new Set(['select', 'with', 'values', 'table']);
+const verbOf = (sql: string) => /^[\s(]*([A-Za-z]+)/.exec(sql)?.[1]?.toLowerCase() ?? '';
+
+export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
+  const pools: { ro?: pg.Pool; rw?: pg.Pool } = {};
+
+  const pool = (readOnly: boolean): pg.Pool => {
+    const key = readOnly ? 'ro' : 'rw';
+    const existing = pools[key];
+    if (existing) return existing;
+    const base: pg.PoolConfig = conn.url
+      ? { connectionString: conn.url }
+      : { host: conn.host ?? '127.0.0.1', port: conn.port ?? 5432, database: conn.database, user: conn.user, password: conn.password };
+    const made = new pg.Pool({
+      ...base,
+      ...(conn.ssl ? { ssl: { rejectUnauthorized: false } } : {}),
+      max: 4,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: Math.min(conn.timeoutMs, 10_000),
+      statement_timeout: conn.timeoutMs,
+      application_name: 'workbench-engine',
+      options: readOnly ? '-c default_transaction_read_only=on -c standard_conforming_strings=on' : undefined,
+    });
+    made.on('error', () => undefined); // an idle client dropped by the server; the pool replaces it
+    made.on('connect', (client) => (client as Client).connection.on('readyForQuery', (msg) => statusOf.set(client, msg.status)));
+    pools[key] = made;
+    return made;
+  };
+
+  /**
+   * Runs a read into at most `limit` rows through a cursor; MOVE counts the rest without sending
+   * them. Inside a caller's transaction it works under a savepoint, so a failure leaves that
+   * transaction as it was.
+   */
+  const cappedRead = async (client: Client, sql: string, limit: number, extended: boolean): Promise<Omit<StatementResult, 'sql' | 'durationMs'>> => {
+    const inTx = statusOf.get(client) === 'T';
+    await client.query(inTx ? 'SAVEPOINT engine_rows' : 'BEGIN');
+    try {
+      await client.query({ text: `DECLARE engine_rows NO SCROLL CURSOR FOR ${sql}`, queryMode: extended ? 'extended' : undefined } as pg.QueryConfig);
+      const page = await client.query(`FETCH ${limit} FROM engine_rows`);
+      const rest = await client.query('MOVE FORWARD ALL IN engine_rows');
+      await client.query('CLOSE engine_rows');
+      await client.query(inTx ? 'RELEASE SAVEPOINT engine_rows' : 'COMMIT');
+      const more = rest.rowCount ?? 0;
+      return { columns: page.fields.map((f) => f.name), rows: page.rows, rowCount: page.rows.length + more, truncated: more > 0 };
+    } catch (err) {
+      await client.query(inTx ? 'ROLLBACK TO SAVEPOINT engine_rows' : 'ROLLBACK').catch(() => undefined);
+      if (inTx) await client.query('RELEASE SAVEPOINT engine_rows').catch(() => undefined);
+      throw err;
+    }
+  };
+
+  const runOne = async (client: Client, sql: string, isRead: boolean, options: RunOptions): Promise<StatementResult> => {
+    const started = Date.now();
+    if (isRead && CURSOR_VERBS.has(verbOf(sql))) {
+      return { sql, ...(await cappedRead(client, sql, options.rowLimit, options.readOnly)), durationMs: Date.now() - started };
+    }
+    const res = await client.query({ text: sql, queryMode: options.readOnly ? 'extended' : undefined } as pg.QueryConfig);
+    const results = Array.isArray(res) ? (res as pg.QueryResult[]) : [res];
+    const last = results[results.length - 1];
+    const rows = last.rows ?? [];
+    return {
+      sql,
+      columns: (last.fields ?? []).map((f) => f.name),
+      rows: rows.slice(0, options.rowLimit),
+      rowCount: rows.length,
+      affected: last.command && last.command !== 'SELECT' ? (last.rowCount ?? undefined) : undefined,
+      truncated: rows.length > options.rowLimit,
+      durationMs: Date.now() - started,
+    };
+  };
+
+  const run = async (statements: string[], options: RunOptions): Promise<StatementResult[]> => {
+    const client = (await pool(options.readOnly).connect()) as Client;
+    let discard = false;
+    const results: StatementResult[] = [];
+    try {
+      if (options.readOnly) {
+        await client.query('BEGIN READ ONLY');
+        await client.query('SELECT 1'); // takes the snapshot: from here the transaction can never turn read-write
+      }
+      for (let k = 0; k < statements.length; k++) {
+        try {
+          results.push(await runOne(client, statements[k], options.reads?.[k] ?? false, options));
+        } catch (err) {
+          throw new StatementError(describePg(err), results, statements[k]);
+        }
+        if (options.readOnly && statusOf.get(client) !== 'T') {
+          discard = true;
+          throw new StatementError('the statement ended the read-only transaction; nothing after it ran and the session was discarded', results, statements[k]);
+        }
+      }
+      return results;
+    } catch (err) {
+      if (!(err instanceof StatementError)) discard = true;
+      throw err;
+    } finally {
+      if (options.readOnly && !discard) await client.query('ROLLBACK').catch(() => (discard = true));
+      client.release(discard);
+    }
+  };
+
+  return {
+    engine: 'postgres',
+    async ping() {
+      const client = await pool(!conn.writable).connect();
+      try {
+        await client.query('SELECT 1');
+      } finally {
+        client.release();
+      }
+    },
+    run,
+    async select(sql, params) {
+      // Engine-written SQL (introspection, table pages) on the read-only pool: its sessions default
+      // to read-only transactions, so one round trip is enough.
+      return (await pool(true).query(sql, params)).rows as Row[];
+    },
+    async write(sql, params, options) {
+      const client = await pool(false).connect();
+      try {
+        await client.query('BEGIN');
+        const res = await client.query({ text: sql, values: params });
+        const affected = res.rowCount ?? 0;
+        if (options.expectAtMost !== undefined && affected > options.expectAtMost) {
+          await client.query('ROLLBACK');
+          throw new StatementError(`the statement would change ${affected} rows; nothing was changed`, [], sql);
+        }
+        await client.query('COMMIT');
+        return affected;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async cursor(sql, options): Promise<RowCursor> {
+      const client = (await pool(options.readOnly).connect()) as Client;
+      let columns: string[] | undefined;
+      let buffered: Row[] | undefined;
+      try {
+        await client.query(options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+        await client.query({ text: `DECLARE engine_export NO SCROLL CURSOR FOR ${sql}`, queryMode: 'extended' } as pg.QueryConfig);
+        const first = await client.query('FETCH 1000 FROM engine_export');
+        columns = first.fields.map((f) => f.name);
+        buffered = first.rows;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release();
+        throw new Error(describePg(err));
+      }
+      let closed = false;
+      return {
+        columns: async () => columns ?? [],
+        async next(count) {
+          if (buffered) {
+            const b = buffered;
+            buffered = undefined;
+            return b;
+          }
+          if (closed) return [];
+          return (await client.query(`FETCH ${Math.max(1, Math.floor(count))} FROM engine_export`)).rows;
+        },
+        async close() {
+          if (closed) return;
+          closed = true;
+          await client.query('ROLLBACK').catch(() => undefined);
+          client.release();
+        },
+      };
+    },
+    async exportCsv(sql) {
+      const client = await pool(true).connect();
+      let first: IteratorResult<Buffer>;
+      let it: AsyncIterator<Buffer>;
+      let copy: ReturnType<typeof copyOut>;
+      try {
+        await client.query('BEGIN READ ONLY');
+        copy = copyOut(client, `COPY (${sql}) TO STDOUT WITH (FORMAT csv, HEADER)`);
+        it = copy[Symbol.asyncIterator]();
+        first = await it.next(); // a bad query fails here, before any byte is sent
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        client.release();
+        throw new Error(describePg(err));
+      }
+      let ended = false;
+      let released = false;
+      const release = async () => {
+        if (released) return;
+        released = true;
+        // A copy cut short is still streaming: the session cannot be reused, so it is closed.
+        if (ended) await client.query('ROLLBACK').then(() => client.release(), () => client.release(true));
+        else client.release(true);
+      };
+      return {
+        chunks: (async function* () {
+          try {
+            if (!first.done) yield first.value;
+            for (;;) {
+              const r = await it.next();
+              if (r.done) break;
+              yield r.value;
+            }
+            ended = true;
+          } finally {
+            await release();
+          }
+        })(),
+        close: release,
+        rows: () => copy.rows(),
+      };
+    },
+    quoteIdent: quoteDouble,
+    param: (n) => `$${n}`,
+    async close() {
+      const all = [pools.ro, pools.rw].filter((p): p is pg.Pool => !!p);
+      pools.ro = pools.rw = undefined;
+      await Promise.all(all.map((p) => p.end().catch(() => undefined)));
+    },
+  };
+}
+
+/** The server's message with its SQLSTATE, which names the cause (42501 permission, 25006 read-only ...). */
+export function describePg(err: unknown): string {
+  const e = err as { message?: string; code?: string };
+  return e.code && /^[0-9A-Z]{5}$/.test(e.code) ? `${e.message} (SQLSTATE ${e.code})` : (e.message ?? String(err));
+}

@@ -1,0 +1,163 @@
+/**
+ * SQLite through better-sqlite3, in a worker thread per connection (see sqlite-worker.ts for why).
+ * The timeout is enforced twice: the worker checks the deadline at every row, and a worker that
+ * has not answered a grace period after the deadline (one long step, no rows) is terminated, which
+ * frees the engine at once; the next call starts a fresh worker.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { quoteDouble } from '../quote.js';
+import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
+import { SQLITE_WORKER_SOURCE } from './sqlite-worker.js';
+
+const TERMINATE_GRACE_MS = 250;
+/** Rows the worker encodes into one CSV chunk. */
+const CSV_BATCH = 5_000;
+
+interface Reply {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: { message: string; code?: string; partial?: StatementResult[]; failedSql?: string };
+}
+
+export class SqliteError extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
+  const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
+  let worker: Worker | undefined;
+  let nextId = 1;
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+  const failAll = (err: Error) => {
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  const start = (): Worker => {
+    if (worker) return worker;
+    const w = new Worker(SQLITE_WORKER_SOURCE, {
+      eval: true,
+      workerData: { modulePath, file: conn.file, writable: conn.writable, busyMs: Math.min(conn.timeoutMs, 5000) },
+    });
+    w.unref();
+    w.on('message', (reply: Reply) => {
+      const entry = waiting.get(reply.id);
+      if (!entry) return;
+      waiting.delete(reply.id);
+      if (reply.ok) entry.resolve(reply.value);
+      else if (reply.error?.partial) entry.reject(new StatementError(reply.error.message, reply.error.partial, reply.error.failedSql ?? ''));
+      else entry.reject(new SqliteError(reply.error?.message ?? 'SQLite failed', reply.error?.code));
+    });
+    w.on('error', (err) => {
+      if (worker === w) worker = undefined;
+      failAll(err);
+    });
+    w.on('exit', () => {
+      if (worker === w) worker = undefined;
+      failAll(new SqliteError('the SQLite worker stopped'));
+    });
+    worker = w;
+    return w;
+  };
+
+  /** One request to the worker; past `deadline` + grace the worker is terminated. */
+  const call = <T>(op: string, payload: Record<string, unknown>, deadline?: number): Promise<T> => {
+    const w = start();
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => timer && clearTimeout(timer);
+      waiting.set(id, { resolve: (v) => (done(), resolve(v as T)), reject: (e) => (done(), reject(e)) });
+      if (deadline !== undefined) {
+        timer = setTimeout(() => {
+          const entry = waiting.get(id);
+          if (!entry) return;
+          waiting.delete(id);
+          entry.reject(new SqliteError('the query ran longer than the timeout and was interrupted', 'ENGINE_TIMEOUT'));
+          if (worker === w) worker = undefined;
+          void w.terminate();
+        }, Math.max(0, deadline - Date.now()) + TERMINATE_GRACE_MS);
+      }
+      w.postMessage({ ...payload, id, op });
+    });
+  };
+
+  return {
+    engine: 'sqlite',
+    async ping() {
+      await call('ping', {}, Date.now() + conn.timeoutMs);
+    },
+    async run(statements: string[], options: RunOptions) {
+      const deadline = Date.now() + options.timeoutMs;
+      return call<StatementResult[]>('run', { statements, readOnly: options.readOnly, rowLimit: options.rowLimit, deadline }, deadline);
+    },
+    async select(sql: string, params: unknown[], options = {}) {
+      const deadline = Date.now() + (options.timeoutMs ?? conn.timeoutMs);
+      return call<Row[]>('select', { sql, params, deadline }, deadline);
+    },
+    async write(sql, params, options) {
+      return call<number>('write', { sql, params, expectAtMost: options.expectAtMost }, Date.now() + options.timeoutMs);
+    },
+    async cursor(sql, options): Promise<RowCursor> {
+      const opened = await call<{ cursor: number; columns: string[] }>('cursorOpen', { sql, readOnly: options.readOnly }, Date.now() + options.timeoutMs);
+      return {
+        columns: async () => opened.columns,
+        next: (count) => call<Row[]>('cursorNext', { cursor: opened.cursor, count }),
+        close: async () => {
+          if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
+        },
+      };
+    },
+    async exportCsv(sql, options) {
+      const opened = await call<{ cursor: number; header: string }>('csvOpen', { sql }, Date.now() + options.timeoutMs);
+      let closed = false;
+      let rows = 0;
+      const close = async () => {
+        if (closed) return;
+        closed = true;
+        if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
+      };
+      return {
+        chunks: (async function* () {
+          try {
+            yield opened.header;
+            for (;;) {
+              const batch = await call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, count: CSV_BATCH });
+              if (!batch.rows) break;
+              rows += batch.rows;
+              yield batch.text;
+            }
+          } finally {
+            await close();
+          }
+        })(),
+        close,
+        rows: () => rows,
+      };
+    },
+    quoteIdent: quoteDouble,
+    param: () => '?',
+    async close() {
+      const w = worker;
+      worker = undefined;
+      if (!w) return;
+      await Promise.race([new Promise((r) => setTimeout(r, 1000).unref()), callOn(w)]).catch(() => undefined);
+      await w.terminate();
+    },
+  };
+
+  function callOn(w: Worker): Promise<unknown> {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      w.postMessage({ id, op: 'close' });
+    });
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The database service: saved connections and their drivers (one per connection, made on first
+ * use, closed on update, delete and engine stop), round-trip tests, the schema cache, and the
+ * query, table and export operations (query.ts, table.ts, export.ts) built on them.
+ */
+import type { Emit } from '../../kernel/bus.js';
+import type { Home } from '../../kernel/home.js';
+import type { SecretStore } from '../secrets/types.js';
+import { connectionSentence } from './connect-errors.js';
+import { createDriver } from './drivers/index.js';
+import { createQueryHistory, type QueryHistory } from './history.js';
+import { createSchemaCache } from './schema.js';
+import { createConnectionStore, type ConnectionStore } from './store.js';
+import type { ConnectionInput, DbDriver, ResolvedConnection, SchemaInfo } from './types.js';
+
+export interface DbServiceDeps {
+  home: Home;
+  secrets: SecretStore;
+  /** The workspace folder: a relative SQLite path resolves against it. */
+  workspace: () => string;
+  /** Masks secret values and secret-shaped text (history lines, events, prompts). */
+  mask: (text: string) => string;
+  emit: Emit;
+}
+
+export interface DbCore {
+  store: ConnectionStore;
+  history: QueryHistory;
+  mask: (text: string) => string;
+  emit: Emit;
+  /** The connection (secrets resolved) and its driver. */
+  open(id: string): Promise<{ conn: ResolvedConnection; driver: DbDriver }>;
+  schema(id: string, refresh?: boolean): Promise<SchemaInfo>;
+  /** Forget a connection's cached schema (after a write that may have changed it). */
+  schemaChanged(id: string): void;
+}
+
+export type DbService = ReturnType<typeof createDbService>;
+
+export function createDbService(deps: DbServiceDeps) {
+  const store = createConnectionStore({ home: deps.home, secrets: deps.secrets, workspace: deps.workspace });
+  const history = createQueryHistory(deps.home, deps.mask);
+  const schemas = createSchemaCache();
+  const drivers = new Map<string, Promise<{ conn: ResolvedConnection; driver: DbDriver }>>();
+
+  const drop = async (id: string) => {
+    schemas.drop(id);
+    const entry = drivers.get(id);
+    drivers.delete(id);
+    if (entry) await (await entry.catch(() => undefined))?.driver.close();
+  };
+
+  const open = (id: string) => {
+    let entry = drivers.get(id);
+    if (!entry) {
+      entry = store.resolve(id).then((conn) => ({ conn, driver: createDriver(conn) }));
+      drivers.set(id, entry);
+      entry.catch(() => drivers.delete(id));
+    }
+    return entry;
+  };
+
+  /** A real round trip; a failure is a sentence, never a thrown error (seed 000 §7 special case 1). */
+  const roundTrip = async (conn: ResolvedConnection, driver: DbDriver): Promise<{ ok: true; ms: number } | { ok: false; error: string }> => {
+    const started = Date.now();
+    try {
+      await driver.ping();
+      return { ok: true, ms: Date.now() - started };
+    } catch (err) {
+      return { ok: false, error: deps.mask(connectionSentence(conn, err)) };
+    }
+  };
+
+  const core: DbCore = {
+    store,
+    history,
+    mask: deps.mask,
+    emit: deps.emit,
+    open,
+    async schema(id, refresh = false) {
+      const { driver } = await open(id);
+      return schemas.get(id, driver, refresh);
+    },
+    schemaChanged: (id) => schemas.drop(id),
+  };
+
+  return {
+    core,
+    list: () => store.list(),
+    get: (id: string) => store.get(id),
+    async put(id: string, input: ConnectionInput) {
+      const saved = await store.put(id, input);
+      await drop(id);
+      return saved;
+    },
+    async remove(id: string) {
+      await store.delete(id);
+      await drop(id);
+      await history.remove(id);
+    },
+    async test(id: string) {
+      const { conn, driver } = await open(id);
+      return roundTrip(conn, driver);
+    },
+    async testUnsaved(input: ConnectionInput) {
+      const conn = store.resolveUnsaved(input);
+      const driver = createDriver(conn);
+      try {
+        return await roundTrip(conn, driver);
+      } finally {
+        await driver.close();
+      }
+    },
+    schema: core.schema,
+    history: (id: string) => store.get(id).then(() => history.list(id)),
+    async close() {
+      const ids = [...drivers.keys()];
+      await Promise.all(ids.map(drop));
+    },
+  };
+}
