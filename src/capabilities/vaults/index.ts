@@ -30,6 +30,8 @@ export interface LoadStats {
 
 type ResolvedLink = RawLink & { resolution: Resolution };
 
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
 export const noteName = (rel: string) => path.posix.basename(rel).replace(/\.md$/i, '');
 const isNote = (rel: string) => /\.md$/i.test(rel);
 
@@ -39,8 +41,11 @@ export class VaultIndex {
   private readonly resolver = new Resolver();
   private readonly files = new Resolver();
   private readonly search = new SearchIndex();
+  /** Bumped when the set of names changes (a note or file added or removed, aliases changed): every link resolves again. */
+  private namesGen = 0;
   private derivedGen = -1;
-  private gen = 0;
+  /** Notes whose text changed but not their names: only their own links resolve again. */
+  private readonly dirty = new Set<string>();
   private resolved = new Map<string, ResolvedLink[]>();
   private backlinks = new Map<string, Set<string>>();
   private saveTimer: NodeJS.Timeout | undefined;
@@ -158,7 +163,12 @@ export class VaultIndex {
     const r = this.records.get(rel);
     if (!r) return undefined;
     this.derive();
-    const links = this.resolved.get(rel) ?? [];
+    const links = (this.resolved.get(rel) ?? []).map((l) => {
+      if (l.resolution.status !== 'resolved' || !l.heading || !isNote(l.resolution.path)) return l;
+      // Checked when asked, so a heading renamed in the target shows at once.
+      const want = headingKey(l.heading.replace(/^\^.*/, ''));
+      return { ...l, headingFound: !want || !!this.records.get(l.resolution.path)?.headings.some((h) => headingKey(h) === want) };
+    });
     const type = typeOf(this.schema, rel, r.frontmatter);
     const problems = [...(r.frontmatterError ? [r.frontmatterError] : []), ...fieldProblems(this.schema, type, r.frontmatter)];
     const unresolved = [...new Set(links.filter((l) => l.resolution.status === 'unresolved').map((l) => l.target))];
@@ -210,14 +220,17 @@ export class VaultIndex {
   }
 
   private put(record: NoteRecord): void {
+    const old = this.records.get(record.rel);
+    if (old && sameList(old.aliases, record.aliases)) this.dirty.add(record.rel);
+    else this.namesGen++;
     this.records.set(record.rel, record);
     this.resolver.add(record.rel, record.aliases);
     const title = typeof record.frontmatter.title === 'string' ? ` ${record.frontmatter.title}` : '';
     this.search.put({ rel: record.rel, name: noteName(record.rel) + title, aliases: record.aliases, body: record.body });
-    this.gen++;
   }
 
   private drop(rel: string): void {
+    if (this.records.has(rel) || this.attachments.has(rel)) this.namesGen++;
     if (this.records.delete(rel)) {
       this.resolver.remove(rel);
       this.search.remove(rel);
@@ -229,46 +242,51 @@ export class VaultIndex {
   }
 
   private addAttachment(rel: string): void {
+    this.namesGen++;
     this.attachments.add(rel);
     this.files.add(rel);
   }
 
   private changed(): void {
-    this.gen++;
     this.scheduleSave();
   }
 
-  /** Resolves every link and inverts them into backlinks, once per change. */
+  /**
+   * Resolves links and inverts them into backlinks: all of them when the set of names changed
+   * (any link may now point elsewhere), else only the links of the notes whose text changed.
+   */
   private derive(): void {
-    if (this.derivedGen === this.gen) return;
-    const resolved = new Map<string, ResolvedLink[]>();
-    const back = new Map<string, Set<string>>();
-    for (const [rel, r] of this.records) {
-      const out: ResolvedLink[] = [];
-      for (const link of r.links) {
-        let resolution = this.resolver.resolve(link.target, { rel, relativeFirst: link.kind === 'markdown' });
-        if (resolution.status === 'unresolved' && /\.[A-Za-z0-9]{1,8}$/.test(link.target)) {
-          const file = this.files.resolve(link.target, { rel, relativeFirst: link.kind === 'markdown' });
-          if (file.status !== 'unresolved') resolution = file;
-        }
-        const withHeading: ResolvedLink = { ...link, resolution };
-        if (resolution.status === 'resolved' && link.heading && isNote(resolution.path)) {
-          const target = this.records.get(resolution.path);
-          const want = headingKey(link.heading.replace(/^\^.*/, ''));
-          (withHeading as ResolvedLink & { headingFound?: boolean }).headingFound = !want || !!target?.headings.some((h) => headingKey(h) === want);
-        }
-        out.push(withHeading);
-        if (resolution.status === 'resolved' && resolution.path !== rel && this.records.has(resolution.path)) {
-          let set = back.get(resolution.path);
-          if (!set) back.set(resolution.path, (set = new Set()));
-          set.add(rel);
-        }
+    if (this.derivedGen !== this.namesGen) {
+      this.resolved = new Map();
+      this.backlinks = new Map();
+      for (const rel of this.records.keys()) this.link(rel);
+      this.derivedGen = this.namesGen;
+    } else {
+      for (const rel of this.dirty) {
+        for (const l of this.resolved.get(rel) ?? []) if (l.resolution.status === 'resolved') this.backlinks.get(l.resolution.path)?.delete(rel);
+        this.resolved.delete(rel);
+        if (this.records.has(rel)) this.link(rel);
       }
-      resolved.set(rel, out);
     }
-    this.resolved = resolved;
-    this.backlinks = back;
-    this.derivedGen = this.gen;
+    this.dirty.clear();
+  }
+
+  private link(rel: string): void {
+    const out: ResolvedLink[] = [];
+    for (const link of this.records.get(rel)!.links) {
+      let resolution = this.resolver.resolve(link.target, { rel, relativeFirst: link.kind === 'markdown' });
+      if (resolution.status === 'unresolved' && /\.[A-Za-z0-9]{1,8}$/.test(link.target)) {
+        const file = this.files.resolve(link.target, { rel, relativeFirst: link.kind === 'markdown' });
+        if (file.status !== 'unresolved') resolution = file;
+      }
+      out.push({ ...link, resolution });
+      if (resolution.status === 'resolved' && resolution.path !== rel && this.records.has(resolution.path)) {
+        let set = this.backlinks.get(resolution.path);
+        if (!set) this.backlinks.set(resolution.path, (set = new Set()));
+        set.add(rel);
+      }
+    }
+    this.resolved.set(rel, out);
   }
 
   private async walk(relDir: string, file: (rel: string, abs: string) => void): Promise<void> {

@@ -18,7 +18,7 @@ export function parseNote(text: string): Omit<NoteRecord, 'rel' | 'mtimeMs' | 's
   let frontmatterError: string | undefined;
   let bodyStartLine = 0;
   try {
-    const doc = parseFrontmatter(text);
+    const doc = simpleFrontmatter(text) ?? parseFrontmatter(text);
     frontmatter = doc.data;
     body = doc.body;
   } catch (err) {
@@ -100,3 +100,81 @@ function safeDecode(s: string): string {
 
 /** A heading as a link names it: case and punctuation do not matter (`#My Heading` finds "My heading!"). */
 export const headingKey = (h: string) => h.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+const FM_BLOCK = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+const FM_LINE = /^([A-Za-z_][\w-]*):(?:[ \t]+(.*?))?[ \t]*$/;
+const FM_ITEM = /^[ \t]+-[ \t]+(.*?)[ \t]*$/;
+const PLAIN = /^[^\s&*!|>'"%@`{[#,?:-][^#]*$/;
+const NUMBER = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+
+/**
+ * The frontmatter most notes carry (`key: value`, `key: [a, b]`, `key:` + `- item` lines, plain
+ * scalars) read without the YAML library, which costs more than the rest of indexing a note.
+ * Anything beyond that subset answers undefined and goes to the YAML parser, so results never differ.
+ */
+export function simpleFrontmatter(source: string): { data: Record<string, unknown>; body: string } | undefined {
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+  const m = text.startsWith('---') ? FM_BLOCK.exec(text) : null;
+  if (!m) return { data: {}, body: text };
+  const data: Record<string, unknown> = {};
+  // `key:` with nothing after it is null, or the list of `- item` lines that follow it.
+  let listKey: string | undefined;
+  let list: unknown[] = [];
+  const settle = () => {
+    if (listKey !== undefined && list.length) data[listKey] = list;
+    listKey = undefined;
+    list = [];
+  };
+  for (const line of m[1].split(/\r?\n/)) {
+    if (!line.trim()) continue;
+    const item = listKey !== undefined ? FM_ITEM.exec(line) : null;
+    if (item) {
+      const v = scalar(item[1]);
+      if (v === FALLBACK) return undefined;
+      list.push(v);
+      continue;
+    }
+    settle();
+    const kv = FM_LINE.exec(line);
+    if (!kv || Object.hasOwn(data, kv[1])) return undefined;
+    const raw = kv[2] ?? '';
+    if (raw === '') {
+      data[kv[1]] = null;
+      listKey = kv[1];
+      continue;
+    }
+    if (raw.startsWith('[')) {
+      if (!raw.endsWith(']')) return undefined;
+      const inner = raw.slice(1, -1).trim();
+      const items = inner ? inner.split(',').map((x) => (x.trim() ? scalar(x.trim()) : FALLBACK)) : [];
+      if (items.includes(FALLBACK)) return undefined;
+      data[kv[1]] = items;
+      continue;
+    }
+    const v = scalar(raw);
+    if (v === FALLBACK) return undefined;
+    data[kv[1]] = v;
+  }
+  settle();
+  return { data, body: text.slice(m[0].length) };
+}
+
+const FALLBACK = Symbol('fallback');
+
+function scalar(raw: string): unknown {
+  if (raw === '' || raw === '~' || raw === 'null' || raw === 'Null' || raw === 'NULL') return null;
+  if (raw === 'true' || raw === 'True' || raw === 'TRUE') return true;
+  if (raw === 'false' || raw === 'False' || raw === 'FALSE') return false;
+  if (NUMBER.test(raw)) return Number(raw);
+  if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) {
+    const inner = raw.slice(1, -1);
+    return /["\\]/.test(inner) ? FALLBACK : inner;
+  }
+  if (raw.length >= 2 && raw.startsWith("'") && raw.endsWith("'")) {
+    const inner = raw.slice(1, -1);
+    return inner.includes("'") ? FALLBACK : inner;
+  }
+  // Plain text only: no indicator first, no comment, no `: ` mapping, no special number forms.
+  if (!PLAIN.test(raw) || raw.includes(': ') || raw.endsWith(':') || /^(\.inf|\.nan|0x|0o)/i.test(raw)) return FALLBACK;
+  return raw;
+}

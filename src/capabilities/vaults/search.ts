@@ -5,14 +5,38 @@
  * BM25-style on the body plus fixed boosts for name and alias hits, so a note named like the query
  * comes first. Snippets come from the body around the first matching word.
  */
-const WORD = /[\p{L}\p{N}]+/gu;
 const NAME_BOOST = 6;
 const ALIAS_BOOST = 4;
 const K1 = 1.2;
 const SNIPPET_BEFORE = 60;
 const SNIPPET_AFTER = 120;
 
-export const tokenize = (text: string): string[] => text.toLowerCase().match(WORD) ?? [];
+const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
+
+/** Lower-cased words (letters and digits of any script). A hand loop: this runs over every note at index time. */
+export function tokenize(text: string): string[] {
+  const lower = text.toLowerCase();
+  const out: string[] = [];
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 32;
+    const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 128 && isWordChar(lower, i, c));
+    if (word) {
+      if (start === -1) start = i;
+    } else if (start !== -1) {
+      out.push(lower.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
+}
+
+function isWordChar(text: string, i: number, c: number): boolean {
+  // A surrogate pair is one character: test both halves together.
+  if (c >= 0xd800 && c <= 0xdbff) return NON_ASCII_WORD.test(text.slice(i, i + 2));
+  if (c >= 0xdc00 && c <= 0xdfff) return NON_ASCII_WORD.test(text.slice(i - 1, i + 1));
+  return NON_ASCII_WORD.test(text[i]);
+}
 
 // A posting packs three counts into one number: body tf (low 16 bits), name hits, alias hits.
 const pack = (body: number, name: number, alias: number) => Math.min(body, 0xffff) + Math.min(name, 0xf) * 0x10000 + Math.min(alias, 0xf) * 0x100000;
@@ -33,8 +57,18 @@ export interface RankedHit {
   matched: Array<'name' | 'alias' | 'body'>;
 }
 
+interface Postings {
+  /** Note ids, ascending (ids only grow; a re-indexed note gets a new one). */
+  ids: number[];
+  packs: number[];
+  /** Entries whose note is still indexed; the rest are skipped and compacted away. */
+  live: number;
+}
+
 export class SearchIndex {
-  private readonly postings = new Map<string, Map<number, number>>();
+  // Append-only arrays, not maps: indexing 10 000 notes is a million postings, and a push is far
+  // cheaper than a map insert. A removed note's entries stay until the term is compacted.
+  private readonly postings = new Map<string, Postings>();
   private readonly ids = new Map<string, number>();
   private readonly rels: Array<string | undefined> = [];
   private readonly terms: Array<string[] | undefined> = [];
@@ -51,19 +85,23 @@ export class SearchIndex {
     this.rels.push(doc.rel);
     this.ids.set(doc.rel, id);
     this.names.push(doc.name.toLowerCase());
-    const counts = new Map<string, [number, number, number]>();
-    const bump = (t: string, field: 0 | 1 | 2) => {
-      let c = counts.get(t);
-      if (!c) counts.set(t, (c = [0, 0, 0]));
-      c[field]++;
-    };
-    for (const t of tokenize(doc.body)) bump(t, 0);
-    for (const t of tokenize(doc.name)) bump(t, 1);
-    for (const a of doc.aliases) for (const t of tokenize(a)) bump(t, 2);
-    for (const [t, [b, n, a]] of counts) {
-      let list = this.postings.get(t);
-      if (!list) this.postings.set(t, (list = new Map()));
-      list.set(id, pack(b, n, a));
+    // Counts packed as postings are (body + name * 0x10000 + alias * 0x100000), capped when stored.
+    const counts = new Map<string, number>();
+    for (const t of tokenize(doc.body)) {
+      const c = counts.get(t) ?? 0;
+      if ((c & 0xffff) < 0xffff) counts.set(t, c + 1);
+    }
+    for (const t of tokenize(doc.name)) {
+      const c = counts.get(t) ?? 0;
+      if (((c >>> 16) & 0xf) < 0xf) counts.set(t, c + 0x10000);
+    }
+    for (const a of doc.aliases) for (const t of tokenize(a)) counts.set(t, (counts.get(t) ?? 0) + 0x100000);
+    for (const [t, c] of counts) {
+      let p = this.postings.get(t);
+      if (!p) this.postings.set(t, (p = { ids: [], packs: [], live: 0 }));
+      p.ids.push(id);
+      p.packs.push(pack(c & 0xffff, (c >>> 16) & 0xf, Math.floor(c / 0x100000)));
+      p.live++;
     }
     this.terms.push([...counts.keys()]);
     this.count++;
@@ -72,37 +110,43 @@ export class SearchIndex {
   remove(rel: string): void {
     const id = this.ids.get(rel);
     if (id === undefined) return;
-    for (const t of this.terms[id] ?? []) {
-      const list = this.postings.get(t);
-      list?.delete(id);
-      if (list && !list.size) this.postings.delete(t);
-    }
     this.ids.delete(rel);
     this.rels[id] = undefined;
-    this.terms[id] = undefined;
     this.names[id] = undefined;
+    for (const t of this.terms[id] ?? []) {
+      const p = this.postings.get(t);
+      if (!p) continue;
+      p.live--;
+      if (p.live <= 0) this.postings.delete(t);
+      else if (p.ids.length > 2 * p.live + 32) this.compact(p);
+    }
+    this.terms[id] = undefined;
     this.count--;
   }
 
   search(query: string, limit: number, allow?: (rel: string) => boolean): RankedHit[] {
     const words = [...new Set(tokenize(query))];
     if (!words.length) return [];
-    const lists: Array<[string, Map<number, number>]> = [];
+    const lists: Postings[] = [];
     for (const w of words) {
-      const list = this.postings.get(w);
-      if (!list) return [];
-      lists.push([w, list]);
+      const p = this.postings.get(w);
+      if (!p) return [];
+      lists.push(p);
     }
-    lists.sort((a, b) => a[1].size - b[1].size);
+    lists.sort((a, b) => a.live - b.live);
     const n = Math.max(this.count, 1);
-    const idf = lists.map(([, l]) => Math.log(1 + (n - l.size + 0.5) / (l.size + 0.5)));
+    const idf = lists.map((l) => Math.log(1 + (n - l.live + 0.5) / (l.live + 0.5)));
     const wholeName = words.join(' ');
     const hits: RankedHit[] = [];
-    outer: for (const [id, first] of lists[0][1]) {
+    const first = lists[0];
+    outer: for (let k = 0; k < first.ids.length; k++) {
+      const id = first.ids[k];
+      const rel = this.rels[id];
+      if (rel === undefined) continue;
       let score = 0;
       const matched = new Set<'name' | 'alias' | 'body'>();
       for (let i = 0; i < lists.length; i++) {
-        const p = i === 0 ? first : lists[i][1].get(id);
+        const p = i === 0 ? first.packs[k] : find(lists[i], id);
         if (p === undefined) continue outer;
         const b = bodyTf(p);
         if (b) matched.add('body');
@@ -110,7 +154,6 @@ export class SearchIndex {
         if (aliasTf(p)) matched.add('alias');
         score += idf[i] * (NAME_BOOST * Math.min(nameTf(p), 1) + ALIAS_BOOST * Math.min(aliasTf(p), 1) + (b * (K1 + 1)) / (b + K1));
       }
-      const rel = this.rels[id]!;
       if (allow && !allow(rel)) continue;
       if (this.names[id] === wholeName) score *= 2;
       hits.push({ rel, score, matched: [...matched] });
@@ -118,6 +161,32 @@ export class SearchIndex {
     hits.sort((a, b) => b.score - a.score || (a.rel < b.rel ? -1 : 1));
     return hits.slice(0, limit);
   }
+
+  private compact(p: Postings): void {
+    const ids: number[] = [];
+    const packs: number[] = [];
+    for (let i = 0; i < p.ids.length; i++) {
+      if (this.rels[p.ids[i]] === undefined) continue;
+      ids.push(p.ids[i]);
+      packs.push(p.packs[i]);
+    }
+    p.ids = ids;
+    p.packs = packs;
+  }
+}
+
+/** The posting of `id` in `p` (binary search over ascending ids), if it is there. */
+function find(p: Postings, id: number): number | undefined {
+  let lo = 0;
+  let hi = p.ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = p.ids[mid];
+    if (v === id) return p.packs[mid];
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
 }
 
 /** A one-line excerpt of `body` around the first word of the query it holds (or its opening). */
