@@ -66,13 +66,16 @@ interface Postings {
 }
 
 export class SearchIndex {
-  // Append-only arrays, not maps: indexing 10 000 notes is a million postings, and a push is far
-  // cheaper than a map insert. A removed note's entries stay until the term is compacted.
-  private readonly postings = new Map<string, Postings>();
+  // Terms are interned to numbers and postings are append-only arrays: indexing 10 000 notes makes
+  // a million postings, and a push is far cheaper than a map insert. A removed note's entries stay
+  // (skipped) until its terms are compacted.
+  private readonly termIds = new Map<string, number>();
+  private readonly lists: Postings[] = [];
   private readonly ids = new Map<string, number>();
   private readonly rels: Array<string | undefined> = [];
-  private readonly terms: Array<string[] | undefined> = [];
+  private readonly terms: Array<Int32Array | undefined> = [];
   private readonly names: Array<string | undefined> = [];
+  private scratch = new Float64Array(1024);
   private count = 0;
 
   get size(): number {
@@ -85,25 +88,40 @@ export class SearchIndex {
     this.rels.push(doc.rel);
     this.ids.set(doc.rel, id);
     this.names.push(doc.name.toLowerCase());
-    // Counts packed as postings are (body + name * 0x10000 + alias * 0x100000), capped when stored.
-    const counts = new Map<string, number>();
-    for (const t of tokenize(doc.body)) {
-      const c = counts.get(t) ?? 0;
-      if ((c & 0xffff) < 0xffff) counts.set(t, c + 1);
-    }
-    for (const t of tokenize(doc.name)) {
-      const c = counts.get(t) ?? 0;
-      if (((c >>> 16) & 0xf) < 0xf) counts.set(t, c + 0x10000);
-    }
-    for (const a of doc.aliases) for (const t of tokenize(a)) counts.set(t, (counts.get(t) ?? 0) + 0x100000);
-    for (const [t, c] of counts) {
-      let p = this.postings.get(t);
-      if (!p) this.postings.set(t, (p = { ids: [], packs: [], live: 0 }));
+    // Per-term counts packed as postings are: body + name * 0x10000 + alias * 0x100000, capped.
+    const touched: number[] = [];
+    const count = (text: string, field: 0 | 1 | 2) => {
+      for (const t of tokenize(text)) {
+        let tid = this.termIds.get(t);
+        if (tid === undefined) {
+          tid = this.lists.length;
+          this.termIds.set(t, tid);
+          this.lists.push({ ids: [], packs: [], live: 0 });
+          if (tid >= this.scratch.length) {
+            const grown = new Float64Array(this.scratch.length * 2);
+            grown.set(this.scratch);
+            this.scratch = grown;
+          }
+        }
+        const c = this.scratch[tid];
+        if (c === 0) touched.push(tid);
+        if (field === 0) this.scratch[tid] = (c & 0xffff) < 0xffff ? c + 1 : c;
+        else if (field === 1) this.scratch[tid] = ((c >>> 16) & 0xf) < 0xf ? c + 0x10000 : c;
+        else this.scratch[tid] = c + 0x100000;
+      }
+    };
+    count(doc.body, 0);
+    count(doc.name, 1);
+    for (const a of doc.aliases) count(a, 2);
+    for (const tid of touched) {
+      const c = this.scratch[tid];
+      this.scratch[tid] = 0;
+      const p = this.lists[tid];
       p.ids.push(id);
       p.packs.push(pack(c & 0xffff, (c >>> 16) & 0xf, Math.floor(c / 0x100000)));
       p.live++;
     }
-    this.terms.push([...counts.keys()]);
+    this.terms.push(Int32Array.from(touched));
     this.count++;
   }
 
@@ -113,12 +131,14 @@ export class SearchIndex {
     this.ids.delete(rel);
     this.rels[id] = undefined;
     this.names[id] = undefined;
-    for (const t of this.terms[id] ?? []) {
-      const p = this.postings.get(t);
-      if (!p) continue;
+    for (const tid of this.terms[id] ?? []) {
+      const p = this.lists[tid];
       p.live--;
-      if (p.live <= 0) this.postings.delete(t);
-      else if (p.ids.length > 2 * p.live + 32) this.compact(p);
+      if (p.live <= 0) {
+        p.ids = [];
+        p.packs = [];
+        p.live = 0;
+      } else if (p.ids.length > 2 * p.live + 32) this.compact(p);
     }
     this.terms[id] = undefined;
     this.count--;
@@ -129,8 +149,9 @@ export class SearchIndex {
     if (!words.length) return [];
     const lists: Postings[] = [];
     for (const w of words) {
-      const p = this.postings.get(w);
-      if (!p) return [];
+      const tid = this.termIds.get(w);
+      const p = tid === undefined ? undefined : this.lists[tid];
+      if (!p?.live) return [];
       lists.push(p);
     }
     lists.sort((a, b) => a.live - b.live);
