@@ -8,6 +8,7 @@ import { type Dirent, readFileSync, statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Home } from '../../kernel/home.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { headingKey, parseNote } from './parse.js';
 import { Resolver } from './resolver.js';
 import { fieldProblems, typeOf } from './schema.js';
@@ -80,7 +81,7 @@ export class VaultIndex {
     for (let i = 0; i < found.length; i += IO_SLICE) {
       for (const { rel, abs } of found.slice(i, i + IO_SLICE)) {
         const st = statSync(abs, { throwIfNoEntry: false });
-        if (!st?.isFile()) continue;
+        if (!st?.isFile() || st.size > LIMITS.fileTextBytes) continue;
         const old = cached.get(rel);
         if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) {
           this.put(old);
@@ -130,6 +131,7 @@ export class VaultIndex {
       }
       return;
     }
+    if (st.size > LIMITS.fileTextBytes) return this.drop(rel);
     const old = this.records.get(rel);
     if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) return;
     const text = await readFile(abs, 'utf8').catch(() => undefined);

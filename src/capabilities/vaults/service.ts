@@ -108,6 +108,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
 
   async function create(body: { name: string; path: string; schema?: unknown; git?: boolean }) {
     if (entries.some((e) => e.name === body.name && mountOf(e.name))) throw conflict(`a vault named "${body.name}" is already mounted; choose another name`);
+    if (!path.isAbsolute(body.path)) throw badRequest(`vault path "${body.path}" must be absolute`);
     const given = body.schema === undefined ? undefined : normalizeSchema(body.schema);
     const real = await stat(body.path).catch(() => undefined);
     if (!real?.isDirectory()) throw notFound(`folder ${body.path} does not exist; create it first or check the spelling`);
