@@ -7,7 +7,6 @@
  *     the watcher re-indexes) is printed for the record;
  *  3. search p50 over the same words vs `rg -l -i -w` — aim: engine at least 10x faster.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { startEngine } from '../src/engine.js';
 import { VaultIndex } from '../src/capabilities/vaults/index.js';
 import { DEFAULT_SCHEMA } from '../src/capabilities/vaults/schema.js';
 import { Home } from '../src/kernel/home.js';
+import { run } from './files-fixture.js';
 import { fmt, median, result, table } from './lib/report.js';
 
 const NOTES = 10_000;
@@ -50,15 +50,6 @@ async function makeVault(root: string): Promise<void> {
       }),
     );
   }
-}
-
-function run(cmd: string, args: string[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-    child.stdout.on('data', () => undefined);
-    child.on('error', reject);
-    child.on('close', (code) => resolve(code ?? -1));
-  });
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {

@@ -48,6 +48,7 @@ export const LIMITS = {
   activityLimitCap: 200,
   activitySinceHoursDefault: 24,
   vaultLimitDefault: 20,
+  vaultLogEntryChars: 2_000, // one append_log entry (engine's own bound)
   builtInToolCount: 52,
 
   // The engine's own bounds

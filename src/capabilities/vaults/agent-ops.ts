@@ -105,6 +105,7 @@ export function agentOps(core: VaultsCore, notes: NotesApi) {
     const rel = target(v, note);
     const line = entry.replace(/\s*\n\s*/g, ' ').trim();
     if (!line) throw badRequest('append_log needs "entry", the line to add');
+    if (line.length > LIMITS.vaultLogEntryChars) throw badRequest(`the entry is ${line.length} characters; a Log line holds at most ${LIMITS.vaultLogEntryChars}, so say it shorter or propose a note`);
     return core.serial(vault, async () => {
       const content = await readFile(path.join(v.root, rel), 'utf8');
       const type = typeOf(v.schema, rel, frontmatterOf(content).data);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { EngineEvent, Emit } from '../../kernel/bus.js';
 import { badRequest, conflict, notFound } from '../../kernel/errors.js';
 import { type Home, writeFileAtomic } from '../../kernel/home.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { ensureRepo, commit } from './git.js';
 import { VaultIndex } from './index.js';
 import { normalizeSchema, SCHEMA_FILE } from './schema.js';
@@ -196,6 +197,11 @@ export async function createVaultsCore(deps: VaultsDeps) {
     }
   };
   const unsubscribe = deps.subscribe(onEvent);
+  // Open every vault shortly after start, off the start path, so the first request finds it loaded.
+  const warm = setTimeout(() => {
+    for (const e of listed()) void get(e.name).catch((err) => deps.log(`vault ${e.name}: ${(err as Error).message}`));
+  }, LIMITS.warmUpDelayMs);
+  warm.unref();
 
   async function reloadSchema(v: OpenVault): Promise<void> {
     try {
@@ -207,6 +213,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
   }
 
   async function close(): Promise<void> {
+    clearTimeout(warm);
     unsubscribe();
     for (const v of open.values()) await v.then((o) => o.index.flush()).catch(() => undefined);
   }
