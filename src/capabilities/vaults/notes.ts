@@ -46,12 +46,15 @@ export function checkFields(v: OpenVault, type: string, content: string): void {
 }
 
 export function notesApi(core: VaultsCore) {
+  async function mustExist(v: OpenVault, rel: string): Promise<void> {
+    if (v.index.has(rel)) return;
+    // A note written a moment ago by hand may not be indexed yet.
+    await v.index.refresh(rel);
+    if (!v.index.has(rel)) throw notFound(`no note "${core.virtual(v, rel)}" in vault "${v.name}"; GET /api/vaults/${v.name}/index lists the notes`);
+  }
+
   async function readNote(v: OpenVault, rel: string): Promise<string> {
-    if (!v.index.has(rel)) {
-      // A note written a moment ago by hand may not be indexed yet.
-      await v.index.refresh(rel);
-      if (!v.index.has(rel)) throw notFound(`no note "${core.virtual(v, rel)}" in vault "${v.name}"; GET /api/vaults/${v.name}/index lists the notes`);
-    }
+    await mustExist(v, rel);
     return readFile(path.join(v.root, rel), 'utf8');
   }
 
@@ -71,7 +74,7 @@ export function notesApi(core: VaultsCore) {
     const v = await core.get(name);
     const rel = core.relOf(v, p);
     return core.serial(name, async () => {
-      await readNote(v, rel); // 404 rather than create
+      await mustExist(v, rel); // 404 rather than create
       await core.files.writeText(core.virtual(v, rel), content);
       await written(v, [rel], `edit ${rel}`);
       return { ok: true, note: core.virtual(v, rel), meta: core.publicMeta(v, v.index.meta(rel)!) };
