@@ -253,6 +253,13 @@ test('git: true makes the folder a repository and every engine write a commit', 
   assert.equal((await t.api('PUT', '/api/vaults/journal/note?path=notes/Day.md', { content: '# Day\nwent well\n' })).status, 200);
   assert.deepEqual(log(), ['edit notes/Day.md', 'create notes/Plan.md', 'vault: create']);
   assert.equal(execFileSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }), '');
+  // A note made by hand (never committed) refiled: the engine commits the new file, not other hand edits.
+  await write(root, 'notes/Hand.md', 'by hand\n');
+  await write(root, 'notes/Other.md', 'also by hand\n');
+  const refiled = await t.api('POST', '/api/vaults/journal/refile', { path: 'notes/Hand.md', name: 'Handmade' });
+  assert.equal(refiled.status, 200, JSON.stringify(refiled.body));
+  assert.equal(log()[0], 'refile notes/Hand.md -> notes/Handmade.md');
+  assert.equal(execFileSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' }), '?? notes/Other.md\n');
 });
 
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {

@@ -21,10 +21,12 @@ function git(cwd: string, args: string[]): Promise<{ code: number; out: string; 
   });
 }
 
-export async function ensureRepo(root: string): Promise<void> {
-  if (await stat(path.join(root, '.git')).catch(() => undefined)) return;
+/** `git init` unless the folder is a repository already; true when it made one. */
+export async function ensureRepo(root: string): Promise<boolean> {
+  if (await stat(path.join(root, '.git')).catch(() => undefined)) return false;
   const r = await git(root, ['init', '--quiet']);
   if (r.code !== 0) throw new Error(`git init failed in ${root}: ${r.err.trim() || `exit ${r.code}`}`);
+  return true;
 }
 
 async function hasIdentity(root: string): Promise<boolean> {
@@ -34,8 +36,18 @@ async function hasIdentity(root: string): Promise<boolean> {
 
 /** Stages `rels` (added, changed or removed) and commits them; nothing staged is no commit. */
 export async function commit(root: string, rels: string[], message: string): Promise<{ ok: boolean; error?: string }> {
-  const add = await git(root, ['add', '--all', '--', ...rels]);
-  if (add.code !== 0) return { ok: false, error: add.err.trim() };
+  // A path that is gone is staged as removed (or ignored when git never knew it); the rest added.
+  const present: string[] = [];
+  const gone: string[] = [];
+  for (const rel of rels) ((await stat(path.join(root, rel)).catch(() => undefined)) ? present : gone).push(rel);
+  if (present.length) {
+    const add = await git(root, ['add', '--all', '--', ...present]);
+    if (add.code !== 0) return { ok: false, error: add.err.trim() };
+  }
+  if (gone.length) {
+    const rm = await git(root, ['rm', '--cached', '--quiet', '--ignore-unmatch', '-r', '--', ...gone]);
+    if (rm.code !== 0) return { ok: false, error: rm.err.trim() };
+  }
   const staged = await git(root, ['diff', '--cached', '--quiet']);
   if (staged.code === 0) return { ok: true };
   const who = (await hasIdentity(root)) ? [] : IDENTITY;

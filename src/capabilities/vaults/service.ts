@@ -123,12 +123,13 @@ export async function createVaultsCore(deps: VaultsDeps) {
     else schema = given ?? normalizeSchema(undefined);
     const mount = await deps.files.addMount({ path: body.path, name: body.name });
     if (!existing) await writeFileAtomic(path.join(mount.path, SCHEMA_FILE), JSON.stringify(schema, null, 2) + '\n');
-    if (body.git) await ensureRepo(mount.path);
+    const fresh = body.git ? await ensureRepo(mount.path) : false;
     entries = [...entries.filter((e) => e.name !== body.name), { name: body.name, git: body.git === true }];
     await home.writeJson(REGISTRY, { vaults: entries });
     open.delete(body.name);
     const v = await get(body.name);
-    if (body.git) await commitPaths(v, existing ? [] : [SCHEMA_FILE], 'vault: create');
+    // A new repository starts with everything the folder holds; an existing one gets vault.json.
+    if (body.git && (fresh || !existing)) await commitPaths(v, fresh ? ['.'] : [SCHEMA_FILE], 'vault: create');
     deps.emit('vaults.changed', { vault: body.name, op: 'create' });
     return { ok: true, adopted: existing, vault: { name: body.name, path: mount.path, git: body.git === true, ...v.index.counts() }, schema };
   }
@@ -143,7 +144,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
 
   async function commitPaths(v: OpenVault, rels: string[], message: string): Promise<void> {
     if (!v.git) return;
-    const r = await commit(v.root, rels.length ? rels : ['.'], message);
+    const r = await commit(v.root, rels, message);
     if (!r.ok) deps.log(`vault ${v.name}: git commit failed: ${r.error}`);
   }
 
