@@ -4,8 +4,6 @@
  * `append_log` (one dated line under the note's Log heading). Nothing above the Log changes,
  * immutable types refuse, and `agentForbidden` paths can be neither read nor written nor found.
  */
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { badRequest, notFound } from '../../kernel/errors.js';
 import { formatFrontmatter } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
@@ -47,7 +45,7 @@ export function agentOps(core: VaultsCore, notes: NotesApi) {
     const v = await core.get(vault);
     const rel = target(v, note);
     const meta = v.index.meta(rel)!;
-    return `# ${rel} (type ${meta.type}${meta.inbox ? ', in the inbox' : ''})\n\n${await readFile(path.join(v.root, rel), 'utf8')}`;
+    return `# ${rel} (type ${meta.type}${meta.inbox ? ', in the inbox' : ''})\n\n${await v.index.readText(rel)}`;
   }
 
   async function links(vault: string, note: string): Promise<string> {
@@ -88,7 +86,7 @@ export function agentOps(core: VaultsCore, notes: NotesApi) {
         const same = v.index.named(n).filter((r) => !forbidden(v)(r));
         if (same.length) {
           const existing = same[0];
-          return { duplicate: true as const, name: n, existing, content: await readFile(path.join(v.root, existing), 'utf8') };
+          return { duplicate: true as const, name: n, existing, content: await v.index.readText(existing) };
         }
       }
       const content = formatFrontmatter({ ...data, type, proposedBy: agent, proposedAt: new Date().toISOString() }, body);
@@ -107,7 +105,7 @@ export function agentOps(core: VaultsCore, notes: NotesApi) {
     if (!line) throw badRequest('append_log needs "entry", the line to add');
     if (line.length > LIMITS.vaultLogEntryChars) throw badRequest(`the entry is ${line.length} characters; a Log line holds at most ${LIMITS.vaultLogEntryChars}, so say it shorter or propose a note`);
     return core.serial(vault, async () => {
-      const content = await readFile(path.join(v.root, rel), 'utf8');
+      const content = await v.index.readText(rel);
       const type = typeOf(v.schema, rel, frontmatterOf(content).data);
       if (v.schema.types[type]?.immutable) throw badRequest(`note ${rel} is of type "${type}", which is immutable: it cannot be changed, not even its Log; propose a new note instead`);
       const stamp = new Date().toISOString().slice(0, 16).replace('T', ' ');

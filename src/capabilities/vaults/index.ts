@@ -5,8 +5,9 @@
  * one file re-indexes that file only; backlinks are derived again lazily on the next read.
  */
 import { type Dirent, readFileSync, statSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { headingKey, parseNote } from './parse.js';
@@ -110,7 +111,9 @@ export class VaultIndex {
    */
   async refresh(rel: string): Promise<void> {
     const abs = path.join(this.root, rel);
-    const st = await stat(abs).catch(() => undefined);
+    // Only the folder's own files: a path through a symlink (to a file or a folder) is no note, as in the walk.
+    const real = await realpath(abs).catch(() => undefined);
+    const st = real === abs ? await stat(abs).catch(() => undefined) : undefined;
     if (!st) {
       this.drop(rel);
       for (const r of [...this.records.keys(), ...this.attachments]) if (r.startsWith(rel + '/')) this.drop(r);
@@ -138,6 +141,13 @@ export class VaultIndex {
     if (text === undefined) return this.drop(rel);
     this.put({ rel, mtimeMs: st.mtimeMs, size: st.size, ...parseNote(text) });
     this.changed();
+  }
+
+  /** A note's text, refused when its path now leads through a symlink (it was swapped after indexing). */
+  async readText(rel: string): Promise<string> {
+    const abs = path.join(this.root, rel);
+    if ((await realpath(abs).catch(() => undefined)) !== abs) throw notFound(`note "${rel}" is gone or is now a link; it is not read`);
+    return readFile(abs, 'utf8');
   }
 
   has(rel: string): boolean {

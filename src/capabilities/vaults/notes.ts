@@ -4,7 +4,6 @@
  * through the files capability (atomic, fenced, not echoed by the watcher), re-indexes the note at
  * once, and in a git vault becomes a commit.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest, conflict, notFound } from '../../kernel/errors.js';
 import { formatFrontmatter, parseFrontmatter } from '../../kernel/home.js';
@@ -55,7 +54,7 @@ export function notesApi(core: VaultsCore) {
 
   async function readNote(v: OpenVault, rel: string): Promise<string> {
     await mustExist(v, rel);
-    return readFile(path.join(v.root, rel), 'utf8');
+    return v.index.readText(rel);
   }
 
   async function written(v: OpenVault, rels: string[], message: string) {
