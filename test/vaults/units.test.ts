@@ -26,6 +26,11 @@ test('resolver: order of the rules, case, .md, ties, aliases on two notes, remov
   r.remove('a/b/Idea.md');
   assert.deepEqual(r.resolve('roadmap'), { status: 'resolved', path: 'a/Plan.md', via: 'alias' });
   assert.deepEqual(r.named('idea'), ['x/y/Idea.md']);
+  r.add('Kettle-Facts.md', ['Boiling  point!']);
+  assert.deepEqual(r.named('kettle facts'), ['Kettle-Facts.md']);
+  assert.deepEqual(r.named('boiling point'), ['Kettle-Facts.md']);
+  r.remove('Kettle-Facts.md');
+  assert.deepEqual(r.named('kettle facts'), []);
 });
 
 test('insertLogLine: appends at the end of the Log section, adds the section when missing, keeps the text above', () => {

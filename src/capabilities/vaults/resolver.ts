@@ -15,6 +15,8 @@ import type { Resolution } from './types.js';
 const stripMd = (s: string) => (/\.md$/i.test(s) ? s.slice(0, -3) : s);
 const key = (s: string) => stripMd(s).toLowerCase();
 const depth = (rel: string) => rel.split('/').length;
+/** The duplicate check's key: case, punctuation and spacing do not make a different name ("Kettle-facts" = "kettle facts"). */
+const loose = (s: string) => stripMd(s).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 export function normalizeTarget(target: string): string {
   return target.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '').trim();
@@ -25,6 +27,7 @@ export class Resolver {
   private readonly byName = new Map<string, Set<string>>();
   private readonly byAlias = new Map<string, Set<string>>();
   private readonly aliasesOf = new Map<string, string[]>();
+  private readonly byLoose = new Map<string, Set<string>>();
 
   add(rel: string, aliases: string[] = []): void {
     this.remove(rel);
@@ -33,13 +36,18 @@ export class Resolver {
     const lowered = aliases.map((a) => a.toLowerCase());
     for (const a of lowered) addTo(this.byAlias, a, rel);
     this.aliasesOf.set(rel, lowered);
+    for (const n of new Set([loose(path.basename(rel)), ...aliases.map(loose)])) if (n) addTo(this.byLoose, n, rel);
   }
 
   remove(rel: string): void {
     if (this.byPath.get(key(rel)) !== rel) return;
     this.byPath.delete(key(rel));
     removeFrom(this.byName, key(path.basename(rel)), rel);
-    for (const a of this.aliasesOf.get(rel) ?? []) removeFrom(this.byAlias, a, rel);
+    for (const a of this.aliasesOf.get(rel) ?? []) {
+      removeFrom(this.byAlias, a, rel);
+      removeFrom(this.byLoose, loose(a), rel);
+    }
+    removeFrom(this.byLoose, loose(path.basename(rel)), rel);
     this.aliasesOf.delete(rel);
   }
 
@@ -47,10 +55,10 @@ export class Resolver {
     return this.byPath.get(key(rel)) === rel;
   }
 
-  /** Notes whose name or alias is `name` (case-blind): the duplicate check of `propose`. */
+  /** Notes whose name or alias is `name`, ignoring case, punctuation and spacing: the duplicate check of `propose`. */
   named(name: string): string[] {
-    const k = key(normalizeTarget(name));
-    return [...new Set([...(this.byName.get(k) ?? []), ...(this.byAlias.get(k) ?? [])])].sort();
+    const k = loose(normalizeTarget(name));
+    return k ? [...(this.byLoose.get(k) ?? [])].sort() : [];
   }
 
   resolve(rawTarget: string, from?: { rel: string; relativeFirst: boolean }): Resolution {
