@@ -177,3 +177,27 @@ test('capture: a model pass (a run with source vault) turns text into inbox note
   assert.match(model.requests.at(-1)!.body.messages[0].content, /You keep notes\.[\s\S]*Answer with JSON only/);
   assert.equal((await t.api('POST', '/api/vaults/kb/capture', { text: 'x', agent: 'ghost' })).status, 404);
 });
+
+test('the vault tool is of the unknown-effect class: an attended chat in ask mode is prompted for it', async () => {
+  model.script({ toolCalls: [{ name: 'vault', args: { command: 'search', query: 'alpha' } }] }, { text: 'ok' });
+  const seq = events.events.at(-1)?.seq ?? 0;
+  const res = await t.api('POST', '/api/chat', { sessionId: 's-ask', message: 'find alpha', agent: 'librarian', permissionMode: 'ask' });
+  assert.equal(res.status, 202);
+  const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.seq > seq, 20_000);
+  assert.deepEqual([asked.tool, asked.class, asked.key], ['vault', 'unknown', 'vault']);
+  assert.equal((await t.api('POST', '/api/permissions/resolve', { runId: asked.runId, callId: asked.callId, decision: 'allow' })).status, 200);
+  const end = await ended(asked.runId);
+  assert.equal(end.kind, 'run.completed');
+  assert.equal(results(end.runId!)[0].ok, true);
+});
+
+test('route schemas refuse malformed requests with a sentence', async () => {
+  const missing = await t.api('POST', '/api/vaults', { path: root });
+  assert.equal(missing.status, 400);
+  assert.match(missing.body.error, /name/);
+  assert.equal((await t.api('POST', '/api/vaults', { name: 'rel', path: 'relative/folder' })).status, 400);
+  assert.equal((await t.api('POST', '/api/vaults/kb/notes', { name: 'x', type: 'note' })).status, 400);
+  assert.equal((await t.api('GET', '/api/vaults/kb/note')).status, 400);
+  assert.equal((await t.api('GET', '/api/vaults/kb/search?q=x&limit=0')).status, 400);
+  assert.equal((await t.api('POST', '/api/vaults/kb/capture', {})).status, 400);
+});
