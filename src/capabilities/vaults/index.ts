@@ -18,7 +18,6 @@ import type { NoteMeta, NoteRecord, RawLink, Resolution, SearchHit, VaultSchema 
 
 /** Bump when parse.ts changes what it extracts: an older cache is then rebuilt. */
 const CACHE_VERSION = 1;
-const SAVE_DELAY_MS = 500;
 const IO_SLICE = 200;
 const SKIP_DIRS = new Set(['node_modules']);
 
@@ -340,7 +339,7 @@ export class VaultIndex {
     this.saveTimer = setTimeout(() => {
       this.saveTimer = undefined;
       this.saving = this.saving.then(() => this.save());
-    }, SAVE_DELAY_MS);
+    }, LIMITS.vaultIndexSaveMs);
     this.saveTimer.unref();
   }
 
