@@ -201,3 +201,21 @@ test('route schemas refuse malformed requests with a sentence', async () => {
   assert.equal((await t.api('GET', '/api/vaults/kb/search?q=x&limit=0')).status, 400);
   assert.equal((await t.api('POST', '/api/vaults/kb/capture', {})).status, 400);
 });
+
+test('a subagent reached through delegate uses its own vault: definition, though its parent has none', async () => {
+  const first = model.requests.length;
+  model.script(
+    { toolCalls: [{ name: 'delegate', args: { agent: 'librarian', task: 'Find the first project.' } }] },
+    { toolCalls: [{ name: 'vault', args: { command: 'search', query: 'first project' } }] },
+    { text: 'It is notes/Alpha.md.' },
+    { text: 'The librarian found it.' },
+  );
+  const end = await turn('s-delegate', 'ask the librarian', 'plain');
+  assert.equal(end.kind, 'run.completed');
+  assert.ok(!offered(first).includes('vault'), 'the parent is not offered the tool');
+  assert.ok(offered(first + 1).includes('vault'), 'the subagent is');
+  const r = results(end.runId!);
+  assert.equal(r.length, 1);
+  assert.equal(r[0].ok, true, r[0].result);
+  assert.match(r[0].result, /notes\/Alpha\.md/);
+});
