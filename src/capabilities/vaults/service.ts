@@ -101,7 +101,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
         const v = await get(e.name);
         out.push({ name: e.name, path: v.root, git: e.git, ...v.index.counts() });
       } catch (err) {
-        out.push({ name: e.name, path: mountOf(e.name)!.path, git: e.git, notes: 0, inbox: 0, error: (err as Error).message } as VaultSummary);
+        out.push({ name: e.name, path: mountOf(e.name)!.path, git: e.git, notes: 0, inbox: 0, error: (err as Error).message });
       }
     }
     return out;

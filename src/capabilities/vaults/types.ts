@@ -96,4 +96,6 @@ export interface VaultSummary {
   git: boolean;
   notes: number;
   inbox: number;
+  /** Why the vault cannot be opened (a broken vault.json), when it cannot. */
+  error?: string;
 }
