@@ -76,10 +76,10 @@ export class SearchIndex {
   private readonly terms: Array<Int32Array | undefined> = [];
   private readonly names: Array<string | undefined> = [];
   private scratch = new Float64Array(1024);
-  private count = 0;
+  private docs = 0;
 
   get size(): number {
-    return this.count;
+    return this.docs;
   }
 
   put(doc: SearchDoc): void {
@@ -90,29 +90,9 @@ export class SearchIndex {
     this.names.push(doc.name.toLowerCase());
     // Per-term counts packed as postings are: body + name * 0x10000 + alias * 0x100000, capped.
     const touched: number[] = [];
-    const count = (text: string, field: 0 | 1 | 2) => {
-      for (const t of tokenize(text)) {
-        let tid = this.termIds.get(t);
-        if (tid === undefined) {
-          tid = this.lists.length;
-          this.termIds.set(t, tid);
-          this.lists.push({ ids: [], packs: [], live: 0 });
-          if (tid >= this.scratch.length) {
-            const grown = new Float64Array(this.scratch.length * 2);
-            grown.set(this.scratch);
-            this.scratch = grown;
-          }
-        }
-        const c = this.scratch[tid];
-        if (c === 0) touched.push(tid);
-        if (field === 0) this.scratch[tid] = (c & 0xffff) < 0xffff ? c + 1 : c;
-        else if (field === 1) this.scratch[tid] = ((c >>> 16) & 0xf) < 0xf ? c + 0x10000 : c;
-        else this.scratch[tid] = c + 0x100000;
-      }
-    };
-    count(doc.body, 0);
-    count(doc.name, 1);
-    for (const a of doc.aliases) count(a, 2);
+    this.count(doc.body, 0, touched);
+    this.count(doc.name, 1, touched);
+    for (const a of doc.aliases) this.count(a, 2, touched);
     for (const tid of touched) {
       const c = this.scratch[tid];
       this.scratch[tid] = 0;
@@ -122,7 +102,7 @@ export class SearchIndex {
       p.live++;
     }
     this.terms.push(Int32Array.from(touched));
-    this.count++;
+    this.docs++;
   }
 
   remove(rel: string): void {
@@ -141,7 +121,7 @@ export class SearchIndex {
       } else if (p.ids.length > 2 * p.live + 32) this.compact(p);
     }
     this.terms[id] = undefined;
-    this.count--;
+    this.docs--;
   }
 
   search(query: string, limit: number, allow?: (rel: string) => boolean): RankedHit[] {
@@ -155,7 +135,7 @@ export class SearchIndex {
       lists.push(p);
     }
     lists.sort((a, b) => a.live - b.live);
-    const n = Math.max(this.count, 1);
+    const n = Math.max(this.docs, 1);
     const idf = lists.map((l) => Math.log(1 + (n - l.live + 0.5) / (l.live + 0.5)));
     const wholeName = words.join(' ');
     const hits: RankedHit[] = [];
@@ -181,6 +161,41 @@ export class SearchIndex {
     }
     hits.sort((a, b) => b.score - a.score || (a.rel < b.rel ? -1 : 1));
     return hits.slice(0, limit);
+  }
+
+  /** Adds the words of `text` to the scratch counts (field 0 body, 1 name, 2 alias); tokenizes in place, as `tokenize` does. */
+  private count(text: string, field: 0 | 1 | 2, touched: number[]): void {
+    const lower = text.toLowerCase();
+    let start = -1;
+    for (let i = 0; i <= lower.length; i++) {
+      const c = i < lower.length ? lower.charCodeAt(i) : 32;
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 128 && isWordChar(lower, i, c))) {
+        if (start === -1) start = i;
+        continue;
+      }
+      if (start === -1) continue;
+      const t = lower.slice(start, i);
+      start = -1;
+      let tid = this.termIds.get(t);
+      if (tid === undefined) tid = this.newTerm(t);
+      const v = this.scratch[tid];
+      if (v === 0) touched.push(tid);
+      if (field === 0) this.scratch[tid] = (v & 0xffff) < 0xffff ? v + 1 : v;
+      else if (field === 1) this.scratch[tid] = ((v >>> 16) & 0xf) < 0xf ? v + 0x10000 : v;
+      else this.scratch[tid] = v + 0x100000;
+    }
+  }
+
+  private newTerm(t: string): number {
+    const tid = this.lists.length;
+    this.termIds.set(t, tid);
+    this.lists.push({ ids: [], packs: [], live: 0 });
+    if (tid >= this.scratch.length) {
+      const grown = new Float64Array(this.scratch.length * 2);
+      grown.set(this.scratch);
+      this.scratch = grown;
+    }
+    return tid;
   }
 
   private compact(p: Postings): void {
