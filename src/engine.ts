@@ -61,6 +61,9 @@ import { createGitService, type GitService } from './capabilities/git/service.js
 import { createDb } from './capabilities/db/facade.js';
 import { dbRoutes } from './capabilities/db/routes.js';
 import { dbTools } from './capabilities/db/tools.js';
+
+import { vaultsRoutes } from './capabilities/vaults/routes.js';
+import { createVaultsService } from './capabilities/vaults/vaults.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
@@ -304,6 +307,28 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     memoryTool(memory),
     engineActivityTool(reports),
   );
+  // vaults (issue 17): mounted through the files capability, kept in step by its file events.
+  const vaults = await createVaultsService({
+    home,
+    emit,
+    log,
+    subscribe: (listener) => bus.subscribe((e) => listener(e)),
+    files: {
+      mounts: () => files.mounts(),
+      addMount: (body) => files.addMount(body),
+      writeText: (virtual, content, e) => files.writeText(virtual, content, e),
+      deleteEntry: (virtual, o, e) => files.deleteEntry(virtual, o, e),
+      rename: (from, to) => files.op({ op: 'rename', path: from, to }),
+    },
+    runs,
+    providers,
+    tools,
+    resolveAgent: (name) => agents.resolve(name),
+    vaultOf: async (agent) => (agent ? (await agents.find(agent))?.vault : undefined),
+  });
+  closers.push(() => vaults.close());
+  tools.register(vaults.tool);
+  vaultsRoutes(app, vaults);
   history.registerAdapter('agent', agents.historyAdapter);
   history.registerAdapter('skill', skills.historyAdapter);
   // Git and checkpoints (issue 13): a run's first file-changing tool call snapshots every root first.

@@ -55,6 +55,8 @@ export const LIMITS = {
   activityLimitCap: 200,
   activitySinceHoursDefault: 24,
   vaultLimitDefault: 20,
+  vaultLogEntryChars: 2_000, // one append_log entry (engine's own bound)
+  vaultIndexSaveMs: 5_000, // a vault's persisted index is rewritten this long after changes settle (stale entries are caught by mtime+size anyway)
   builtInToolCount: 52,
 
   // The engine's own bounds

@@ -85,8 +85,10 @@ export function createSandbox(deps: SandboxDeps) {
   /**
    * How to start one command in `cwd` with the fence's roots writable. `approvedUnsandboxed`: a
    * person was asked (the attended prompt above) and allowed it to run without the sandbox.
+   * `visible`: paths of the engine's own a command needs to read (the bundled type checker), shown
+   * read-only even where they sit in a place the sandbox hides (an install under /tmp).
    */
-  async function prepare(options: { roots: string[]; cwd: string; approvedUnsandboxed?: boolean }): Promise<PreparedCommand> {
+  async function prepare(options: { roots: string[]; cwd: string; approvedUnsandboxed?: boolean; visible?: string[] }): Promise<PreparedCommand> {
     const st = await status();
     const nothing: PreparedCommand = { env: {}, finish: async () => [] };
     if (st.mode === 'off') return nothing;
@@ -98,7 +100,7 @@ export function createSandbox(deps: SandboxDeps) {
     const s = deps.settings();
     const writable = s.mode === 'workspace-write';
     const scan = writable ? await scanRepos(options.roots) : { gitDirs: [], readOnly: [], truncated: false };
-    const readOnly = [...scan.readOnly];
+    const readOnly = [...scan.readOnly, ...(options.visible ?? [])];
     // A mount holding the user's home would make its start-up files writable: keep them read-only.
     if (writable && options.roots.some((r) => isInside(userHome, r))) readOnly.push(...STARTUP_FILES.map((f) => path.join(userHome, f)));
     // Real paths on both sides, so "is this root inside the home" compares like with like.

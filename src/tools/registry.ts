@@ -103,7 +103,7 @@ export class ToolRegistry {
 
   /** The tools a model may be shown: in the allowlist and available now. */
   visible(allowlist?: ReadonlySet<string>): AnyTool[] {
-    return this.all().filter((t) => (!allowlist || allowlist.has(t.name)) && this.isAvailable(t));
+    return this.all().filter((t) => (allowlist ? allowlist.has(t.name) : !t.optIn) && this.isAvailable(t));
   }
 
   /**
@@ -166,7 +166,7 @@ export class ToolRegistry {
       const names = this.visible(options.allowlist).map((t) => t.name);
       throw new ToolRefusal(`Unknown tool "${call.name}". Call one of the tools you were given: ${names.join(', ') || '(none)'}.`);
     }
-    if (options.allowlist && !options.allowlist.has(tool.name)) {
+    if (options.allowlist ? !options.allowlist.has(tool.name) : tool.optIn) {
       throw new ToolRefusal(`Tool "${tool.name}" is not available to this agent (not in its allowlist)`);
     }
     if (!this.isAvailable(tool)) throw new ToolRefusal(`Tool "${tool.name}" is not available right now.`);

@@ -62,6 +62,8 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   group: string;
   /** Read-only tools may run four at a time within one model batch. */
   readOnly?: boolean;
+  /** Offered only through an allowlist that names it (the `vault` tool, seed 001 §5 rule 3); "every tool" leaves it out. */
+  optIn?: boolean;
   /** Written for a model: what it does, when to use it, its limits, how to page. */
   description: string;
   parameters: JsonSchema;

@@ -177,6 +177,8 @@ export function createAgentsService(deps: AgentsDeps) {
       if (def.memory && !allow.includes('memory') && tools.has('memory')) allow.push('memory');
     }
     if (!def.vault && (allow || tools.has('vault'))) allow = (allow ?? tools.names()).filter((t) => t !== 'vault');
+    // An opt-in tool is offered only by name, so `vault:` with no `tools:` spells out every tool.
+    if (def.vault && !allow && tools.has('vault')) allow = tools.names();
     const blocks = deps.promptBlocks ? await deps.promptBlocks(def, allow) : [];
     if (!allow || allow.includes('delegate')) {
       const agentsBlock = await delegateBlock(name);

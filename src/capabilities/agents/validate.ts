@@ -46,9 +46,9 @@ export function checkAgentName(name: string): string {
 
 /** Why a `tools:` entry is refused, or undefined when it is a registered tool. */
 export function toolNameProblem(entry: string, tools: ToolNames): string | undefined {
-  if (tools.has(entry)) return undefined;
-  // seed 001 §5: the vault tool is opt-in by `vault: <mount>`, whatever `tools:` says.
+  // seed 001 §5: the vault tool is opt-in by `vault: <mount>`, whatever `tools:` says (registered or not).
   if (entry === 'vault') return 'tools: "vault" is not set through tools:; the vault tool is added to an agent whose definition sets vault: <mount>, and an agent without vault: never sees it';
+  if (tools.has(entry)) return undefined;
   if (/[*?[\]{}]/.test(entry)) {
     const prefix = entry.split(/[*?[{]/)[0];
     const matches = prefix ? tools.names().filter((n) => n.startsWith(prefix)) : [];

@@ -1,6 +1,7 @@
 /**
  * /api/db (seed 000 §4.15): thin routes over the database service, each declaring its schemas.
  */
+import { noBody } from '../../http/schemas.js';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { ExportRequest } from './export.js';
 import type { QueryRequest } from './query.js';
@@ -39,7 +40,7 @@ export function dbRoutes(app: FastifyInstance, db: DbFacade): void {
   });
 
   app.post<Id>('/api/db/connections/:id/test', {
-    schema: doc({ summary: 'Tests a saved connection with a real round trip', tags, params: S.idParams, response: { 200: S.testResult } }),
+    schema: doc({ summary: 'Tests a saved connection with a real round trip', tags, params: S.idParams, body: noBody, response: { 200: S.testResult } }),
     handler: async (req) => db.service.test(req.params.id),
   });
 

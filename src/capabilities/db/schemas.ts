@@ -24,6 +24,7 @@ const rowLimit = { type: 'integer', minimum: 1, maximum: LIMITS.dbRowLimitMax } 
 export const connectionInput = {
   type: 'object',
   properties: {
+    id: { type: 'string', description: 'ignored: the URL path is the identity' },
     name: { type: 'string', maxLength: 200 },
     engine,
     url: { type: 'string', minLength: 1, maxLength: 4096, description: 'postgres://user:password@host:5432/db or mysql://...; stored as a secret, never returned.' },

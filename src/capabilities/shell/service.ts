@@ -3,6 +3,8 @@
  * the project's own typechecker (check_diagnostics, POST /api/diagnostics).
  */
 import { realpath, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { badRequest, forbidden } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Emit } from '../../kernel/bus.js';
@@ -125,7 +127,7 @@ export function createShellService(deps: ShellDeps) {
     let prepared: PreparedCommand | undefined;
     const sandbox = async (r: FenceRoot) => {
       if (!deps.sandbox) return { env: {} };
-      prepared = await deps.sandbox.prepare({ roots: await realRoots(), cwd: await realpath(r.path).catch(() => r.path), approvedUnsandboxed });
+      prepared = await deps.sandbox.prepare({ roots: await realRoots(), cwd: await realpath(r.path).catch(() => r.path), approvedUnsandboxed, visible: [bundledCheckerDir()] });
       return prepared;
     };
     try {
@@ -141,4 +143,9 @@ export function createShellService(deps: ShellDeps) {
   }
 
   return { exec, permission, diagnostics, env, markUnsandboxed };
+}
+
+/** The engine's own TypeScript package (the checker for roots without one): it must stay readable in the sandbox. */
+function bundledCheckerDir(): string {
+  return path.dirname(createRequire(import.meta.url).resolve('typescript/package.json'));
 }

@@ -1,0 +1,112 @@
+/**
+ * THE link resolver of a vault (docs/vaults.md, "How a link resolves"). A target, compared without
+ * case and without `.md`, is tried as:
+ *   1. an exact vault-relative path;
+ *   2. a path suffix (`[[projects/alpha]]` finds `work/projects/alpha.md`), when it holds a slash;
+ *   3. a file name (when it holds no slash), the fewest folders deep winning;
+ *   4. an alias (frontmatter `aliases`, and the old names refile keeps there).
+ * Two candidates equally deep at step 2 or 3, or one alias on two notes, make the link ambiguous:
+ * it is reported with its candidates rather than guessed. Markdown links try the path relative to
+ * the linking note first, as a browser would.
+ */
+import path from 'node:path/posix';
+import type { Resolution } from './types.js';
+
+const stripMd = (s: string) => (/\.md$/i.test(s) ? s.slice(0, -3) : s);
+const key = (s: string) => stripMd(s).toLowerCase();
+const depth = (rel: string) => rel.split('/').length;
+/** The duplicate check's key: case, punctuation and spacing do not make a different name ("Kettle-facts" = "kettle facts"). */
+const loose = (s: string) => stripMd(s).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+export function normalizeTarget(target: string): string {
+  return target.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '').trim();
+}
+
+export class Resolver {
+  private readonly byPath = new Map<string, string>();
+  private readonly byName = new Map<string, Set<string>>();
+  private readonly byAlias = new Map<string, Set<string>>();
+  private readonly aliasesOf = new Map<string, string[]>();
+  private readonly byLoose = new Map<string, Set<string>>();
+
+  add(rel: string, aliases: string[] = []): void {
+    this.remove(rel);
+    this.byPath.set(key(rel), rel);
+    addTo(this.byName, key(path.basename(rel)), rel);
+    const lowered = aliases.map((a) => a.toLowerCase());
+    for (const a of lowered) addTo(this.byAlias, a, rel);
+    this.aliasesOf.set(rel, lowered);
+    for (const n of new Set([loose(path.basename(rel)), ...aliases.map(loose)])) if (n) addTo(this.byLoose, n, rel);
+  }
+
+  remove(rel: string): void {
+    if (this.byPath.get(key(rel)) !== rel) return;
+    this.byPath.delete(key(rel));
+    removeFrom(this.byName, key(path.basename(rel)), rel);
+    for (const a of this.aliasesOf.get(rel) ?? []) {
+      removeFrom(this.byAlias, a, rel);
+      removeFrom(this.byLoose, loose(a), rel);
+    }
+    removeFrom(this.byLoose, loose(path.basename(rel)), rel);
+    this.aliasesOf.delete(rel);
+  }
+
+  has(rel: string): boolean {
+    return this.byPath.get(key(rel)) === rel;
+  }
+
+  /** Notes whose name or alias is `name`, ignoring case, punctuation and spacing: the duplicate check of `propose`. */
+  named(name: string): string[] {
+    const k = loose(normalizeTarget(name));
+    return k ? [...(this.byLoose.get(k) ?? [])].sort() : [];
+  }
+
+  resolve(rawTarget: string, from?: { rel: string; relativeFirst: boolean }): Resolution {
+    const target = normalizeTarget(rawTarget);
+    if (!target) return from ? { status: 'resolved', path: from.rel, via: 'self' } : { status: 'unresolved' };
+    if (from?.relativeFirst) {
+      const joined = path.normalize(path.join(path.dirname(from.rel), target));
+      const hit = !joined.startsWith('..') && this.byPath.get(key(joined));
+      if (hit) return { status: 'resolved', path: hit, via: 'relative' };
+    }
+    const k = key(target);
+    const exact = this.byPath.get(k);
+    if (exact) return { status: 'resolved', path: exact, via: 'path' };
+    if (k.includes('/')) {
+      const name = k.slice(k.lastIndexOf('/') + 1);
+      const cands = [...(this.byName.get(name) ?? [])].filter((p) => key(p).endsWith('/' + k));
+      const picked = shallowest(cands, 'suffix');
+      if (picked) return picked;
+    } else {
+      const picked = shallowest([...(this.byName.get(k) ?? [])], 'name');
+      if (picked) return picked;
+    }
+    const aliased = [...(this.byAlias.get(target.toLowerCase()) ?? this.byAlias.get(k) ?? [])];
+    if (aliased.length === 1) return { status: 'resolved', path: aliased[0], via: 'alias' };
+    if (aliased.length > 1) return { status: 'ambiguous', candidates: aliased.sort() };
+    return { status: 'unresolved' };
+  }
+}
+
+/** The one candidate fewest folders deep; a tie at that depth is ambiguous; none is undefined. */
+function shallowest(cands: string[], via: 'suffix' | 'name'): Resolution | undefined {
+  if (!cands.length) return undefined;
+  if (cands.length === 1) return { status: 'resolved', path: cands[0], via };
+  const min = Math.min(...cands.map(depth));
+  const top = cands.filter((c) => depth(c) === min).sort();
+  if (top.length === 1) return { status: 'resolved', path: top[0], via };
+  return { status: 'ambiguous', candidates: top };
+}
+
+function addTo(map: Map<string, Set<string>>, k: string, rel: string): void {
+  let set = map.get(k);
+  if (!set) map.set(k, (set = new Set()));
+  set.add(rel);
+}
+
+function removeFrom(map: Map<string, Set<string>>, k: string, rel: string): void {
+  const set = map.get(k);
+  if (!set) return;
+  set.delete(rel);
+  if (!set.size) map.delete(k);
+}
