@@ -50,6 +50,11 @@ import { createWebService } from './capabilities/web/service.js';
 import { webTools } from './capabilities/web/tools.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
+import type { Clock } from './capabilities/workflows/clock.js';
+import { createNodeServices } from './capabilities/workflows/node-services.js';
+import { workflowsRoutes } from './capabilities/workflows/routes.js';
+import { createWorkflowsService, type WorkflowsService } from './capabilities/workflows/service.js';
+import { workflowTools } from './capabilities/workflows/tools.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
@@ -87,6 +92,8 @@ export interface EngineOptions {
   files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
+  /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
+  clock?: Clock;
 }
 
 export interface Engine {
@@ -105,6 +112,7 @@ export interface Engine {
   config: ConfigServiceImpl;
   notifications: NotificationsService;
   history: HistoryService;
+  workflows: WorkflowsService;
   /** The permission gate (registry default), its rule store and the secret masker. */
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
@@ -250,6 +258,36 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   memoryRoutes(app, memory);
   reportsRoutes(app, reports);
 
+  // Workflows, runs, gates and triggers (issue 12). The checkpoint hook and `changes` stay unset
+  // until the git capability provides snapshot() / runChanges() (see docs/workflows.md).
+  const workflows = createWorkflowsService({
+    home,
+    bus,
+    runs,
+    log,
+    clock: options.clock,
+    history: () => history,
+    secret: (name) => secrets.get(name),
+    tools: { names: () => tools.names(), readOnly: (name) => tools.get(name)?.readOnly === true },
+    services: createNodeServices({
+      tools,
+      gate,
+      resolveAgent: (name) => agents.resolve(name),
+      resolveModel: (provider, model) => providers.resolve(provider, model),
+      settings: () => settings.get(),
+      shell,
+      floor: urlFloor,
+      secret: (name) => secrets.get(name),
+      notify: (input) => notifications.notify(input),
+    }),
+    watch: options.files?.watch,
+  });
+  await workflows.init();
+  closers.push(() => workflows.close());
+  history.registerAdapter('workflow', workflows.store.historyAdapter());
+  tools.register(...workflowTools(workflows));
+  workflowsRoutes(app, workflows);
+
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
   attachSockets(app.server, guard, sockets);
@@ -275,5 +313,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, notifications, history, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, settings, secrets, config, notifications, history, workflows, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

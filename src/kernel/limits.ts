@@ -136,5 +136,18 @@ export const LIMITS = {
   webFetchCacheMs: 60_000, // paging a page with offset reads the text fetched this recently
   webFetchCachePages: 8,
   termSessions: 16, // live terminals at once; a 17th id is refused until one closes
+
+  // Workflows (issue 12; the engine's own bounds)
+  workflowIdChars: 128,
+  workflowDocBytes: 4 * 1024 * 1024, // a workflow file larger than this is rejected, never parsed
+  workflowNodesMax: 10_000,
+  workflowNodeIterations: 1_000, // a node re-entered by a loop more often than this fails the run
+  workflowRetryAttemptsMax: 20,
+  workflowRetryBackoffMaxMs: 300_000, // one retry's wait, after doubling
+  workflowMapConcurrencyMax: 64,
+  workflowMapItemsMax: 100_000,
+  workflowChildDepth: 8, // subworkflows nested deeper than this fail (a workflow calling itself through another)
+  workflowWatchDebounceMs: 75, // outside edits of workflows/*.json settle this long before a reload
+  gateChangesChars: 20_000, // what gate.waiting shows of the run's changes so far
 } as const;
 
