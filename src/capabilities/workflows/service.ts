@@ -88,7 +88,18 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   const cron = createCronScheduler({
     home: deps.home,
     clock,
-    emit,
+    // Missed fires are also kept as a notification: at start no client is listening yet.
+    emit: (kind, payload = {}) => {
+      emit(kind, payload);
+      if (kind === 'trigger.skipped' && typeof payload.missed === 'number') {
+        void deps.services.notify?.({
+          title: `Workflow ${String(payload.workflowId)}: missed runs skipped`,
+          body: `${payload.missed} scheduled runs of trigger "${String(payload.nodeId)}" were missed while the engine was not running; they were skipped (set config.catchUp to run once instead).`,
+          level: 'warning',
+          source: 'workflow',
+        }).catch(() => undefined);
+      }
+    },
     log: deps.log,
     fire: async (workflowId, nodeId, payload) => {
       try {

@@ -43,6 +43,14 @@ export class WorkflowStore {
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(ids: string[]) => void>();
+  /** Reloads and writes run one at a time, so a reload never reads around a save and undoes it. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
 
   constructor(private readonly deps: StoreDeps) {}
 
@@ -56,7 +64,7 @@ export class WorkflowStore {
 
   async init(): Promise<void> {
     await mkdirp(this.dir);
-    await this.reloadAll();
+    await this.reloadNow();
     if (this.deps.watch !== false) {
       try {
         this.watcher = watch(this.dir, () => this.scheduleReload());
@@ -85,7 +93,11 @@ export class WorkflowStore {
   }
 
   /** Re-reads every file; announces the ids whose text changed since the engine last read or wrote them. */
-  async reloadAll(): Promise<string[]> {
+  reloadAll(): Promise<string[]> {
+    return this.exclusive(() => this.reloadNow());
+  }
+
+  private async reloadNow(): Promise<string[]> {
     let names: string[] = [];
     try {
       names = (await fs.readdir(this.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
@@ -180,7 +192,7 @@ export class WorkflowStore {
     const result = this.validate(input);
     if (!result.ok || !result.doc) throw new SaveRefused(id, result);
     const text = JSON.stringify(result.doc, null, 2) + '\n';
-    await this.write(id, text, note ?? 'saved');
+    await this.exclusive(() => this.write(id, text, note ?? 'saved'));
     return { doc: result.doc, warnings: result.warnings };
   }
 
@@ -194,8 +206,10 @@ export class WorkflowStore {
   async remove(id: string): Promise<void> {
     checkId(id);
     if (!this.entries.has(id)) throw notFound(`no workflow "${id}"; GET /api/workflows lists them`);
-    await fs.rm(this.file(id), { force: true });
-    this.entries.delete(id);
+    await this.exclusive(async () => {
+      await fs.rm(this.file(id), { force: true });
+      this.entries.delete(id);
+    });
     this.announce([id], 'deleted');
   }
 
@@ -212,7 +226,7 @@ export class WorkflowStore {
     }
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest(`workflow file ${id}.json does not hold a JSON object; save it again with PUT /api/workflows/${id}`);
     (raw as Record<string, unknown>).group = group;
-    await this.write(id, JSON.stringify(raw, null, 2) + '\n', group === null ? 'moved out of its group' : `moved to group ${group}`);
+    await this.exclusive(() => this.write(id, JSON.stringify(raw, null, 2) + '\n', group === null ? 'moved out of its group' : `moved to group ${group}`));
   }
 
   /** History restores write the stored text back (re-judged like a hand edit). */
@@ -221,8 +235,10 @@ export class WorkflowStore {
       read: async (name) => this.entries.get(name)?.text ?? (await fs.readFile(this.file(name), 'utf8').catch(() => undefined)),
       write: async (name, content) => {
         checkId(name);
-        await this.deps.home.writeAtomic(this.file(name), content);
-        this.entries.set(name, judge(name, content, this.deps.validateContext));
+        await this.exclusive(async () => {
+          await this.deps.home.writeAtomic(this.file(name), content);
+          this.entries.set(name, judge(name, content, this.deps.validateContext));
+        });
         this.announce([name], 'restored');
       },
     };
