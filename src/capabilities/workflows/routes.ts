@@ -74,7 +74,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
         summary: 'Starts a manual run (202); 404 unknown, 400 rejected, 409 running, disabled or paused',
         tags,
         params: { type: 'object', properties: { workflowId: { type: 'string' } }, required: ['workflowId'] },
-        body: { type: ['object', 'null'], properties: { payload: { type: ['string', 'object', 'array', 'number', 'boolean', 'null'] } }, additionalProperties: false },
+        body: { properties: { payload: { description: 'a string, or an object {{trigger.key}} reaches into' } }, additionalProperties: false },
         response: { 202: { type: 'object', properties: { ok: { type: 'boolean' }, runId: { type: 'string' } }, required: ['ok'] } },
       }),
     },
