@@ -170,7 +170,7 @@ export class RunLedger {
       log.append(event);
       await log.close();
     }
-    this.unsubscribe = this.bus.subscribe((event) => this.onEvent(event));
+    this.unsubscribe = this.bus.subscribe((event, json) => this.onEvent(event, json));
   }
 
   private async compact(): Promise<void> {
@@ -178,12 +178,12 @@ export class RunLedger {
     await writeFileAtomic(this.indexFile, text);
   }
 
-  private onEvent(event: EngineEvent): void {
+  private onEvent(event: EngineEvent, json: string): void {
     if (!event.runId) return;
     const live = this.liveRuns.get(event.runId);
     if (!live) return;
     if (event.kind === 'token.usage') live.addUsage(event as Partial<Usage>, { model: event.model as string | undefined, provider: event.provider as string | undefined });
-    if (!UNLOGGED_KINDS.has(event.kind)) live.log.append(event);
+    if (!UNLOGGED_KINDS.has(event.kind)) live.log.appendJson(json);
   }
 
   nextId(): string {

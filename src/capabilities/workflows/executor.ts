@@ -25,7 +25,7 @@ export interface ExecutorDeps {
   secret(name: string): Promise<string | undefined>;
   /** Starts a subworkflow as a child run of `parent` and resolves with its result. */
   runChild(parent: WorkflowRun, workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown>;
-  /** Called once the run has ended (any status). */
+  /** Called once the run has settled (any status), just before its end event. */
   onEnd?(run: WorkflowRun, result: RunResult): void;
 }
 
@@ -80,6 +80,7 @@ export class WorkflowRun {
   private readonly internal = new AbortController();
   private readonly signal: AbortSignal;
   private running = 0;
+  private completions = 0;
   private failure: string | undefined;
   private settled = false;
   private resolveDone!: (r: RunResult) => void;
@@ -291,9 +292,11 @@ export class WorkflowRun {
     }
     if (!restored) {
       this.run.emit('node.completed', { nodeId: id, type: spec.type, output: r.output, branch: r.branch });
-      // Durable before anything depends on it.
-      await this.run.log.flush();
+      // In the log file before anything depends on it.
+      await this.run.log.flushNow();
     }
+    // A long chain of quick nodes would otherwise run in microtasks only; let requests and timers in now and then.
+    if (++this.completions % 64 === 0) await new Promise((r) => setImmediate(r));
     this.status.set(id, 'done');
     this.running--;
     if (this.settled || this.signal.aborted) return this.checkEnd();
@@ -317,7 +320,7 @@ export class WorkflowRun {
     this.status.set(id, 'failed');
     if (!handled) return this.fail(`node "${id}" failed: ${message}`);
     this.nodesScope[id] = { output: { error: message } };
-    await this.run.log.flush();
+    await this.run.log.flushNow();
     this.decide(id, (e) => e.when === 'error');
     this.checkEnd();
   }
@@ -339,12 +342,11 @@ export class WorkflowRun {
     }
     const status: RunResult['status'] = this.run.signal.aborted ? 'stopped' : this.failure !== undefined ? 'failed' : 'completed';
     const result: RunResult = { status, state: this.state, outputs, ...(this.failure !== undefined && status === 'failed' ? { error: this.failure } : {}) };
+    // The workflow is free again before run.* goes out, so a client reacting to it can start the next run.
+    this.deps.onEnd?.(this, result);
     void this.run
       .finish(status, { workflowId: this.doc.id, ...(status === 'completed' ? { outputs } : {}), ...(result.error ? { error: result.error } : {}) })
-      .then(() => {
-        this.deps.onEnd?.(this, result);
-        this.resolveDone(result);
-      });
+      .then(() => this.resolveDone(result));
   }
 
   // --- one node --------------------------------------------------------------------------------
@@ -361,17 +363,17 @@ export class WorkflowRun {
     const max = Math.max(1, Math.min(spec.retry?.maxAttempts ?? 1, LIMITS.workflowRetryAttemptsMax));
     const backoff = Math.max(0, spec.retry?.backoffMs ?? 1000);
     for (let attempt = 1; ; attempt++) {
-      const timeout = new AbortController();
+      // A timeout gets its own signal; without one the parent's signal is used as is (AbortSignal.any costs per node).
+      const timeout = spec.timeoutMs ? new AbortController() : undefined;
       let timer: unknown;
-      if (spec.timeoutMs) timer = this.deps.clock.setTimeout(() => timeout.abort(new NodeFailure(`timed out after ${spec.timeoutMs} ms`)), spec.timeoutMs);
-      const signal = AbortSignal.any([parent, timeout.signal]);
+      if (timeout) timer = this.deps.clock.setTimeout(() => timeout.abort(new NodeFailure(`timed out after ${spec.timeoutMs} ms`)), spec.timeoutMs!);
+      const signal = timeout ? AbortSignal.any([parent, timeout.signal]) : parent;
       try {
         const ctx = this.context(eventNodeId, spec, extra, signal);
-        const result = await Promise.race([type.run(spec.config ?? {}, ctx), abortPromise(signal)]);
-        return result;
+        return await untilAborted(type.run(spec.config ?? {}, ctx), signal);
       } catch (err) {
         if (parent.aborted) throw parent.reason ?? err;
-        const message = timeout.signal.aborted ? describeError(timeout.signal.reason) : describeError(err);
+        const message = timeout?.signal.aborted ? describeError(timeout.signal.reason) : describeError(err);
         if (attempt >= max) throw new NodeFailure(max > 1 ? `${message} (after ${max} attempts)` : message);
         const delayMs = Math.min(backoff * 2 ** (attempt - 1), LIMITS.workflowRetryBackoffMaxMs);
         this.run.emit('node.retry', { nodeId: eventNodeId, attempt, nextAttempt: attempt + 1, error: message, delayMs });
@@ -433,16 +435,21 @@ export class WorkflowRun {
       readState: (key) => this.readState(key),
       sleep: (ms) => sleep(this.deps.clock, ms, signal),
       services: this.deps.services,
-      runInline: async (inner, more, innerSignal) => (await this.attempts(inner, nodeId, { ...extra, ...more }, AbortSignal.any([signal, innerSignal]))).output,
-      runChild: (workflowId, payload, childSignal) => this.deps.runChild(this, workflowId, payload, AbortSignal.any([signal, childSignal])),
+      runInline: async (inner, more, innerSignal) => (await this.attempts(inner, nodeId, { ...extra, ...more }, innerSignal)).output,
+      runChild: (workflowId, payload, childSignal) => this.deps.runChild(this, workflowId, payload, childSignal),
     };
   }
 }
 
-/** Rejects when the signal aborts, so a node type that ignores its signal still ends at stop or timeout. */
-function abortPromise(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+/** The work's outcome, or the signal's reason when it aborts first (a node type that ignores its signal still ends at stop or timeout). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
   });
 }

@@ -203,7 +203,8 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     );
     live.set(runId, wr);
     if (!isChild) active.set(doc.id, runId);
-    void wr.start();
+    // Restored nodes replay in microtasks; the 202 goes out first.
+    setImmediate(() => void wr.start());
     return { ok: true, runId, workflowId: doc.id, restored: report.restored, rerun: report.rerun, lossy: report.lossy, steps: report.steps };
   }
 

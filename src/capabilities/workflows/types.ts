@@ -73,9 +73,9 @@ export interface NodeContext {
   sleep(ms: number): Promise<void>;
   /** Services the node types reach (wired by the composition root). */
   services: NodeServices;
-  /** Runs another node spec inline (map items); honours retry/timeouts of that spec. */
+  /** Runs another node spec inline (map items); honours retry/timeouts of that spec. `signal` must follow this node's signal. */
   runInline(spec: NodeSpec, extra: TemplateScope, signal: AbortSignal, label: string): Promise<unknown>;
-  /** Starts a subworkflow as a child run and waits for its result. */
+  /** Starts a subworkflow as a child run and waits for its result. `signal` must follow this node's signal. */
   runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown>;
 }
 
