@@ -1,5 +1,6 @@
 /** Gates (approve, reject, 404, orphaned after engine death) and stop reaching every kind of node. */
 import assert from 'node:assert/strict';
+import { cp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
@@ -120,12 +121,12 @@ test('gates of an engine that died are orphaned: listed, not resolvable; resumin
   await first.save(gateFlow('orphan'));
   const runId = await first.run('orphan', { what: 'v3' });
   await first.events.waitFor((e) => e.kind === 'gate.waiting' && e.runId === runId);
-  // Simulate the engine dying: flush its logs and drop it without stopping the run.
+  // The home as an engine that died now would leave it: logs flushed, the run still running on disk.
   first.t.engine.runs.flushSync();
-  first.events.close();
-  await first.t.engine.runs.close();
-  await first.t.engine.app.close();
-  const second = await startWf({ home });
+  const copy = await tempDir();
+  await cp(home, copy, { recursive: true });
+  await first.close();
+  const second = await startWf({ home: copy });
   try {
     const gates = await second.t.api('GET', '/api/gates');
     assert.deepEqual(gates.body.pending, []);
@@ -149,5 +150,7 @@ test('gates of an engine that died are orphaned: listed, not resolvable; resumin
     assert.equal(of(log, 'state.updated').find((e) => e.key === 'result')?.value, 'shipped after restart');
   } finally {
     await second.close();
+    await rm(home, { recursive: true, force: true });
+    await rm(copy, { recursive: true, force: true });
   }
 });

@@ -4,7 +4,7 @@
  * exec (the run_shell path: denylist, gate, sandbox, spawn), HTTP through the URL floor, secrets and
  * notifications. Nothing here imports another capability's service; engine.ts hands them over.
  */
-import { runAgent, type RunAgentOptions } from '../../agent/index.js';
+import { runAgent, underCallPrefix } from '../../agent/index.js';
 import type { ModelClient } from '../../providers/types.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { AnyTool, Gate, PermissionRequest } from '../../tools/types.js';
@@ -54,7 +54,8 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
         model: client,
         system,
         messages: [{ role: 'user', content: req.prompt }],
-        tools: underNode(deps.tools, req.nodeId),
+        // Call ids are `<nodeId>/<model's id>`: two agent nodes of one run may pick the same ids.
+        tools: underCallPrefix(deps.tools, req.nodeId),
         allowlist: allow ? new Set(allow) : undefined,
         ctx: { signal: req.signal, emit: req.emit, runId: req.runId, agent: req.agent, attended: req.attended, depth: 0 },
         maxTurns: maxTurns ?? s.chatMaxTurns,
@@ -78,21 +79,5 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
     http: createHttpRequester(deps.floor),
     secret: (name) => deps.secret(name),
     notify: (input) => deps.notify(input),
-  };
-}
-
-/**
- * The registry as an agent node's loop sees it: call ids are `<nodeId>/<model's id>` wherever the
- * engine shows or answers a call (events, permission prompts by {runId, callId}), since two agent
- * nodes of one run may pick the same ids; the model gets its own ids back.
- */
-function underNode(tools: ToolRegistry, nodeId: string): RunAgentOptions['tools'] {
-  const prefix = `${nodeId}/`;
-  return {
-    visible: (allowlist) => tools.visible(allowlist),
-    runBatch: async (calls, ctx, options) => {
-      const outcomes = await tools.runBatch(calls.map((c) => ({ ...c, callId: prefix + c.callId })), ctx, options);
-      return outcomes.map((o, i) => ({ ...o, callId: calls[i].callId }));
-    },
   };
 }

@@ -70,11 +70,16 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
   app.post<{ Params: { workflowId: string }; Body: { payload?: unknown } | undefined }>(
     '/api/runs/:workflowId',
     {
+      // A POST without a body is a run without a payload.
+      preValidation: (req, _reply, done) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+        done();
+      },
       schema: schema({
         summary: 'Starts a manual run (202); 404 unknown, 400 rejected, 409 running, disabled or paused',
         tags,
         params: { type: 'object', properties: { workflowId: { type: 'string' } }, required: ['workflowId'] },
-        body: { properties: { payload: { description: 'a string, or an object {{trigger.key}} reaches into' } }, additionalProperties: false },
+        body: { type: 'object', properties: { payload: { description: 'a string, or an object {{trigger.key}} reaches into' } }, additionalProperties: false },
         response: { 202: { type: 'object', properties: { ok: { type: 'boolean' }, runId: { type: 'string' } }, required: ['ok'] } },
       }),
     },
