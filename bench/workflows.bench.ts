@@ -17,7 +17,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { startEngine, type Engine } from '../src/engine.js';
 import { fmt, median, result, table } from './lib/report.js';
 
-const ROUNDS = 7;
+const ROUNDS = 9;
 const NODES = 1_000;
 const ITEMS = 1_000;
 
@@ -129,11 +129,13 @@ const rows: Array<Record<string, string | number>> = [];
   const bLin: number[] = [];
   const eMap: number[] = [];
   const bMap: number[] = [];
-  // One warm-up of each side (JIT, first file opens), not measured.
-  await runOnce(engine, 'linear');
-  await runOnce(engine, 'fan', { items });
-  baselineLinear(path.join(home, 'warm.jsonl'), NODES);
-  await baselineMap(path.join(home, 'warm-map.jsonl'), items, 8);
+  // Warm-ups of each side (JIT, first file opens), not measured.
+  for (let w = 0; w < 3; w++) {
+    await runOnce(engine, 'linear');
+    await runOnce(engine, 'fan', { items });
+    baselineLinear(path.join(home, `warm-${w}.jsonl`), NODES);
+    await baselineMap(path.join(home, `warm-map-${w}.jsonl`), items, 8);
+  }
   for (let r = 0; r < ROUNDS; r++) {
     let t = performance.now();
     await runOnce(engine, 'linear');

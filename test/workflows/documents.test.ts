@@ -158,3 +158,18 @@ test('hand-edited nonsense never crashes the engine: each bad file is listed wit
   }
   assert.equal((await h.t.api('GET', '/api/status')).status, 200, 'the engine is alive');
 });
+
+test('restoring a recorded version brings the document back (and announces it)', async () => {
+  const doc = wf('versions', [{ id: 'start', type: 'trigger.manual' }], [], { name: 'first' });
+  await h.save(doc);
+  await h.save({ ...doc, name: 'second' });
+  const list = await h.t.api('GET', '/api/history/workflow/versions');
+  const versions = list.body.versions ?? list.body;
+  const first = versions.find((v: any) => JSON.stringify(v).includes('"version":1') || v.version === 1);
+  assert.ok(first, JSON.stringify(list.body));
+  const seq = h.events.events.at(-1)?.seq ?? 0;
+  const restored = await h.t.api('POST', '/api/history/workflow/versions/1/restore');
+  assert.equal(restored.status, 200, JSON.stringify(restored.body));
+  assert.equal((await h.t.api('GET', '/api/workflows/versions')).body.name, 'first');
+  await h.events.waitFor((e) => e.kind === 'workflows.changed' && e.seq > seq && (e.ids as string[]).includes('versions'));
+});

@@ -405,39 +405,87 @@ export class WorkflowRun {
   }
 
   private context(nodeId: string, spec: NodeSpec, extra: TemplateScope, signal: AbortSignal): NodeContext {
-    const emit = (kind: string, p: EmitPayload = {}) => this.run.emit(kind, { ...p, nodeId });
-    const type = nodeType(spec.type)!;
-    return {
-      runId: this.run.id,
-      workflowId: this.doc.id,
-      nodeId,
-      signal,
-      emit,
-      attended: this.attended,
-      render: (v, more) => render(v, this.scope({ ...extra, ...more })),
-      text: (v, more) => renderText(v, this.scope({ ...extra, ...more })),
-      renderSecrets: async (v) => {
-        const secrets: Record<string, string> = {};
-        const names = new Set<string>();
-        for (const f of type.secretFields ?? []) {
-          const value = (spec.config ?? {})[f];
-          for (const m of JSON.stringify(value ?? null).matchAll(/\{\{\s*secret:\s*([A-Za-z0-9_.-]+)\s*\}\}/g)) names.add(m[1]);
-        }
-        for (const name of names) {
-          const value = await this.deps.secret(name);
-          if (value === undefined) throw new Error(`secret "${name}" is not set; add it with POST /api/secrets`);
-          secrets[name] = value;
-        }
-        return render(v, this.scope(extra), { secrets });
-      },
-      scope: (more) => this.scope({ ...extra, ...more }),
-      writeState: (key, value) => this.writeState(key, value, emit),
-      readState: (key) => this.readState(key),
-      sleep: (ms) => sleep(this.deps.clock, ms, signal),
-      services: this.deps.services,
-      runInline: async (inner, more, innerSignal) => (await this.attempts(inner, nodeId, { ...extra, ...more }, innerSignal)).output,
-      runChild: (workflowId, payload, childSignal) => this.deps.runChild(this, workflowId, payload, childSignal),
-    };
+    return new NodeCtx(this, this.deps, nodeId, spec, extra, signal);
+  }
+
+  /** Runs a node spec inline (a map item) under this run, events carrying `nodeId`. */
+  async inline(inner: NodeSpec, nodeId: string, extra: TemplateScope, signal: AbortSignal): Promise<unknown> {
+    return (await this.attempts(inner, nodeId, extra, signal)).output;
+  }
+
+}
+
+/**
+ * What a node's run function sees. A class, not an object of closures: a map builds one per item,
+ * and per-call closures showed up in its profile.
+ */
+class NodeCtx implements NodeContext {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly attended: boolean;
+  readonly services: NodeServices;
+
+  constructor(
+    private readonly wr: WorkflowRun,
+    private readonly deps: ExecutorDeps,
+    readonly nodeId: string,
+    private readonly spec: NodeSpec,
+    private readonly extra: TemplateScope,
+    readonly signal: AbortSignal,
+  ) {
+    this.runId = wr.run.id;
+    this.workflowId = wr.doc.id;
+    this.attended = wr.attended;
+    this.services = deps.services;
+  }
+
+  emit = (kind: string, p: EmitPayload = {}): void => this.wr.run.emit(kind, { ...p, nodeId: this.nodeId });
+
+  scope(more?: TemplateScope): TemplateScope {
+    return this.wr.scope(more ? { ...this.extra, ...more } : this.extra);
+  }
+
+  render(v: unknown, more?: TemplateScope): unknown {
+    return render(v, this.scope(more));
+  }
+
+  text(v: unknown, more?: TemplateScope): string {
+    return renderText(v, this.scope(more));
+  }
+
+  async renderSecrets(v: unknown): Promise<unknown> {
+    const secrets: Record<string, string> = {};
+    const names = new Set<string>();
+    for (const f of nodeType(this.spec.type)?.secretFields ?? []) {
+      const value = (this.spec.config ?? {})[f];
+      for (const m of JSON.stringify(value ?? null).matchAll(/\{\{\s*secret:\s*([A-Za-z0-9_.-]+)\s*\}\}/g)) names.add(m[1]);
+    }
+    for (const name of names) {
+      const value = await this.deps.secret(name);
+      if (value === undefined) throw new Error(`secret "${name}" is not set; add it with POST /api/secrets`);
+      secrets[name] = value;
+    }
+    return render(v, this.scope(), { secrets });
+  }
+
+  writeState(key: string, value: unknown): unknown {
+    return this.wr.writeState(key, value, this.emit);
+  }
+
+  readState(key?: string): unknown {
+    return this.wr.readState(key);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return sleep(this.deps.clock, ms, this.signal);
+  }
+
+  runInline(inner: NodeSpec, more: TemplateScope, signal: AbortSignal): Promise<unknown> {
+    return this.wr.inline(inner, this.nodeId, { ...this.extra, ...more }, signal);
+  }
+
+  runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
+    return this.deps.runChild(this.wr, workflowId, payload, signal);
   }
 }
 
