@@ -64,6 +64,11 @@ import { dbTools } from './capabilities/db/tools.js';
 
 import { vaultsRoutes } from './capabilities/vaults/routes.js';
 import { createVaultsService } from './capabilities/vaults/vaults.js';
+import type { Clock } from './capabilities/workflows/clock.js';
+import { createNodeServices } from './capabilities/workflows/node-services.js';
+import { workflowsRoutes } from './capabilities/workflows/routes.js';
+import { createWorkflowsService, type WorkflowsService } from './capabilities/workflows/service.js';
+import { workflowTools } from './capabilities/workflows/tools.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
@@ -111,6 +116,8 @@ export interface EngineOptions {
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home. */
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome'>;
+  /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
+  clock?: Clock;
 }
 
 export interface Engine {
@@ -131,6 +138,7 @@ export interface Engine {
   config: ConfigServiceImpl;
   notifications: NotificationsService;
   history: HistoryService;
+  workflows: WorkflowsService;
   /** The permission gate (registry default), its rule store and the secret masker. */
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
@@ -346,6 +354,42 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   gatewayRoutes(app, gateway);
   closers.push(() => gateway.close());
 
+  // Workflows, runs, gates and triggers. Agent and command nodes are checkpointed first (git), and a
+  // gate shows what the run changed since its first checkpoint.
+  const workflows = createWorkflowsService({
+    home,
+    bus,
+    runs,
+    log,
+    clock: options.clock,
+    history: () => history,
+    secret: (name) => secrets.get(name),
+    tools: { names: () => tools.names(), readOnly: (name) => tools.get(name)?.readOnly === true },
+    services: {
+      ...createNodeServices({
+        tools,
+        gate,
+        resolveAgent: (name) => agents.resolve(name),
+        resolveModel: (provider, model) => providers.resolve(provider, model),
+        settings: () => settings.get(),
+        shell,
+        floor: urlFloor,
+        secret: (name) => secrets.get(name),
+        notify: (input) => notifications.notify(input),
+      }),
+      checkpoint: async (runId, nodeId) => {
+        await git.checkpoints.snapshot({ runId, nodeId, reason: `before node ${nodeId}` }).catch((err) => log(`checkpoint before node ${nodeId} of ${runId} failed: ${describeError(err)}`));
+      },
+    },
+    changes: async (runId) => (await git.checkpoints.runChanges(runId)).diff,
+    watch: options.files?.watch,
+  });
+  await workflows.init();
+  closers.push(() => workflows.close());
+  history.registerAdapter('workflow', workflows.store.historyAdapter());
+  tools.register(...workflowTools(workflows));
+  workflowsRoutes(app, workflows);
+
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
   attachSockets(app.server, guard, sockets);
@@ -379,5 +423,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

@@ -3,7 +3,7 @@
  * A batch is one write() call of complete lines, so a kill between batches loses at most the
  * unflushed tail and never leaves a torn line; readers still skip a torn last line defensively.
  */
-import { closeSync, openSync, promises as fs, write, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, promises as fs, write, writeSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -67,6 +67,7 @@ export class JsonlAppender {
   private pending: string[] = [];
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
+  private inFlight = 0;
 
   constructor(
     readonly file: string,
@@ -74,7 +75,12 @@ export class JsonlAppender {
   ) {}
 
   append(value: unknown): void {
-    this.pending.push(JSON.stringify(value) + '\n');
+    this.appendJson(JSON.stringify(value));
+  }
+
+  /** Appends a value already serialized (the bus serializes each event once for every listener). */
+  appendJson(json: string): void {
+    this.pending.push(json + '\n');
     if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.flushMs);
   }
 
@@ -85,12 +91,39 @@ export class JsonlAppender {
     if (!this.pending.length) return this.writing;
     const chunk = this.pending.join('');
     this.pending = [];
-    this.writing = this.writing.then(async () => {
-      await writeAll(await this.open(), chunk);
-    }).catch((err) => {
-      process.emitWarning(`could not append to ${this.file}: ${(err as Error).message}`);
-    });
+    this.inFlight++;
+    this.writing = this.writing
+      .then(async () => {
+        await writeAll(await this.open(), chunk);
+      })
+      .catch((err) => {
+        process.emitWarning(`could not append to ${this.file}: ${(err as Error).message}`);
+      })
+      .finally(() => this.inFlight--);
     return this.writing;
+  }
+
+  /**
+   * Writes everything pending now, for a line something is about to depend on (a workflow node's
+   * completion): one synchronous write(2) when no batch is in flight, so the line is in the file
+   * (surviving a kill -9) before the caller goes on; otherwise queued behind the batch in order.
+   */
+  flushNow(): Promise<void> {
+    if (this.inFlight > 0 || !this.pending.length) return this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const chunk = this.pending.join('');
+    this.pending = [];
+    try {
+      if (this.fd === undefined) {
+        mkdirSync(path.dirname(this.file), { recursive: true });
+        this.fd = openSync(this.file, 'a');
+      }
+      writeAllSync(this.fd, chunk);
+    } catch (err) {
+      process.emitWarning(`could not append to ${this.file}: ${(err as Error).message}`);
+    }
+    return Promise.resolve();
   }
 
   /** Synchronous last-chance flush for process exit. */

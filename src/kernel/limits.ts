@@ -180,5 +180,18 @@ export const LIMITS = {
   dbToolCellChars: 200, // a db_query table cell shown to a model is clipped to this
   dbToolRows: 200, // rows a db_query answer shows at most (under the 24 000-character clip)
   dbExportBatch: 5_000, // rows pulled from a cursor per step of an export (fewer round trips; a few MB at most)
+
+  // Workflows (issue 12; the engine's own bounds)
+  workflowIdChars: 128,
+  workflowDocBytes: 4 * 1024 * 1024, // a workflow file larger than this is rejected, never parsed
+  workflowNodesMax: 10_000,
+  workflowNodeIterations: 1_000, // a node re-entered by a loop more often than this fails the run
+  workflowRetryAttemptsMax: 20,
+  workflowRetryBackoffMaxMs: 300_000, // one retry's wait, after doubling
+  workflowMapConcurrencyMax: 64,
+  workflowMapItemsMax: 100_000,
+  workflowChildDepth: 8, // subworkflows nested deeper than this fail (a workflow calling itself through another)
+  workflowWatchDebounceMs: 75, // outside edits of workflows/*.json settle this long before a reload
+  gateChangesChars: 20_000, // what gate.waiting shows of the run's changes so far
 } as const;
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import type { Bus, EmitPayload, EngineEvent } from './bus.js';
 import { UNLOGGED_KINDS } from './bus.js';
-import { notFound } from './errors.js';
+import { conflict, notFound } from './errors.js';
 import { HOME_LAYOUT, type Home, writeFileAtomic } from './home.js';
 import { JsonlAppender, readJsonl, repairTail } from './jsonl.js';
 import { LIMITS } from './limits.js';
@@ -172,7 +172,7 @@ export class RunLedger {
       log.append(event);
       await log.close();
     }
-    this.unsubscribe = this.bus.subscribe((event) => this.onEvent(event));
+    this.unsubscribe = this.bus.subscribe((event, json) => this.onEvent(event, json));
   }
 
   private async compact(): Promise<void> {
@@ -180,12 +180,12 @@ export class RunLedger {
     await writeFileAtomic(this.indexFile, text);
   }
 
-  private onEvent(event: EngineEvent): void {
+  private onEvent(event: EngineEvent, json: string): void {
     if (!event.runId) return;
     const live = this.liveRuns.get(event.runId);
     if (!live) return;
     if (event.kind === 'token.usage') live.addUsage(event as Partial<Usage>, { model: event.model as string | undefined, provider: event.provider as string | undefined });
-    if (!UNLOGGED_KINDS.has(event.kind)) live.log.append(event);
+    if (!UNLOGGED_KINDS.has(event.kind)) live.log.appendJson(json);
   }
 
   nextId(): string {
@@ -205,6 +205,26 @@ export class RunLedger {
     this.liveRuns.set(record.runId, run);
     this.index.append(this.bus.redactor.value(record));
     run.emit('run.started', { ...fields });
+    return run;
+  }
+
+  /**
+   * Re-opens an interrupted run under its own id (workflow resume): the same record and the same log,
+   * appended to; status `running` again until its owner finishes it.
+   */
+  reopen(runId: string, opts: { signal?: AbortSignal } = {}): LiveRun {
+    const record = this.records.get(runId);
+    if (!record) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
+    if (this.liveRuns.has(runId)) throw conflict(`run ${runId} is already running`);
+    record.status = 'running';
+    delete record.endedAt;
+    delete record.error;
+    const run = new LiveRun(record, this, this.logFile(runId));
+    if (opts.signal) opts.signal.addEventListener('abort', () => run.stop(), { once: true });
+    this.liveRuns.set(runId, run);
+    this.index.append({ ...record });
+    const { runId: _id, status: _s, startedAt: _t, usage: _u, models: _m, ...labels } = record;
+    run.emit('run.started', { ...labels, resumed: true });
     return run;
   }
 

@@ -40,7 +40,8 @@ test('every registered route is in the document with a summary, a tag, and reque
   }
   const expanded = routes.flatMap((r) => (r.url === '*' ? [] : [r])).concat(['GET', 'PUT'].flatMap((m) => wildcards(m).map((url) => ({ method: m, url }))));
   for (const { method, url } of expanded) {
-    const op = doc.paths[openApiPath(url)]?.[method.toLowerCase()];
+    // Routes that share a parametric node under different names print it as `:runId|:workflowId`.
+    const op = candidates(url).map((u) => doc.paths[openApiPath(u)]?.[method.toLowerCase()]).find(Boolean);
     const name = `${method} ${url}`;
     if (!op) {
       problems.push(`${name} is missing from the document`);
@@ -51,7 +52,8 @@ test('every registered route is in the document with a summary, a tag, and reque
     const success = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s));
     if (!success.length) problems.push(`${name} has no success response`);
     for (const s of success) if (!Object.values(op.responses[s].content ?? {}).some((c: any) => c.schema)) problems.push(`${name} ${s} has no response schema`);
-    const pathParams = [...url.matchAll(/:([A-Za-z0-9_]+)|\*$/g)].map((m) => m[1] ?? 'path');
+    const documented = candidates(url).find((u) => doc.paths[openApiPath(u)]?.[method.toLowerCase()])!;
+    const pathParams = [...documented.matchAll(/:([A-Za-z0-9_]+)|\*$/g)].map((m) => m[1] ?? 'path');
     for (const p of pathParams) if (!op.parameters?.some((x: any) => x.in === 'path' && x.name === p)) problems.push(`${name} does not describe the path parameter ${p}`);
     if ((method === 'POST' || method === 'PUT' || method === 'PATCH') && !op.requestBody) problems.push(`${name} has no request body schema`);
   }
@@ -124,3 +126,10 @@ test('bodies that lived only in code are described: permissions rule, agent, ski
   assert.deepEqual(del.sort(), ['id', 'session', 'sessionId']);
   assert.equal(doc.paths['/api/files-bin/{path}'].put.requestBody.content['application/octet-stream'].schema.format, 'binary');
 });
+
+/** Every spelling of a printed URL whose segments may list alternatives (`:runId|:workflowId`). */
+function candidates(url: string): string[] {
+  const m = /:[A-Za-z0-9_]+(?:\|:[A-Za-z0-9_]+)+/.exec(url);
+  if (!m) return [url];
+  return m[0].split('|').flatMap((alt) => candidates(url.slice(0, m.index) + alt + url.slice(m.index + m[0].length)));
+}

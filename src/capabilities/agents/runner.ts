@@ -3,7 +3,7 @@
  * (a subagent in a fresh context under its own definition) and memory consolidation (one tool-less
  * pass). Both go through the ONE loop in src/agent, so usage, retries and stops behave as in chat.
  */
-import { runAgent, type RunAgentOptions } from '../../agent/index.js';
+import { runAgent, underCallPrefix } from '../../agent/index.js';
 import type { RunLedger } from '../../kernel/runs.js';
 import type { ProviderService } from '../../providers/service.js';
 import type { ToolRegistry } from '../../tools/registry.js';
@@ -31,7 +31,7 @@ export function createSubagentRunner(deps: RunnerDeps): RunSubagent {
       model: client,
       system: agent.system,
       messages: [{ role: 'user', content: task }],
-      tools: underCall(deps.tools, callId),
+      tools: underCallPrefix(deps.tools, callId),
       allowlist: agent.tools ? new Set(agent.tools) : undefined,
       ctx,
       maxTurns: agent.maxTurns ?? settings.chatMaxTurns,
@@ -39,24 +39,6 @@ export function createSubagentRunner(deps: RunnerDeps): RunSubagent {
       compaction: { fraction: settings.compactFraction },
     });
     return { status: result.status, text: result.text, error: result.error };
-  };
-}
-
-/**
- * The registry as a subagent's loop sees it. The subagent's model picks its own call ids and may
- * repeat its parent's within the one run they share, so wherever the engine shows or answers a call
- * (tool events, the run log, permission prompts resolved by {runId, callId}) the id is
- * `<delegate call id>/<model's id>`, which nests (`a/b/c` two deep) and never equals a parent's id.
- * The model gets its own ids back, so its conversation stays consistent.
- */
-function underCall(tools: ToolRegistry, delegateCallId: string): RunAgentOptions['tools'] {
-  const prefix = `${delegateCallId}/`;
-  return {
-    visible: (allowlist) => tools.visible(allowlist),
-    runBatch: async (calls, ctx, options) => {
-      const outcomes = await tools.runBatch(calls.map((c) => ({ ...c, callId: prefix + c.callId })), ctx, options);
-      return outcomes.map((o, i) => ({ ...o, callId: calls[i].callId }));
-    },
   };
 }
 

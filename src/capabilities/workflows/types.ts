@@ -1,0 +1,172 @@
+/**
+ * The workflow document (our contract, issue 12: keep these names) and the contract every node type
+ * follows. Types only: other capabilities may import this file.
+ */
+import type { Emit } from '../../kernel/bus.js';
+
+export type Reducer = 'replace' | 'append' | 'merge' | 'add';
+export const REDUCERS: readonly Reducer[] = ['replace', 'append', 'merge', 'add'];
+
+export interface StateKeySpec {
+  reducer: Reducer;
+  initial?: unknown;
+}
+
+export interface NodeSpec {
+  id: string;
+  type: string;
+  config?: Record<string, unknown>;
+  retry?: { maxAttempts?: number; backoffMs?: number };
+  timeoutMs?: number;
+  name?: string;
+}
+
+export interface EdgeSpec {
+  from: string;
+  to: string;
+  /** A branch of the source (`true`, `false`, `approved`, `rejected`) or `error`. */
+  when?: string;
+}
+
+export interface WorkflowDocument {
+  id: string;
+  formatVersion: 2;
+  group: string | null;
+  name?: string;
+  description?: string;
+  disabled?: boolean;
+  state?: Record<string, StateKeySpec>;
+  nodes: NodeSpec[];
+  edges: EdgeSpec[];
+}
+
+/** One row of GET /api/workflows: the document, or what is known of a file the engine rejects. */
+export type WorkflowListItem =
+  | (WorkflowDocument & { warnings?: string[] })
+  | { id: string; group: string | null; error: string; formatVersion?: unknown; name?: string };
+
+/** How a run was started. Manual runs from a client are attended; webhook and cron runs are not. */
+export type RunSource = 'manual' | 'webhook' | 'cron' | 'workflow';
+
+/** What a node's run function may use. */
+export interface NodeContext {
+  runId: string;
+  workflowId: string;
+  nodeId: string;
+  /** Aborted by stop, by the node's timeout, or when the run fails elsewhere. */
+  signal: AbortSignal;
+  /** Run-scoped emit; events carry this node's id. */
+  emit: Emit;
+  attended: boolean;
+  /** Renders `{{...}}` templates (strings, and strings inside arrays and objects). */
+  render(value: unknown, extra?: TemplateScope): unknown;
+  /** Renders templates and `{{secret:name}}` (only for a node type's secretFields). */
+  renderSecrets(value: unknown): Promise<unknown>;
+  /** Renders to text (objects as JSON, missing values as nothing). */
+  text(value: unknown, extra?: TemplateScope): string;
+  /** A template scope with the run's current values (for expressions). */
+  scope(extra?: TemplateScope): TemplateScope;
+  /** One write through the key's reducer; emits `state.updated`; returns the new value. */
+  writeState(key: string, value: unknown): unknown;
+  readState(key?: string): unknown;
+  /** Sleeps on the engine clock (the test clock in tests), abortable. */
+  sleep(ms: number): Promise<void>;
+  /** Services the node types reach (wired by the composition root). */
+  services: NodeServices;
+  /** Runs another node spec inline (map items); honours retry/timeouts of that spec. `signal` must follow this node's signal. */
+  runInline(spec: NodeSpec, extra: TemplateScope, signal: AbortSignal, label: string): Promise<unknown>;
+  /** Starts a subworkflow as a child run and waits for its result. `signal` must follow this node's signal. */
+  runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown>;
+}
+
+export interface TemplateScope {
+  trigger?: unknown;
+  state?: Record<string, unknown>;
+  nodes?: Record<string, { output: unknown }>;
+  item?: unknown;
+  index?: number;
+}
+
+export interface NodeResult {
+  output: unknown;
+  /** The branch taken: edges with a matching `when` are followed. */
+  branch?: string;
+}
+
+/** A node type: one file under nodes/, its config schema and description beside its run function. */
+export interface NodeType {
+  type: string;
+  /** For a person and a model (list_node_types). */
+  description: string;
+  /** JSON Schema of `config`. */
+  config: Record<string, unknown>;
+  /** A minimal example node (docs and list_node_types). */
+  example: Record<string, unknown>;
+  /** Branches edges may name in `when` (besides `error`). */
+  branches?: readonly string[];
+  /** The branch an edge without `when` follows (gate: approved; condition: true). Default: every success. */
+  defaultBranch?: string;
+  trigger?: boolean;
+  /** Config fields holding templates that may use `{{secret:name}}` (http headers). */
+  secretFields?: readonly string[];
+  /** The state key this node writes, when known from its config (validation). */
+  writes?(config: Record<string, unknown>): string | undefined;
+  /** Extra validation beyond the schema: sentences of what to fix. */
+  check?(config: Record<string, unknown>, doc: WorkflowDocument): string[];
+  /**
+   * Whether a start that never completed may have left side effects (resume reports it as lossy):
+   * `events` are the node's events of that attempt.
+   */
+  lossy?(config: Record<string, unknown>, events: Array<Record<string, unknown>>, readOnlyTool: (name: string) => boolean): boolean;
+  run(config: Record<string, unknown>, ctx: NodeContext): Promise<NodeResult>;
+}
+
+/** Services node types use; engine.ts provides them (see service.ts). */
+export interface NodeServices {
+  agent?(req: AgentNodeRequest): Promise<{ text: string; status: string; error?: string }>;
+  command?(req: { command: string; cwd?: string; signal: AbortSignal; emit: Emit; runId: string; callId: string; attended: boolean; timeoutMs?: number }): Promise<{ exitCode: number; text: string }>;
+  http?(req: HttpRequest): Promise<HttpResponse>;
+  secret?(name: string): Promise<string | undefined>;
+  notify?(input: { title: string; body?: string; level?: 'info' | 'success' | 'warning' | 'error'; runId?: string; link?: string; source?: string }): Promise<unknown>;
+  gate?(req: { runId: string; workflowId: string; nodeId: string; message: string; signal: AbortSignal; emit: Emit }): Promise<{ approved: boolean; note?: string }>;
+  /** Optional checkpoint hook (the git capability's snapshot), called before agent and command nodes. */
+  checkpoint?(runId: string, nodeId: string): Promise<void>;
+}
+
+export interface AgentNodeRequest {
+  agent?: string;
+  system?: string;
+  prompt: string;
+  tools?: string[];
+  maxTurns?: number;
+  signal: AbortSignal;
+  emit: Emit;
+  runId: string;
+  nodeId: string;
+  attended: boolean;
+  onDelta(text: string): void;
+}
+
+export interface HttpRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  allowPrivate: boolean;
+  signal: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** What validation answers: a fix list (blocking) and warnings (not). */
+export interface ValidationResult {
+  ok: boolean;
+  errors: string[];
+  warnings: string[];
+  summary?: { nodes: number; edges: number; triggers: string[] };
+}
