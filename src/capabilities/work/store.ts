@@ -1,0 +1,168 @@
+/**
+ * Boards on disk, under `<workspace>/.work/<project>/`: `board.json`, `counter.json` and
+ * `items/<KEY>.md`. Items are cached by file name with their mtime and size; every read re-stats the
+ * folder, so a hand edit, a new file or a deleted one is seen at the next call while an unchanged
+ * file is never parsed twice (work_list over 5 000 items stays in milliseconds).
+ */
+import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { EngineError } from '../../kernel/errors.js';
+import { writeFileAtomic } from '../../kernel/home.js';
+import { parseConfig } from './config.js';
+import { parseItem } from './item-file.js';
+import type { BoardConfig, WorkItem } from './types.js';
+
+export const BOARDS_DIR = '.work';
+
+interface Cached {
+  mtimeMs: number;
+  size: number;
+  item: WorkItem;
+}
+
+export interface Board {
+  project: string;
+  dir: string;
+  config: BoardConfig;
+  /** The items by key, fresh as of the last `refresh`. */
+  items: Map<string, WorkItem>;
+}
+
+export class BoardStore {
+  private readonly cache = new Map<string, { configStamp: string; config: BoardConfig; files: Map<string, Cached> }>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly workspace: () => string) {}
+
+  root(): string {
+    return path.join(this.workspace(), BOARDS_DIR);
+  }
+
+  dir(project: string): string {
+    return path.join(this.root(), project);
+  }
+
+  itemFile(project: string, key: string): string {
+    return path.join(this.dir(project), 'items', `${key}.md`);
+  }
+
+  /** The projects that have a board.json, sorted. */
+  projects(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.root());
+    } catch {
+      return [];
+    }
+    return names.filter((n) => !n.startsWith('.') && isFile(path.join(this.root(), n, 'board.json'))).sort();
+  }
+
+  exists(project: string): boolean {
+    return isFile(path.join(this.dir(project), 'board.json'));
+  }
+
+  /** A board with its items re-read where their files changed; null when there is no board.json. */
+  load(project: string): Board | null {
+    const dir = this.dir(project);
+    const configFile = path.join(dir, 'board.json');
+    let st;
+    try {
+      st = statSync(configFile);
+    } catch {
+      this.cache.delete(project);
+      return null;
+    }
+    const stamp = `${st.mtimeMs}:${st.size}`;
+    let entry = this.cache.get(project);
+    if (!entry || entry.configStamp !== stamp) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(configFile, 'utf8'));
+      } catch {
+        throw new EngineError(500, `${path.join(BOARDS_DIR, project, 'board.json')} is not valid JSON; fix it by hand or PUT /api/work/${project} with a config`);
+      }
+      let config: BoardConfig;
+      try {
+        config = parseConfig(project, raw);
+      } catch (err) {
+        throw new EngineError(500, `${path.join(BOARDS_DIR, project, 'board.json')} is invalid: ${(err as Error).message}`);
+      }
+      entry = { configStamp: stamp, config, files: entry?.files ?? new Map() };
+      this.cache.set(project, entry);
+    }
+    const items = new Map<string, WorkItem>();
+    const itemsDir = path.join(dir, 'items');
+    let names: string[] = [];
+    try {
+      names = readdirSync(itemsDir);
+    } catch {
+      /* no items yet */
+    }
+    const keyOf = new RegExp(`^(${entry.config.prefix}-[1-9][0-9]*)\\.md$`);
+    const seen = new Set<string>();
+    for (const name of names) {
+      const m = keyOf.exec(name);
+      if (!m) continue;
+      const file = path.join(itemsDir, name);
+      let fst;
+      try {
+        fst = statSync(file);
+      } catch {
+        continue; // deleted between readdir and stat
+      }
+      seen.add(name);
+      let cached = entry.files.get(name);
+      if (!cached || cached.mtimeMs !== fst.mtimeMs || cached.size !== fst.size) {
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch {
+          continue;
+        }
+        cached = { mtimeMs: fst.mtimeMs, size: fst.size, item: parseItem(project, m[1], text) };
+        entry.files.set(name, cached);
+      }
+      items.set(m[1], cached.item);
+    }
+    for (const name of entry.files.keys()) if (!seen.has(name)) entry.files.delete(name);
+    return { project, dir, config: entry.config, items };
+  }
+
+  async writeConfig(project: string, config: BoardConfig): Promise<void> {
+    await writeFileAtomic(path.join(this.dir(project), 'board.json'), JSON.stringify(config, null, 2) + '\n');
+  }
+
+  /** Replaces an item file atomically (temp file + rename: a crash never leaves half an item). */
+  async writeItem(project: string, key: string, text: string): Promise<void> {
+    await writeFileAtomic(this.itemFile(project, key), text);
+  }
+
+  async readItemText(project: string, key: string): Promise<string | undefined> {
+    try {
+      return await fs.readFile(this.itemFile(project, key), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /** Runs `work` alone for one board: every write of a board (and its key counter) is serialized. */
+  locked<T>(project: string, work: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(project) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.locks.set(project, settled);
+    void settled.then(() => {
+      if (this.locks.get(project) === settled) this.locks.delete(project);
+    });
+    return next;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
