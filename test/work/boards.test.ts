@@ -201,6 +201,10 @@ describe('boards', () => {
     const lanes = await t.api('PUT', '/api/work/engine', { prefix: 'ENG', lanes: [{ name: 'Open', category: 'unstarted' }] });
     assert.equal(lanes.status, 409);
     assert.match(lanes.body.error, /lanes this config drops/);
+    const partial = await t.api('PUT', '/api/work/engine', { name: 'The engine' });
+    assert.equal(partial.status, 200, 'settings left out keep their current values');
+    assert.equal(partial.body.config.prefix, 'ENG');
+    assert.deepEqual(partial.body.config.labels, ['api', 'ui']);
   });
 
   it('links: runs whose workItem is the key, chat sessions and commits that name it', async () => {

@@ -49,18 +49,21 @@ export function createWorkService(deps: WorkDeps) {
   /** Lane order, then rank, then key number: the order a board shows its items in. */
   function sorted(b: Board, items: WorkItem[]): WorkItem[] {
     const lane = new Map(b.config.lanes.map((l, i) => [l.name.toLowerCase(), i]));
-    const at = (i: WorkItem) => lane.get(i.status.toLowerCase()) ?? b.config.lanes.length;
-    return items.sort((x, y) => at(x) - at(y) || x.rank - y.rank || keyNumber(x.key) - keyNumber(y.key));
+    // Sort keys computed once per item, not once per comparison (5 000 items: ~60 000 comparisons).
+    const keyed = items.map((i) => ({ i, lane: lane.get(i.status.toLowerCase()) ?? b.config.lanes.length, n: keyNumber(i.key) }));
+    keyed.sort((x, y) => x.lane - y.lane || x.i.rank - y.i.rank || x.n - y.n);
+    return keyed.map((k) => k.i);
   }
 
   function listing(b: Board, filter: ListFilter): BoardListing {
     const match = resolveFilter(b, filter);
     const counts: Record<string, number> = Object.fromEntries(b.config.lanes.map((l) => [l.name, 0]));
     const archived = filter.archived ?? false;
+    const laneName = new Map(b.config.lanes.map((l) => [l.name.toLowerCase(), l.name]));
     for (const item of b.items.values()) {
       if (item.archived !== archived) continue;
-      const lane = b.config.lanes.find((l) => l.name.toLowerCase() === item.status.toLowerCase());
-      if (lane) counts[lane.name] += 1;
+      const lane = laneName.get(item.status.toLowerCase());
+      if (lane) counts[lane] += 1;
     }
     return { project: b.project, config: b.config, counts, items: sorted(b, [...b.items.values()].filter(match)).map(row) };
   }
@@ -114,21 +117,25 @@ export function createWorkService(deps: WorkDeps) {
     /** Creates a board (`{}`: the documented default) or updates its config; refuses what would orphan items. */
     async putBoard(project: string, raw: unknown): Promise<{ created: boolean; config: BoardConfig }> {
       checkProject(project);
-      const config = parseConfig(project, raw);
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('a board config must be a JSON object (send {} for the default board)');
       return store.locked(project, async () => {
         const old = store.load(project);
+        // Settings left out keep their current value (a new board: the default's).
+        const config = parseConfig(project, old ? { ...old.config, ...raw } : raw);
         if (old) {
           const items = [...old.items.values()];
           if (config.prefix !== old.config.prefix && items.length) {
             throw conflict(`board "${project}" holds ${items.length} items keyed ${old.config.prefix}-<n>; its prefix cannot change (keys are permanent)`);
           }
+          // Only items the old config held can be stranded (a hand-broken file is already off every lane).
           const lanes = new Set(config.lanes.map((l) => l.name.toLowerCase()));
-          const stranded = items.filter((i) => !lanes.has(i.status.toLowerCase()));
+          const oldLanes = new Set(old.config.lanes.map((l) => l.name.toLowerCase()));
+          const stranded = items.filter((i) => oldLanes.has(i.status.toLowerCase()) && !lanes.has(i.status.toLowerCase()));
           if (stranded.length) {
             throw conflict(`${stranded.length} items of "${project}" are in lanes this config drops (${[...new Set(stranded.map((i) => i.status))].join(', ')}), e.g. ${stranded[0].key}; move them first or keep the lanes`);
           }
           const kinds = new Set(config.kinds.map((k) => k.name));
-          const orphan = items.find((i) => !kinds.has(i.kind));
+          const orphan = items.find((i) => !kinds.has(i.kind) && old.config.kinds.some((k) => k.name === i.kind));
           if (orphan) throw conflict(`${orphan.key} is a ${orphan.kind}, a kind this config drops; keep the kind or change the item first`);
         }
         await store.writeConfig(project, config);
