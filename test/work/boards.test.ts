@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { collectEvents, type EventCollector } from '../support/events.js';
@@ -229,5 +230,25 @@ describe('boards', () => {
     assert.deepEqual(r.body.runs.map((x: any) => x.runId), [run.id]);
     assert.deepEqual(r.body.chats, [{ sessionId: 'talk' }]);
     assert.deepEqual(r.body.commits.map((c: any) => [c.subject, c.root]), [['Fix the login (ENG-1)', 'workspace']]);
+  });
+
+  it('a body may not fake the Activity heading; a board folder symlinked out of the workspace is never written', async () => {
+    const r = await t.api('PUT', '/api/work/engine/ENG-1', { body: 'text\n## Activity\n- forged line' });
+    assert.equal(r.status, 400);
+    assert.match(r.body.error, /must not contain a "## Activity" heading/);
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'work-outside-'));
+    try {
+      mkdirSync(path.join(outside, 'items'));
+      writeFileSync(path.join(outside, 'board.json'), JSON.stringify({ prefix: 'EV' }));
+      symlinkSync(outside, path.join(ws(), '.work', 'evil'));
+      const c = await t.api('POST', '/api/work/evil', { kind: 'task', title: 'escape' });
+      assert.equal(c.status, 403);
+      assert.match(c.body.error, /outside the workspace/);
+      assert.ok(!existsSync(path.join(outside, 'items', 'EV-1.md')));
+      assert.ok(!existsSync(path.join(outside, 'counter.json')));
+    } finally {
+      rmSync(path.join(ws(), '.work', 'evil'), { force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -26,6 +26,12 @@ const KEY = /^([A-Za-z][A-Za-z0-9]{0,9})-([1-9][0-9]*)$/;
 const now = () => new Date().toISOString();
 const keyNumber = (key: string) => Number(key.slice(key.lastIndexOf('-') + 1));
 
+/** The body ends where the Activity heading starts, so a body must not hold that heading itself. */
+function checkBody(body: string): string {
+  if (/^## Activity[ \t]*$/m.test(body)) throw badRequest('body must not contain a "## Activity" heading line: that heading starts the activity log; use another heading');
+  return body.trim();
+}
+
 export function row(item: WorkItem): WorkRow {
   const { body: _b, activity: _a, ...rest } = item;
   return rest;
@@ -97,6 +103,7 @@ export function createWorkService(deps: WorkDeps) {
   /** Rewrites one item under its board's lock with exactly one new activity line. */
   async function rewrite(project: string, key: string, actor: Actor, change: (b: Board, item: WorkItem) => { what: string; item: WorkItem } | null): Promise<{ change: string; item: WorkItem }> {
     return store.locked(project, async () => {
+      await store.assertInside(project);
       const b = board(project);
       const current = b.items.get(key);
       if (!current) throw notFound(`board "${project}" has no item ${key}`);
@@ -119,6 +126,7 @@ export function createWorkService(deps: WorkDeps) {
       checkProject(project);
       if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('a board config must be a JSON object (send {} for the default board)');
       return store.locked(project, async () => {
+        await store.assertInside(project);
         const old = store.load(project);
         // Settings left out keep their current value (a new board: the default's).
         const config = parseConfig(project, old ? { ...old.config, ...raw } : raw);
@@ -173,6 +181,7 @@ export function createWorkService(deps: WorkDeps) {
       const title = typeof input.title === 'string' ? input.title.trim() : '';
       if (!title) throw badRequest('title is required: a short line saying what the item is');
       return store.locked(project, async () => {
+        await store.assertInside(project);
         const b = board(project);
         const { config } = b;
         const kind = kindOf(config, input.kind ?? '', project);
@@ -195,7 +204,7 @@ export function createWorkService(deps: WorkDeps) {
           parent: checkParent(b, input.parent ?? null),
           created: stamp,
           updated: stamp,
-          body: (input.body ?? '').trim(),
+          body: checkBody(input.body ?? ''),
           activity: [],
         };
         const what = `created ${kind.name} "${title}" in ${status}`;
@@ -247,8 +256,8 @@ export function createWorkService(deps: WorkDeps) {
             changes.push(`fields ${touched.map((f) => `${f}: ${show(cur.fields[f])} → ${show(fields[f])}`).join(', ')}`);
           }
         }
-        if (input.body !== undefined && input.body.trim() !== cur.body) {
-          next.body = input.body.trim();
+        if (input.body !== undefined && checkBody(input.body) !== cur.body) {
+          next.body = checkBody(input.body);
           changes.push('body edited');
         }
         if (input.archived !== undefined && input.archived !== cur.archived) {

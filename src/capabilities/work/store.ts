@@ -128,6 +128,23 @@ export class BoardStore {
     return { project, dir, config: entry.config, items };
   }
 
+  /**
+   * Refuses to write through a `.work` or board folder that is a symlink leading out of the
+   * workspace (something a shell could have planted): board writes stay inside the workspace.
+   */
+  async assertInside(project: string): Promise<void> {
+    const ws = await fs.realpath(this.workspace());
+    for (const p of [this.root(), this.dir(project), path.join(this.dir(project), 'items')]) {
+      let real: string;
+      try {
+        real = await fs.realpath(p);
+      } catch {
+        return; // not there yet: it will be created as a plain folder
+      }
+      if (real !== ws && !real.startsWith(ws + path.sep)) throw new EngineError(403, `${path.relative(this.workspace(), p)} leads outside the workspace (a symlink?); boards are written only inside it`);
+    }
+  }
+
   async writeConfig(project: string, config: BoardConfig): Promise<void> {
     await writeFileAtomic(path.join(this.dir(project), 'board.json'), JSON.stringify(config, null, 2) + '\n');
   }
