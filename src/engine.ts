@@ -311,6 +311,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const work = createWorkService({
     workspace: () => fence.root('workspace').path,
     emit,
+    serialize: (key, work) => home.serialize(key, work),
     links: {
       runs: () => runs.all(),
       chatDir: () => home.path(HOME_LAYOUT.chat),

@@ -17,6 +17,8 @@ export interface WorkDeps {
   /** The workspace folder: boards live in `<workspace>/.work/` so they can be kept in git with the code. */
   workspace: () => string;
   emit: Emit;
+  /** Home.serialize: the per-path queue that orders a board's writes. */
+  serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>;
   links: LinkDeps;
 }
 
@@ -38,7 +40,7 @@ export function row(item: WorkItem): WorkRow {
 }
 
 export function createWorkService(deps: WorkDeps) {
-  const store = new BoardStore(deps.workspace);
+  const store = new BoardStore(deps.workspace, deps.serialize);
 
   const boardNames = () => {
     const all = store.projects();

@@ -30,9 +30,11 @@ export interface Board {
 
 export class BoardStore {
   private readonly cache = new Map<string, { configStamp: string; config: BoardConfig; files: Map<string, Cached> }>();
-  private readonly locks = new Map<string, Promise<unknown>>();
-
-  constructor(private readonly workspace: () => string) {}
+  constructor(
+    private readonly workspace: () => string,
+    /** The home's per-path queue (Home.serialize): one writer at a time per board folder. */
+    private readonly serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>,
+  ) {}
 
   root(): string {
     return path.join(this.workspace(), BOARDS_DIR);
@@ -165,14 +167,7 @@ export class BoardStore {
 
   /** Runs `work` alone for one board: every write of a board (and its key counter) is serialized. */
   locked<T>(project: string, work: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(project) ?? Promise.resolve();
-    const next = prev.then(work, work);
-    const settled = next.catch(() => undefined);
-    this.locks.set(project, settled);
-    void settled.then(() => {
-      if (this.locks.get(project) === settled) this.locks.delete(project);
-    });
-    return next;
+    return this.serialize(this.dir(project), work);
   }
 }
 

@@ -97,22 +97,7 @@ export interface BoardListing {
   items: WorkRow[];
 }
 
-/** What create takes (HTTP body and `work_create` alike). */
-export interface CreateInput {
-  kind: string;
-  title: string;
-  body?: string;
-  status?: string;
-  parent?: string | null;
-  assignee?: string | null;
-  labels?: string[];
-  estimate?: number | null;
-  priority?: string | null;
-  rank?: number;
-  fields?: Record<string, unknown>;
-}
-
-/** What update takes; `null` clears a field. */
+/** What update takes (HTTP body and `work_update` alike); `null` clears a field. */
 export interface UpdateInput {
   status?: string;
   title?: string;
@@ -125,6 +110,12 @@ export interface UpdateInput {
   fields?: Record<string, unknown>;
   archived?: boolean;
   parent?: string | null;
+}
+
+/** What create takes: the same members (but `archived`) plus the kind, and a title is required. */
+export interface CreateInput extends Omit<UpdateInput, 'archived' | 'title'> {
+  kind: string;
+  title: string;
 }
 
 export interface WorkLinks {
