@@ -312,6 +312,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     workspace: () => fence.root('workspace').path,
     emit,
     serialize: (key, work) => home.serialize(key, work),
+    indexDir: home.path('work-index'),
     links: {
       runs: () => runs.all(),
       chatDir: () => home.path(HOME_LAYOUT.chat),
@@ -319,6 +320,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       git: (args, cwd) => runGit(args, { cwd, ceilings: [home.root] }),
     },
   });
+  closers.push(() => work.store.flush());
   tools.register(...workTools(work));
   workRoutes(app, work);
   agentsRoutes(app, agents);

@@ -20,6 +20,8 @@ export interface WorkDeps {
   /** Home.serialize: the per-path queue that orders a board's writes. */
   serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>;
   links: LinkDeps;
+  /** Where parsed items are kept between starts (`<home>/work-index`); none: parse every file at start. */
+  indexDir?: string;
 }
 
 export type WorkService = ReturnType<typeof createWorkService>;
@@ -40,7 +42,7 @@ export function row(item: WorkItem): WorkRow {
 }
 
 export function createWorkService(deps: WorkDeps) {
-  const store = new BoardStore(deps.workspace, deps.serialize);
+  const store = new BoardStore(deps.workspace, deps.serialize, deps.indexDir);
 
   const boardNames = () => {
     const all = store.projects();

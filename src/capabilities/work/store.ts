@@ -5,6 +5,7 @@
  * file is never parsed twice (work_list over 5 000 items stays in milliseconds).
  */
 import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
 import { writeFileAtomic } from '../../kernel/home.js';
@@ -13,6 +14,8 @@ import { parseItem } from './item-file.js';
 import type { BoardConfig, WorkItem } from './types.js';
 
 export const BOARDS_DIR = '.work';
+const INDEX_VERSION = 1;
+const INDEX_FLUSH_MS = 2_000;
 
 interface Cached {
   mtimeMs: number;
@@ -30,11 +33,57 @@ export interface Board {
 
 export class BoardStore {
   private readonly cache = new Map<string, { configStamp: string; config: BoardConfig; files: Map<string, Cached> }>();
+  private readonly dirty = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly workspace: () => string,
     /** The home's per-path queue (Home.serialize): one writer at a time per board folder. */
     private readonly serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>,
+    /**
+     * Where the parsed items are kept between starts (`<home>/work-index/`): a restart over a large
+     * board re-parses only the files whose mtime or size changed, not every file.
+     */
+    private readonly indexDir?: string,
   ) {}
+
+  private indexFile(project: string): string {
+    return path.join(this.indexDir!, `${createHash('sha1').update(this.dir(project)).digest('hex').slice(0, 16)}.json`);
+  }
+
+  /** The files of a board as the last run left them (empty when there is no usable index). */
+  private readIndex(project: string): Map<string, Cached> {
+    if (!this.indexDir) return new Map();
+    try {
+      const saved = JSON.parse(readFileSync(this.indexFile(project), 'utf8')) as { version: number; dir: string; files: Record<string, Cached> };
+      if (saved.version !== INDEX_VERSION || saved.dir !== this.dir(project)) return new Map();
+      return new Map(Object.entries(saved.files));
+    } catch {
+      return new Map(); // none yet, or unreadable: the files are the truth and get parsed
+    }
+  }
+
+  /** Saves changed board indexes soon after the change (coalesced), off the request path. */
+  private markDirty(project: string): void {
+    if (!this.indexDir) return;
+    this.dirty.add(project);
+    this.flushTimer ??= setTimeout(() => void this.flush(), INDEX_FLUSH_MS);
+    this.flushTimer.unref();
+  }
+
+  /** Writes the index of every board changed since the last flush (also called at engine close). */
+  async flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const projects = [...this.dirty];
+    this.dirty.clear();
+    for (const project of projects) {
+      const entry = this.cache.get(project);
+      if (!entry) continue;
+      const data = { version: INDEX_VERSION, dir: this.dir(project), files: Object.fromEntries(entry.files) };
+      await writeFileAtomic(this.indexFile(project), JSON.stringify(data)).catch(() => undefined);
+    }
+  }
 
   root(): string {
     return path.join(this.workspace(), BOARDS_DIR);
@@ -89,7 +138,7 @@ export class BoardStore {
       } catch (err) {
         throw new EngineError(500, `${path.join(BOARDS_DIR, project, 'board.json')} is invalid: ${(err as Error).message}`);
       }
-      entry = { configStamp: stamp, config, files: entry?.files ?? new Map() };
+      entry = { configStamp: stamp, config, files: entry?.files ?? this.readIndex(project) };
       this.cache.set(project, entry);
     }
     const items = new Map<string, WorkItem>();
@@ -102,6 +151,7 @@ export class BoardStore {
     }
     const keyOf = new RegExp(`^(${entry.config.prefix}-[1-9][0-9]*)\\.md$`);
     const seen = new Set<string>();
+    let changed = false;
     for (const name of names) {
       const m = keyOf.exec(name);
       if (!m) continue;
@@ -122,11 +172,17 @@ export class BoardStore {
           continue;
         }
         cached = { mtimeMs: fst.mtimeMs, size: fst.size, item: parseItem(project, m[1], text) };
+        changed = true;
         entry.files.set(name, cached);
       }
       items.set(m[1], cached.item);
     }
-    for (const name of entry.files.keys()) if (!seen.has(name)) entry.files.delete(name);
+    for (const name of entry.files.keys()) {
+      if (seen.has(name)) continue;
+      entry.files.delete(name);
+      changed = true;
+    }
+    if (changed) this.markDirty(project);
     return { project, dir, config: entry.config, items };
   }
 

@@ -17,7 +17,6 @@ export function workTools(work: WorkService) {
   const list = defineTool<ListFilter>({
     name: 'work_list',
     group: 'work',
-    readOnly: true,
     description:
       'List work items on the boards: one row per item (KEY, title, status, kind, assignee) and the item count of every lane. ' +
       'Omit project for every board. Filters: status (a lane), kind, label, assignee; archived: true lists the archive. A filter naming something the board lacks is an error that names the valid values.',
@@ -39,7 +38,6 @@ export function workTools(work: WorkService) {
   const get = defineTool<{ key: string; project?: string }>({
     name: 'work_get',
     group: 'work',
-    readOnly: true,
     description: 'Read one work item: its frontmatter (kind, title, status, assignee, labels, estimate, priority, rank, fields, archived, parent), its markdown body and its activity log.',
     parameters: { type: 'object', properties: { key: keyArg, project: projectArg }, required: ['key'], additionalProperties: false },
     permission: 'other',
