@@ -155,13 +155,10 @@ export class BoardStore {
     for (const name of names) {
       const m = keyOf.exec(name);
       if (!m) continue;
-      const file = path.join(itemsDir, name);
-      let fst;
-      try {
-        fst = statSync(file);
-      } catch {
-        continue; // deleted between readdir and stat
-      }
+      // Plain concatenation and no exception for a vanished file: this loop runs 5 000 times a list.
+      const file = itemsDir + path.sep + name;
+      const fst = statSync(file, { throwIfNoEntry: false });
+      if (!fst) continue; // deleted between readdir and stat
       seen.add(name);
       let cached = entry.files.get(name);
       if (!cached || cached.mtimeMs !== fst.mtimeMs || cached.size !== fst.size) {
