@@ -66,6 +66,14 @@ describe('work tools through the registry', () => {
     assert.match(field.text, /field "severity" of a bug must be one of "minor", "major", "critical"/);
   });
 
+  it('parallel creates from tools and HTTP at once still get distinct, gap-free keys', async () => {
+    assert.equal((await h.t.api('PUT', '/api/work/mixed', { prefix: 'MX' })).status, 200);
+    const viaTool = Array.from({ length: 15 }, (_, i) => call('work_create', { project: 'mixed', kind: 'task', title: `tool ${i}` }, { runId: `run-9-${i}` }).then((r) => /created (MX-\d+)/.exec(r.text)?.[1]));
+    const viaHttp = Array.from({ length: 15 }, (_, i) => h.t.api('POST', '/api/work/mixed', { kind: 'task', title: `http ${i}` }).then((r) => r.body.key as string));
+    const keys = (await Promise.all([...viaTool, ...viaHttp])).sort((a, b) => Number(a!.slice(3)) - Number(b!.slice(3)));
+    assert.deepEqual(keys, Array.from({ length: 30 }, (_, i) => `MX-${i + 1}`));
+  });
+
   it('two boards with one prefix need project', async () => {
     assert.equal((await h.t.api('PUT', '/api/work/engine-copy', { prefix: 'ENG' })).status, 200);
     await call('work_create', { project: 'engine-copy', kind: 'task', title: 'the other one' });
