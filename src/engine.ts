@@ -56,6 +56,10 @@ import { aboutRoutes } from './capabilities/system/about.js';
 import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { gitRoutes } from './capabilities/git/routes.js';
+import { git as runGit } from './capabilities/git/exec.js';
+import { workRoutes } from './capabilities/work/routes.js';
+import { createWorkService } from './capabilities/work/service.js';
+import { workTools } from './capabilities/work/tools.js';
 import { createGitService, type GitService } from './capabilities/git/service.js';
 
 import { createDb } from './capabilities/db/facade.js';
@@ -345,6 +349,22 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => git.close());
   tools.setBeforeWrite((ctx) => git.checkpoints.beforeWrite(ctx.runId!));
   gitRoutes(app, git);
+  // Work boards (issue 17): files under <workspace>/.work/, kept in git with the code they track.
+  const work = createWorkService({
+    workspace: () => fence.root('workspace').path,
+    emit,
+    serialize: (key, work) => home.serialize(key, work),
+    indexDir: home.path('work-index'),
+    links: {
+      runs: () => runs.all(),
+      chatDir: () => home.path(HOME_LAYOUT.chat),
+      roots: () => fence.roots(),
+      git: (args, cwd) => runGit(args, { cwd, ceilings: [home.root] }),
+    },
+  });
+  closers.push(() => work.store.flush());
+  tools.register(...workTools(work));
+  workRoutes(app, work);
   agentsRoutes(app, agents);
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);

@@ -1,0 +1,233 @@
+/**
+ * Boards on disk, under `<workspace>/.work/<project>/`: `board.json`, `counter.json` and
+ * `items/<KEY>.md`. Items are cached by file name with their mtime and size; every read re-stats the
+ * folder, so a hand edit, a new file or a deleted one is seen at the next call while an unchanged
+ * file is never parsed twice (work_list over 5 000 items stays in milliseconds).
+ */
+import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { EngineError } from '../../kernel/errors.js';
+import { writeFileAtomic } from '../../kernel/home.js';
+import { parseConfig } from './config.js';
+import { parseItem } from './item-file.js';
+import type { BoardConfig, WorkItem } from './types.js';
+
+export const BOARDS_DIR = '.work';
+const INDEX_VERSION = 1;
+const INDEX_FLUSH_MS = 2_000;
+
+interface Cached {
+  mtimeMs: number;
+  size: number;
+  item: WorkItem;
+}
+
+export interface Board {
+  project: string;
+  dir: string;
+  config: BoardConfig;
+  /** The items by key, fresh as of the last `refresh`. */
+  items: Map<string, WorkItem>;
+}
+
+export class BoardStore {
+  private readonly cache = new Map<string, { configStamp: string; config: BoardConfig; files: Map<string, Cached> }>();
+  private readonly dirty = new Set<string>();
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly workspace: () => string,
+    /** The home's per-path queue (Home.serialize): one writer at a time per board folder. */
+    private readonly serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>,
+    /**
+     * Where the parsed items are kept between starts (`<home>/work-index/`): a restart over a large
+     * board re-parses only the files whose mtime or size changed, not every file.
+     */
+    private readonly indexDir?: string,
+  ) {}
+
+  private indexFile(project: string): string {
+    return path.join(this.indexDir!, `${createHash('sha1').update(this.dir(project)).digest('hex').slice(0, 16)}.json`);
+  }
+
+  /** The files of a board as the last run left them (empty when there is no usable index). */
+  private readIndex(project: string): Map<string, Cached> {
+    if (!this.indexDir) return new Map();
+    try {
+      const saved = JSON.parse(readFileSync(this.indexFile(project), 'utf8')) as { version: number; dir: string; files: Record<string, Cached> };
+      if (saved.version !== INDEX_VERSION || saved.dir !== this.dir(project)) return new Map();
+      return new Map(Object.entries(saved.files));
+    } catch {
+      return new Map(); // none yet, or unreadable: the files are the truth and get parsed
+    }
+  }
+
+  /** Saves changed board indexes soon after the change (coalesced), off the request path. */
+  private markDirty(project: string): void {
+    if (!this.indexDir) return;
+    this.dirty.add(project);
+    this.flushTimer ??= setTimeout(() => void this.flush(), INDEX_FLUSH_MS);
+    this.flushTimer.unref();
+  }
+
+  /** Writes the index of every board changed since the last flush (also called at engine close). */
+  async flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const projects = [...this.dirty];
+    this.dirty.clear();
+    for (const project of projects) {
+      const entry = this.cache.get(project);
+      if (!entry) continue;
+      const data = { version: INDEX_VERSION, dir: this.dir(project), files: Object.fromEntries(entry.files) };
+      await writeFileAtomic(this.indexFile(project), JSON.stringify(data)).catch(() => undefined);
+    }
+  }
+
+  root(): string {
+    return path.join(this.workspace(), BOARDS_DIR);
+  }
+
+  dir(project: string): string {
+    return path.join(this.root(), project);
+  }
+
+  itemFile(project: string, key: string): string {
+    return path.join(this.dir(project), 'items', `${key}.md`);
+  }
+
+  /** The projects that have a board.json, sorted. */
+  projects(): string[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.root());
+    } catch {
+      return [];
+    }
+    return names.filter((n) => !n.startsWith('.') && isFile(path.join(this.root(), n, 'board.json'))).sort();
+  }
+
+  exists(project: string): boolean {
+    return isFile(path.join(this.dir(project), 'board.json'));
+  }
+
+  /** A board with its items re-read where their files changed; null when there is no board.json. */
+  load(project: string): Board | null {
+    const dir = this.dir(project);
+    const configFile = path.join(dir, 'board.json');
+    let st;
+    try {
+      st = statSync(configFile);
+    } catch {
+      this.cache.delete(project);
+      return null;
+    }
+    const stamp = `${st.mtimeMs}:${st.size}`;
+    let entry = this.cache.get(project);
+    if (!entry || entry.configStamp !== stamp) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(readFileSync(configFile, 'utf8'));
+      } catch {
+        throw new EngineError(500, `${path.join(BOARDS_DIR, project, 'board.json')} is not valid JSON; fix it by hand or PUT /api/work/${project} with a config`);
+      }
+      let config: BoardConfig;
+      try {
+        config = parseConfig(project, raw);
+      } catch (err) {
+        throw new EngineError(500, `${path.join(BOARDS_DIR, project, 'board.json')} is invalid: ${(err as Error).message}`);
+      }
+      entry = { configStamp: stamp, config, files: entry?.files ?? this.readIndex(project) };
+      this.cache.set(project, entry);
+    }
+    const items = new Map<string, WorkItem>();
+    const itemsDir = path.join(dir, 'items');
+    let names: string[] = [];
+    try {
+      names = readdirSync(itemsDir);
+    } catch {
+      /* no items yet */
+    }
+    const keyOf = new RegExp(`^(${entry.config.prefix}-[1-9][0-9]*)\\.md$`);
+    const seen = new Set<string>();
+    let changed = false;
+    for (const name of names) {
+      const m = keyOf.exec(name);
+      if (!m) continue;
+      // Plain concatenation and no exception for a vanished file: this loop runs 5 000 times a list.
+      const file = itemsDir + path.sep + name;
+      const fst = statSync(file, { throwIfNoEntry: false });
+      if (!fst) continue; // deleted between readdir and stat
+      seen.add(name);
+      let cached = entry.files.get(name);
+      if (!cached || cached.mtimeMs !== fst.mtimeMs || cached.size !== fst.size) {
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch {
+          continue;
+        }
+        cached = { mtimeMs: fst.mtimeMs, size: fst.size, item: parseItem(project, m[1], text) };
+        changed = true;
+        entry.files.set(name, cached);
+      }
+      items.set(m[1], cached.item);
+    }
+    for (const name of entry.files.keys()) {
+      if (seen.has(name)) continue;
+      entry.files.delete(name);
+      changed = true;
+    }
+    if (changed) this.markDirty(project);
+    return { project, dir, config: entry.config, items };
+  }
+
+  /**
+   * Refuses to write through a `.work` or board folder that is a symlink leading out of the
+   * workspace (something a shell could have planted): board writes stay inside the workspace.
+   */
+  async assertInside(project: string): Promise<void> {
+    const ws = await fs.realpath(this.workspace());
+    for (const p of [this.root(), this.dir(project), path.join(this.dir(project), 'items')]) {
+      let real: string;
+      try {
+        real = await fs.realpath(p);
+      } catch {
+        return; // not there yet: it will be created as a plain folder
+      }
+      if (real !== ws && !real.startsWith(ws + path.sep)) throw new EngineError(403, `${path.relative(this.workspace(), p)} leads outside the workspace (a symlink?); boards are written only inside it`);
+    }
+  }
+
+  async writeConfig(project: string, config: BoardConfig): Promise<void> {
+    await writeFileAtomic(path.join(this.dir(project), 'board.json'), JSON.stringify(config, null, 2) + '\n');
+  }
+
+  /** Replaces an item file atomically (temp file + rename: a crash never leaves half an item). */
+  async writeItem(project: string, key: string, text: string): Promise<void> {
+    await writeFileAtomic(this.itemFile(project, key), text);
+  }
+
+  async readItemText(project: string, key: string): Promise<string | undefined> {
+    try {
+      return await fs.readFile(this.itemFile(project, key), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /** Runs `work` alone for one board: every write of a board (and its key counter) is serialized. */
+  locked<T>(project: string, work: () => Promise<T>): Promise<T> {
+    return this.serialize(this.dir(project), work);
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
