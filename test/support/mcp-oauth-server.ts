@@ -22,11 +22,13 @@ export interface OAuthMcpServer {
   /** The MCP endpoint, e.g. http://127.0.0.1:PORT/mcp */
   url: string;
   stats: { registrations: number; authorizations: number; tokens: number; refreshes: number; rejected: number };
+  /** Expires every access token issued so far (the next call gets 401 and must refresh): no waiting on a clock. */
+  expireAccessTokens(): void;
   close(): Promise<void>;
 }
 
-export async function startOAuthMcpServer(opts: { accessTtlSeconds?: number } = {}): Promise<OAuthMcpServer> {
-  const ttl = opts.accessTtlSeconds ?? 3600;
+export async function startOAuthMcpServer(): Promise<OAuthMcpServer> {
+  const ttl = 3600;
   const stats = { registrations: 0, authorizations: 0, tokens: 0, refreshes: 0, rejected: 0 };
   const clients = new Map<string, OAuthClientInformationFull>();
   const codes = new Map<string, { clientId: string; params: AuthorizationParams }>();
@@ -114,6 +116,9 @@ export async function startOAuthMcpServer(opts: { accessTtlSeconds?: number } = 
   return {
     url: mcpUrl.toString(),
     stats,
+    expireAccessTokens() {
+      for (const token of access.values()) token.expiresAt = 0;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
