@@ -26,6 +26,8 @@ import { fileTools } from './capabilities/files/tools.js';
 import { createFileWatcher } from './capabilities/files/watcher.js';
 import { gatewayRoutes } from './capabilities/gateway/routes.js';
 import { createGatewayService } from './capabilities/gateway/service.js';
+import { createModelsService } from './capabilities/models/service.js';
+import { modelsRoutes, modelsStatusSchema } from './capabilities/models/routes.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { historyRoutes } from './capabilities/history/routes.js';
@@ -309,7 +311,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   reportsRoutes(app, reports);
   // The completions gateway: its own listener (started after the API listens), only /v1/*.
   const gateway = await createGatewayService({ config, providers, runs, secrets, guard, mask: masker.mask, emit, log, port: options.gatewayPort ?? LIMITS.defaultGatewayPort });
-  gatewayRoutes(app, gateway);
+  // Local models (issue 16): hub search, downloads, the worker that runs a loaded model.
+  const models = createModelsService({ home, emit, log, secret: (n) => secrets.get(n) });
+  closers.push(() => models.close());
+  modelsRoutes(app, models);
+  gatewayRoutes(app, gateway, { schema: modelsStatusSchema, status: models.status });
   closers.push(() => gateway.close());
 
   // --- listen ---------------------------------------------------------------------------------
