@@ -217,7 +217,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
   // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
-  const providers = createProviderService({ config, redactBody: redactor.json });
+  // Local models (issue 16): hub search, downloads, the worker that runs a loaded model (the `local` provider).
+  const models = createModelsService({ home, emit, log, secret: (n) => secrets.get(n) });
+  closers.push(() => models.close());
+  const providers = createProviderService({ config, redactBody: redactor.json, local: models.worker });
   providerRoutes(app, providers);
   const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
   await chat.init();
@@ -310,10 +313,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   memoryRoutes(app, memory);
   reportsRoutes(app, reports);
   // The completions gateway: its own listener (started after the API listens), only /v1/*.
-  const gateway = await createGatewayService({ config, providers, runs, secrets, guard, mask: masker.mask, emit, log, port: options.gatewayPort ?? LIMITS.defaultGatewayPort });
-  // Local models (issue 16): hub search, downloads, the worker that runs a loaded model.
-  const models = createModelsService({ home, emit, log, secret: (n) => secrets.get(n) });
-  closers.push(() => models.close());
+  const gateway = await createGatewayService({ config, providers, runs, secrets, guard, mask: masker.mask, emit, log, port: options.gatewayPort ?? LIMITS.defaultGatewayPort, local: models.gatewayModels });
   modelsRoutes(app, models);
   gatewayRoutes(app, gateway, { schema: modelsStatusSchema, status: models.status });
   closers.push(() => gateway.close());

@@ -70,7 +70,8 @@ export async function startFakeHub(repos: Record<string, FakeRepo>): Promise<Fak
     for (let i = 0; i < body.length; i += chunk) {
       if (res.destroyed) return;
       if (!res.write(body.subarray(i, i + chunk))) await new Promise((r) => res.once('drain', r));
-      await new Promise((r) => setTimeout(r, (chunk / rate) * 1000));
+      // The rate can change mid-body (a test lifting the limit): 0 sends the rest at once.
+      if (rate) await new Promise((r) => setTimeout(r, (chunk / rate) * 1000));
     }
     res.end();
   }

@@ -5,8 +5,9 @@
  *
  * Behaviour, deterministic: after the assistant prompt it writes "abcdefghijklmnopqrstuvwxyz" and
  * stops (27 tokens with the end token); when the last user message contains "forever" it writes
- * "0123456789" over and over until max tokens or a stop; when the request carries tools it writes
- * one Hermes-style `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` and stops.
+ * "0123456789" over and over until max tokens or a stop; when the request carries tools and the last
+ * user message mentions "notes" it writes one Hermes-style
+ * `<tool_call>{"name": "read_file", "arguments": {"path": "notes.txt"}}</tool_call>` and stops.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -40,8 +41,9 @@ const CHAT_TEMPLATE =
   "{% elif message['role'] == 'user' %}<|user|>{{ message['content'] }}" +
   "{% elif message['role'] == 'assistant' %}<|assistant|>{{ message['content'] }}<|endoftext|>" +
   "{% else %}<|user|>{{ message['content'] }}{% endif %}{% endfor %}" +
-  "{% if add_generation_prompt %}{% if tools %}<|tool|>" +
-  "{% elif 'forever' in messages[messages|length - 1]['content'] %}<|forever|>" +
+  "{% if add_generation_prompt %}{% set last = messages[messages|length - 1] %}" +
+  "{% if tools and last['role'] == 'user' and 'notes' in last['content'] %}<|tool|>" +
+  "{% elif last['role'] == 'user' and 'forever' in last['content'] %}<|forever|>" +
   "{% else %}<|assistant|>{% endif %}{% endif %}";
 
 /** Writes the model into `dir` (creating it) and returns the files with their sizes and sha256. */
@@ -97,11 +99,11 @@ export function writeTinyModel(dir: string, options: { dtypes?: string[] } = {})
     pad_token: '<|endoftext|>',
     bos_token: null,
     clean_up_tokenization_spaces: false,
-    model_max_length: 4096,
+    model_max_length: 1 << 20,
   };
   const config = {
     architectures: ['LlamaForCausalLM'], model_type: 'llama', num_hidden_layers: 1, num_attention_heads: 1, num_key_value_heads: 1,
-    hidden_size: 8, vocab_size: V, eos_token_id: eos, pad_token_id: eos, bos_token_id: eos, max_position_embeddings: 4096,
+    hidden_size: 8, vocab_size: V, eos_token_id: eos, pad_token_id: eos, bos_token_id: eos, max_position_embeddings: 1 << 20,
   };
   const generationConfig = { eos_token_id: eos, pad_token_id: eos, bos_token_id: eos, do_sample: false };
 

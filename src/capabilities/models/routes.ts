@@ -19,6 +19,7 @@ export const modelsStatusSchema: Record<string, Schema> = {
 };
 
 export function modelsRoutes(app: FastifyInstance, models: ModelsService): void {
+  modelWorkerRoutes(app, models);
   app.get(
     '/api/models/hf-search',
     {
@@ -84,5 +85,23 @@ export function modelsRoutes(app: FastifyInstance, models: ModelsService): void 
       await models.remove(`${p.org}/${p.name}`);
       return { ok: true };
     },
+  );
+}
+
+export function modelWorkerRoutes(app: FastifyInstance, models: ModelsService): void {
+  app.post(
+    '/api/models/load',
+    {
+      schema: route('models', 'load a downloaded model into its own worker process; progress as model.loading, then model.loaded', {
+        body: obj({ repo: str('org/name of a downloaded model'), dtype: { enum: DTYPES, description: 'a downloaded dtype; default: the first of q4f16, q4, q8, fp32 that loads' } }, ['repo']),
+        response: { 202: ok({ repo: str() }) },
+      }),
+    },
+    async (req, reply) => reply.code(202).send({ ok: true, ...(await models.load(req.body as { repo?: unknown; dtype?: unknown })) }),
+  );
+  app.post(
+    '/api/models/unload',
+    { schema: route('models', 'end the loaded model’s worker process (its memory returns to the system)', { response: { 200: ok({ unloaded: bool('a model was loaded') }) } }) },
+    async () => ({ ok: true, ...(await models.unload()) }),
   );
 }

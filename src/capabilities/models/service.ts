@@ -9,6 +9,10 @@ import { Downloads } from './downloads.js';
 import { createHubClient, describeDetail, HF_TOKEN_SECRET, searchHit, type HubClient } from './hub.js';
 import { fits, machineResources } from './resources.js';
 import { ModelStore } from './store.js';
+import { WorkerHost } from './worker-host.js';
+import { localLanguageModel } from '../../providers/local.js';
+import type { ModelClient } from '../../providers/types.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { checkRepo, DTYPE_FALLBACK, DTYPE_SUFFIX } from './types.js';
 
 export interface ModelsDeps {
@@ -22,11 +26,27 @@ export function createModelsService(deps: ModelsDeps) {
   const store = new ModelStore(deps.home.path('models'));
   const hub: HubClient = createHubClient(() => deps.secret(HF_TOKEN_SECRET));
   const downloads = new Downloads({ hub, store, emit: deps.emit, log: deps.log });
+  const worker = new WorkerHost({ store, emit: deps.emit, log: deps.log, idleMs: idleUnloadMs });
 
   return {
     store,
     hub,
     downloads,
+    worker,
+    /** What the completions gateway serves of the local models. */
+    gatewayModels: {
+      list: async () => (await store.list()).map((m) => m.repo),
+      client: (repo: string): ModelClient => ({ provider: 'local', type: 'local', modelId: repo, model: localLanguageModel(worker, repo), contextWindow: LIMITS.defaultContextWindow }),
+    },
+    /** Starts loading; the answer comes before the model is ready (model.loading / model.loaded follow). */
+    async load(body: { repo?: unknown; dtype?: unknown }) {
+      if (body.dtype !== undefined && (typeof body.dtype !== 'string')) throw new EngineError(400, 'dtype must be a dtype the model has downloaded');
+      const { repo } = await worker.load(body.repo, body.dtype as string | undefined);
+      return { repo };
+    },
+    async unload() {
+      return { unloaded: await worker.unload('requested') };
+    },
     async search(q: unknown, limit: unknown) {
       if (typeof q !== 'string' || !q.trim()) throw new EngineError(400, 'q is required: the words to search model names for, e.g. ?q=qwen');
       const n = limit === undefined ? 20 : Number(limit);
@@ -52,15 +72,26 @@ export function createModelsService(deps: ModelsDeps) {
       return { ...r, model: { repo, bytes: m.bytes, ...fits(m.bytes, r, true) } };
     },
     async status() {
-      return { models: await store.list(), downloads: downloads.list() };
+      return { models: await store.list(), downloads: downloads.list(), loaded: worker.status() };
     },
     async remove(repo: string) {
       checkRepo(repo);
       if (downloads.inFlight().some((d) => d.repo === repo)) throw new EngineError(409, `${repo} is downloading; cancel the download first`);
+      if (worker.status()?.repo === repo) await worker.unload('deleted');
       await store.remove(repo);
     },
-    close: () => downloads.close(),
+    close: async () => {
+      await downloads.close();
+      await worker.close();
+    },
   };
+}
+
+/** A loaded model idle this long unloads: ENGINE_MODEL_IDLE_SECONDS (0 keeps it), default 15 minutes. */
+function idleUnloadMs(): number {
+  const raw = process.env.ENGINE_MODEL_IDLE_SECONDS;
+  const n = raw === undefined || raw === '' ? 15 * 60 : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n * 1000 : 15 * 60_000;
 }
 
 export type ModelsService = ReturnType<typeof createModelsService>;
