@@ -1,6 +1,6 @@
 /** Local-model routes (docs/local-models.md). GET /api/models itself is declared by the gateway's routes, which merge `modelsStatusSchema`. */
 import type { FastifyInstance } from 'fastify';
-import { arr, bool, int, nullable, obj, ok, oneOf, openObj, params, query, route, str, type Schema } from '../../http/schemas.js';
+import { arr, bool, int, noBody, nullable, obj, ok, oneOf, openObj, params, query, route, str, type Schema } from '../../http/schemas.js';
 import type { ModelsService } from './service.js';
 import { DEFAULT_DTYPE, DTYPES } from './types.js';
 
@@ -101,7 +101,7 @@ export function modelWorkerRoutes(app: FastifyInstance, models: ModelsService): 
   );
   app.post(
     '/api/models/unload',
-    { schema: route('models', 'end the loaded model’s worker process (its memory returns to the system)', { response: { 200: ok({ unloaded: bool('a model was loaded') }) } }) },
+    { schema: route('models', 'end the loaded model’s worker process (its memory returns to the system)', { body: noBody, response: { 200: ok({ unloaded: bool('a model was loaded') }) } }) },
     async () => ({ ok: true, ...(await models.unload()) }),
   );
 }
