@@ -1,7 +1,7 @@
 /** Load a downloaded model into its worker process, chat with it (provider `local`, no key) through /api/chat and the gateway, stop, kill, unload. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
@@ -104,6 +104,21 @@ describe('models: the worker process and the local provider', () => {
     }
     assert.equal(text, TINY_REPLY);
     assert.ok(chunks > 10);
+  });
+
+  it('lets an agent call a tool: the Hermes <tool_call> block becomes a real tool call', async () => {
+    await writeFile(path.join(t.home, 'workspace', 'notes.txt'), 'remember the milk\n');
+    const { runId, end } = await turn('local-tool', 'read my notes');
+    const done = await end();
+    assert.equal(done.kind, 'run.completed', JSON.stringify(done));
+    const call = events.events.find((e) => e.runId === runId && e.kind === 'tool.call')!;
+    assert.equal(call.tool, 'read_file');
+    assert.deepEqual(call.args, { path: 'notes.txt' });
+    const result = events.events.find((e) => e.runId === runId && e.kind === 'tool.result')!;
+    assert.match(JSON.stringify(result), /remember the milk/);
+    const reply = events.events.filter((e) => e.runId === runId && e.kind === 'chat.message').map((e) => e.message as any).at(-1);
+    assert.equal(reply.text, TINY_REPLY, 'after the tool result the model answers');
+    assert.doesNotMatch(events.events.filter((e) => e.runId === runId && e.kind === 'chat.delta').map((e) => String(e.text)).join(''), /tool_call/);
   });
 
   it('stops mid-generation between tokens', async () => {
