@@ -8,7 +8,9 @@ import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
+import { httpGet } from './http-get.js';
+import { ThreadHash } from './hash-thread.js';
 import { pipeline } from 'node:stream/promises';
 import { EngineError } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
@@ -136,43 +138,48 @@ export class Downloads {
       await fs.rm(partial, { force: true });
       have = 0;
     }
-    const hash = expect ? newHash(expect, size) : undefined;
-    const headers: Record<string, string> = { ...(await this.deps.hub.headers()) };
-    if (have > 0) {
-      headers.range = `bytes=${have}-`;
-      // The ETag the hub gives a file is its sha256 (LFS) or git blob id: a changed file answers 200.
-      if (expect) headers['if-range'] = `"${expect.value}"`;
-    }
-    const res = have > 0 && have === size ? undefined : await fetch(this.deps.hub.fileUrl(d.repo, d.commit, s.rfilename), { headers, signal });
-    if (res && !res.ok) {
-      await res.body?.cancel();
-      throw new EngineError(502, `the model hub answered ${res.status} for ${s.rfilename}`);
-    }
-    const commit = res?.headers.get('x-repo-commit');
-    if (commit && commit !== d.commit) throw new EngineError(502, `the hub served ${s.rfilename} from commit ${commit}, not the pinned ${d.commit}`);
-    const resumed = res?.status === 206 || (!res && have > 0);
-    if (!resumed) have = 0;
-    else if (hash && have > 0) for await (const c of createReadStream(partial, { end: have - 1 })) hash.update(c as Buffer);
-    let got = have;
-    onBytes(got);
-    if (res?.body) {
-      const counter = new Transform({
-        transform(chunk: Buffer, _e, cb) {
-          got += chunk.length;
-          hash?.update(chunk);
-          onBytes(got);
-          cb(null, chunk);
-        },
-      });
-      await pipeline(Readable.fromWeb(res.body as any), counter, createWriteStream(partial, { flags: resumed ? 'a' : 'w' }), { signal });
-    }
-    if (got !== size) throw new EngineError(502, `${s.rfilename} arrived with ${got} bytes, not the ${size} the hub declared; download again to resume`);
-    if (hash && expect) {
-      const digest = hash.digest('hex');
-      if (digest !== expect.value) {
-        await fs.rm(partial, { force: true });
-        throw new EngineError(502, `${s.rfilename} failed verification: its ${expect.kind} is ${digest}, the hub declared ${expect.value}; the file was removed`);
+    const hash = expect ? new ThreadHash(expect.kind === 'sha256' ? 'sha256' : 'sha1', expect.kind === 'sha256' ? undefined : `blob ${size}\0`) : undefined;
+    try {
+      const headers: Record<string, string> = { ...(await this.deps.hub.headers()) };
+      if (have > 0) {
+        headers.range = `bytes=${have}-`;
+        // The ETag the hub gives a file is its sha256 (LFS) or git blob id: a changed file answers 200.
+        if (expect) headers['if-range'] = `"${expect.value}"`;
       }
+      const res = have > 0 && have === size ? undefined : await httpGet(this.deps.hub.fileUrl(d.repo, d.commit, s.rfilename), headers, signal);
+      if (res && res.statusCode !== 200 && res.statusCode !== 206) {
+        res.resume();
+        throw new EngineError(502, `the model hub answered ${res.statusCode} for ${s.rfilename}`);
+      }
+      const commit = res?.headers['x-repo-commit'];
+      if (commit && commit !== d.commit) throw new EngineError(502, `the hub served ${s.rfilename} from commit ${commit}, not the pinned ${d.commit}`);
+      const resumed = res?.statusCode === 206 || (!res && have > 0);
+      if (!resumed) have = 0;
+      else if (hash && have > 0) for await (const c of createReadStream(partial, { end: have - 1 })) hash.update(c as Buffer);
+      let got = have;
+      onBytes(got);
+      if (res) {
+        const counter = new Transform({
+          transform(chunk: Buffer, _e, cb) {
+            got += chunk.length;
+            hash?.update(chunk);
+            onBytes(got);
+            cb(null, chunk);
+          },
+        });
+        await pipeline(res, counter, createWriteStream(partial, { flags: resumed ? 'a' : 'w', highWaterMark: 1 << 20 }), { signal });
+      }
+      if (got !== size) throw new EngineError(502, `${s.rfilename} arrived with ${got} bytes, not the ${size} the hub declared; download again to resume`);
+      if (hash && expect) {
+        const digest = await hash.digest();
+        if (digest !== expect.value) {
+          await fs.rm(partial, { force: true });
+          throw new EngineError(502, `${s.rfilename} failed verification: its ${expect.kind} is ${digest}, the hub declared ${expect.value}; the file was removed`);
+        }
+      }
+    } catch (err) {
+      hash?.dispose();
+      throw err;
     }
     await fs.rename(partial, target);
   }

@@ -65,7 +65,10 @@ async function generate(m: Extract<ToWorker, { type: 'generate' }>): Promise<voi
     const inputs = tokenizer(prompt, { add_special_tokens: false });
     const inputTokens = inputs.input_ids.dims[1] as number;
     const generated: bigint[] = [];
-    let printed = '';
+    // Incremental decode (as text-generation servers do): decode a short window, not the whole reply, per token.
+    let prefix = 0;
+    let read = 0;
+    const dec = (ids: bigint[]): string => (ids.length ? tokenizer.decode(ids, { skip_special_tokens: true }) : '');
     const eos = new Set<bigint>([...[tokenizer.eos_token_id, ...[model.generation_config?.eos_token_id ?? []].flat()].filter((x) => x !== undefined && x !== null).map((x: any) => BigInt(x))]);
     const streamer = new tf.TextStreamer(tokenizer, {
       skip_prompt: true,
@@ -73,11 +76,13 @@ async function generate(m: Extract<ToWorker, { type: 'generate' }>): Promise<voi
       token_callback_function: (tokens: bigint[]) => {
         if (firstTokenMs === null) firstTokenMs = performance.now() - started;
         generated.push(...tokens);
-        // Decode everything so far and send what is new: a multi-byte character waits for its last token.
-        const text = tokenizer.decode(generated, { skip_special_tokens: true });
-        if (text.length > printed.length && !text.endsWith('\uFFFD')) {
-          send({ type: 'token', id: m.id, text: text.slice(printed.length) });
-          printed = text;
+        const before = dec(generated.slice(prefix, read));
+        const now = dec(generated.slice(prefix));
+        // A multi-byte character waits for its last token.
+        if (now.length > before.length && !now.endsWith('\uFFFD')) {
+          send({ type: 'token', id: m.id, text: now.slice(before.length) });
+          prefix = read;
+          read = generated.length;
         }
       },
     });
@@ -90,8 +95,9 @@ async function generate(m: Extract<ToWorker, { type: 'generate' }>): Promise<voi
       streamer,
       stopping_criteria: [stopper],
     });
-    const text = tokenizer.decode(generated, { skip_special_tokens: true });
-    if (text.length > printed.length) send({ type: 'token', id: m.id, text: text.slice(printed.length) });
+    const text = dec(generated);
+    const rest = dec(generated.slice(prefix)).slice(dec(generated.slice(prefix, read)).length);
+    if (rest) send({ type: 'token', id: m.id, text: rest });
     const last = generated.at(-1);
     const finish = (stopper as any).interrupted ? 'aborted' : last !== undefined && eos.has(last) ? 'stop' : 'length';
     send({
