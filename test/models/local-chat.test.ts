@@ -34,7 +34,10 @@ describe('models: the worker process and the local provider', () => {
   before(async () => {
     dir = await tempDir('models-local-');
     const model = writeTinyModel(path.join(dir, 'src', REPO));
-    hub = await startFakeHub({ [REPO]: { dir: model.dir } });
+    // A repo whose q4f16 file is not a model (its digest matches: the hub serves what it has) but whose fp32 is.
+    const broken = writeTinyModel(path.join(dir, 'src', 'acme', 'broken-q4f16'), { dtypes: ['', '_q4f16'] });
+    await writeFile(path.join(broken.dir, 'onnx', 'model_q4f16.onnx'), 'not an onnx graph');
+    hub = await startFakeHub({ [REPO]: { dir: model.dir }, 'acme/broken-q4f16': { dir: broken.dir }, 'acme/gated': { dir: model.dir, gated: true } });
     process.env.HF_ENDPOINT = hub.url;
     t = await startTestEngine();
     events = await collectEvents(t.url);
@@ -159,5 +162,28 @@ describe('models: the worker process and the local provider', () => {
     assert.equal(alive(pid), false);
     assert.equal((await t.api('GET', '/api/models')).body.loaded, null);
     assert.equal((await t.api('POST', '/api/models/unload')).body.unloaded, false);
+  });
+
+  it('falls back to the next dtype when a session fails to load, and says so', async () => {
+    for (const dtype of ['q4f16', 'fp32']) {
+      const dl = await t.api('POST', '/api/models/download', { repo: 'acme/broken-q4f16', dtype });
+      assert.equal(dl.status, 202);
+      await events.waitFor((e) => e.kind === 'model.download.completed' && e.id === dl.body.id);
+    }
+    assert.equal((await t.api('POST', '/api/models/load', { repo: 'acme/broken-q4f16' })).status, 202);
+    const loaded = await events.waitFor((e) => e.kind === 'model.loaded' && e.repo === 'acme/broken-q4f16', 30_000);
+    assert.equal(loaded.dtype, 'fp32');
+    assert.match(String(loaded.fellBack), /fell back to fp32: q4f16 failed/);
+    assert.equal((await t.api('POST', '/api/models/unload')).body.unloaded, true);
+  });
+
+  it('sends the hf.token secret to the hub for a gated repo', async () => {
+    const gated = await t.api('GET', '/api/models/hf-detail/acme/gated');
+    assert.equal(gated.status, 403);
+    assert.equal((await t.api('POST', '/api/secrets', { name: 'hf.token', value: hub.token })).status < 300, true);
+    const ok = await t.api('GET', '/api/models/hf-detail/acme/gated');
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(ok.body.gated, true);
+    assert.doesNotMatch(JSON.stringify(ok.body), new RegExp(hub.token));
   });
 });
