@@ -53,7 +53,7 @@ export function createHubClient(token: () => Promise<string | undefined>): HubCl
     async detail(repo, signal) {
       checkRepo(repo);
       const d = await getJson(`${endpoint()}/api/models/${repo}?blobs=true`, repo, signal);
-      if (typeof d?.sha !== 'string' || !Array.isArray(d.siblings)) throw new EngineError(502, `the model hub's detail for ${repo} has no commit or file list`);
+      if (typeof d?.sha !== 'string' || !/^[0-9a-f]{7,64}$/i.test(d.sha) || !Array.isArray(d.siblings)) throw new EngineError(502, `the model hub's detail for ${repo} has no commit or file list`);
       return d as HubDetail;
     },
     fileUrl: (repo, commit, file) => `${endpoint()}/${repo}/resolve/${commit}/${file.split('/').map(encodeURIComponent).join('/')}`,

@@ -41,7 +41,9 @@ export function checkDtype(dtype: unknown): string {
 export function weightFiles(files: string[], dtype: string): string[] {
   const base = `onnx/model${DTYPE_SUFFIX[dtype]}.onnx`;
   if (!files.includes(base)) return [];
-  return [base, ...files.filter((f) => f === `${base}_data` || f.startsWith(`${base}_data_`)).sort()];
+  // Exact names only: a file name from the hub becomes a path under the model's folder.
+  const part = new RegExp(`^${base.replace(/[.]/g, '\\.')}_data(?:_\\d+)?$`);
+  return [base, ...files.filter((f) => part.test(f)).sort()];
 }
 
 /** Which dtypes a file list has weights for. */
