@@ -26,6 +26,8 @@ import { fileTools } from './capabilities/files/tools.js';
 import { createFileWatcher } from './capabilities/files/watcher.js';
 import { gatewayRoutes } from './capabilities/gateway/routes.js';
 import { createGatewayService } from './capabilities/gateway/service.js';
+import { createModelsService } from './capabilities/models/service.js';
+import { modelsRoutes, modelsStatusSchema } from './capabilities/models/routes.js';
 import { configRoutes } from './capabilities/config/routes.js';
 import { createConfigService, type ConfigServiceImpl } from './capabilities/config/service.js';
 import { historyRoutes } from './capabilities/history/routes.js';
@@ -234,7 +236,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
   // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
-  const providers = createProviderService({ config, redactBody: redactor.json });
+  // Local models (issue 16): hub search, downloads, the worker that runs a loaded model (the `local` provider).
+  const models = createModelsService({ home, emit, log, secret: (n) => secrets.get(n) });
+  closers.push(() => models.close());
+  const providers = createProviderService({ config, redactBody: redactor.json, local: models.worker });
   providerRoutes(app, providers);
   const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
   await chat.init();
@@ -370,8 +375,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   memoryRoutes(app, memory);
   reportsRoutes(app, reports);
   // The completions gateway: its own listener (started after the API listens), only /v1/*.
-  const gateway = await createGatewayService({ config, providers, runs, secrets, guard, mask: masker.mask, emit, log, port: options.gatewayPort ?? LIMITS.defaultGatewayPort });
-  gatewayRoutes(app, gateway);
+  const gateway = await createGatewayService({ config, providers, runs, secrets, guard, mask: masker.mask, emit, log, port: options.gatewayPort ?? LIMITS.defaultGatewayPort, local: models.gatewayModels });
+  modelsRoutes(app, models);
+  gatewayRoutes(app, gateway, { schema: modelsStatusSchema, status: models.status });
   closers.push(() => gateway.close());
 
   // Workflows, runs, gates and triggers. Agent and command nodes are checkpointed first (git), and a

@@ -4,6 +4,7 @@ import { LIMITS } from '../kernel/limits.js';
 import { extraBodyFetch } from './extra-body.js';
 import { loadVendors } from './sdk.js';
 import type { ModelClient } from './types.js';
+import { localLanguageModel, type LocalRuntime } from './local.js';
 
 // The SDK's console warnings (unknown model ids, compatibility modes) are noise in a daemon's log.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
@@ -33,7 +34,11 @@ export function anthropicBaseUrl(baseUrl: string): string {
  * `redactBody` is the engine's exit mask (src/kernel/redact.ts) for what a model request carries:
  * messages, tool results and prompts are JSON in the request body and pass it before they leave.
  */
-export async function buildClient(spec: ClientSpec, key: string | undefined, redactBody?: (json: string) => string): Promise<ModelClient> {
+export async function buildClient(spec: ClientSpec, key: string | undefined, redactBody?: (json: string) => string, local?: LocalRuntime): Promise<ModelClient> {
+  if (spec.type === 'local') {
+    if (!local) throw new Error(`provider "${spec.name}" (local) needs the engine's local models, which this engine does not run`);
+    return { provider: spec.name, type: spec.type, modelId: spec.model, model: localLanguageModel(local, spec.model), contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow };
+  }
   const { createAnthropic, createOpenAI, createOpenAICompatible } = await loadVendors();
   const fetch: typeof globalThis.fetch = redactBody
     ? (input, init) => extraBodyFetch(input, init && typeof init.body === 'string' ? { ...init, body: redactBody(init.body) } : init)
@@ -54,7 +59,7 @@ export async function buildClient(spec: ClientSpec, key: string | undefined, red
       model = createAnthropic({ baseURL: baseURL ? anthropicBaseUrl(baseURL) : undefined, apiKey: key ?? NO_KEY, fetch })(spec.model);
       break;
     default:
-      throw new Error(`unknown provider type "${String(spec.type)}"; use openai-compatible, openai or anthropic`);
+      throw new Error(`unknown provider type "${String(spec.type)}"; use openai-compatible, openai, anthropic or local`);
   }
   return { provider: spec.name, type: spec.type, modelId: spec.model, model, contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow };
 }

@@ -12,6 +12,7 @@ import { learnContextWindow } from './context-window.js';
 import { providerErrorSentence } from './retry.js';
 import { loadAi } from './sdk.js';
 import type { ModelClient } from './types.js';
+import type { LocalRuntime } from './local.js';
 
 export interface TestProviderInput {
   type: ProviderType;
@@ -34,7 +35,7 @@ export interface ProviderService {
   test(input: unknown): Promise<TestProviderAnswer>;
 }
 
-export function createProviderService(deps: { config: ConfigService; redactBody?: (json: string) => string }): ProviderService {
+export function createProviderService(deps: { config: ConfigService; redactBody?: (json: string) => string; local?: LocalRuntime }): ProviderService {
   // name -> built client for the current config; cleared on every config change.
   let cache = new Map<string, Promise<ModelClient>>();
   deps.config.onChange(() => {
@@ -62,7 +63,8 @@ export function createProviderService(deps: { config: ConfigService; redactBody?
       client = (async () => {
         const spec = { ...specOf(entry), ...(modelOverride ? { model: modelOverride } : {}) };
         try {
-          const built = await buildClient(spec, await deps.config.providerKeyFor(spec.name, spec.type, spec.baseUrl), deps.redactBody);
+          // A local model takes no key: none is looked up, none can leak to it.
+          const built = await buildClient(spec, spec.type === 'local' ? undefined : await deps.config.providerKeyFor(spec.name, spec.type, spec.baseUrl), deps.redactBody, deps.local);
           if (entry.contextWindow) return { ...built, contextWindowSource: 'config' as const };
           // A local server knows the window it runs with; ask once per client (the cache keeps it).
           const learned = entry.type === 'openai-compatible' && spec.baseUrl ? await learnContextWindow(spec.baseUrl, spec.model).catch(() => undefined) : undefined;
@@ -94,7 +96,7 @@ export function createProviderService(deps: { config: ConfigService; redactBody?
           throw err;
         }
       }
-      const client = await buildClient({ type, name: label, baseUrl, model }, key, deps.redactBody);
+      const client = await buildClient({ type, name: label, baseUrl, model }, key, deps.redactBody, deps.local);
       const { generateText } = await loadAi();
       const result = await generateText({
         model: client.model,

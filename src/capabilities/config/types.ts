@@ -1,7 +1,8 @@
 /** Shapes of engine.config.json and the config service other capabilities consume (types only). */
 
-export type ProviderType = 'openai-compatible' | 'openai' | 'anthropic';
-export const PROVIDER_TYPES: readonly ProviderType[] = ['openai-compatible', 'openai', 'anthropic'];
+export type ProviderType = 'openai-compatible' | 'openai' | 'anthropic' | 'local';
+/** `local`: a downloaded model (model = the repo, org/name) run by the engine's model worker, no key (docs/local-models.md). */
+export const PROVIDER_TYPES: readonly ProviderType[] = ['openai-compatible', 'openai', 'anthropic', 'local'];
 
 export interface ModelPrice {
   /** USD per million tokens. */

@@ -1,6 +1,6 @@
 /** Gateway routes on the engine's own API: its status and its scope (docs/gateway.md). */
 import type { FastifyInstance } from 'fastify';
-import { bool, int, nullable, obj, oneOf, route, str } from '../../http/schemas.js';
+import { bool, int, nullable, obj, oneOf, route, str, type Schema } from '../../http/schemas.js';
 import type { GatewayService } from './service.js';
 
 const status = {
@@ -15,11 +15,14 @@ const status = {
 };
 const required = ['scope', 'port', 'host', 'listening', 'hasKey', 'keyFingerprint', 'requestsServed'];
 
-export function gatewayRoutes(app: FastifyInstance, gateway: GatewayService): void {
+/** Other members of GET /api/models' answer (the local models, src/capabilities/models/routes.ts). */
+export interface ModelsStatus { schema: Record<string, Schema>; status: () => Promise<Record<string, unknown>> }
+
+export function gatewayRoutes(app: FastifyInstance, gateway: GatewayService, local?: ModelsStatus): void {
   app.get(
     '/api/models',
-    { schema: route('models', 'local-model status and the completions gateway’s status', { response: { 200: obj({ gateway: obj(status, required) }, ['gateway'], { open: true }) } }) },
-    async () => ({ gateway: gateway.status() }),
+    { schema: route('models', 'local-model status and the completions gateway’s status', { response: { 200: obj({ ...local?.schema, gateway: obj(status, required) }, ['gateway'], { open: true }) } }) },
+    async () => ({ ...(await local?.status()), gateway: gateway.status() }),
   );
   app.post(
     '/api/models/api',

@@ -11,6 +11,7 @@ import { LIMITS } from '../../kernel/limits.js';
 import type { RunLedger } from '../../kernel/runs.js';
 import type { Guard } from '../../http/guard.js';
 import type { ProviderService } from '../../providers/service.js';
+import type { ModelClient } from '../../providers/types.js';
 import type { ProviderConfig } from '../config/types.js';
 import type { SecretStore } from '../secrets/types.js';
 import { authorize } from './auth.js';
@@ -40,6 +41,8 @@ export interface GatewayDeps {
   emit: Emit;
   log: (line: string) => void;
   port: number;
+  /** Downloaded local models (docs/local-models.md): listed as `owned_by: "engine-local"`, served by their repo id. */
+  local?: { list(): Promise<string[]>; client(repo: string): ModelClient };
 }
 
 export interface BindAnswer extends GatewayStatus {
@@ -87,7 +90,7 @@ export async function createGatewayService(deps: GatewayDeps) {
       const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
       if (path === '/v1/models') {
         if (req.method !== 'GET') return sendError(res, new GatewayError(405, 'method not allowed; use GET /v1/models', 'invalid_request_error', 'method_not_allowed'));
-        return sendJson(res, models());
+        return sendJson(res, await models());
       }
       if (path === '/v1/chat/completions') {
         if (req.method !== 'POST') return sendError(res, new GatewayError(405, 'method not allowed; use POST /v1/chat/completions', 'invalid_request_error', 'method_not_allowed'));
@@ -104,16 +107,18 @@ export async function createGatewayService(deps: GatewayDeps) {
 
   const masked = (e: GatewayError) => new GatewayError(e.status, deps.mask(e.message), e.type, e.code);
 
-  function models() {
+  async function models() {
     const { providers, defaultProvider } = deps.config.get();
     const entry = (id: string, owner: string) => ({ id, object: 'model', created: started, owned_by: owner });
     const data = providers.map((p) => entry(p.name, p.type));
     if (providers.length) data.push(entry('default', defaultProvider ?? providers[0].name));
+    const names = new Set(data.map((d) => d.id));
+    for (const repo of (await deps.local?.list().catch(() => [] as string[])) ?? []) if (!names.has(repo)) data.push(entry(repo, 'engine-local'));
     return { object: 'list', data };
   }
 
   /** `default`, a provider name, or `<provider>/<model id>` (the provider's endpoint with another model). */
-  function target(model: string): { provider: ProviderConfig; modelId: string } {
+  async function target(model: string): Promise<{ provider: ProviderConfig; modelId: string }> {
     const { providers, defaultProvider } = deps.config.get();
     const byName = (name: string) => providers.find((p) => p.name === name);
     const found = model === 'default' ? byName(defaultProvider ?? '') ?? providers[0] : byName(model);
@@ -121,13 +126,15 @@ export async function createGatewayService(deps: GatewayDeps) {
     const slash = model.indexOf('/');
     const owner = slash > 0 ? byName(model.slice(0, slash)) : undefined;
     if (owner && model.length > slash + 1) return { provider: owner, modelId: model.slice(slash + 1) };
+    // A downloaded local model by its repo id: no provider entry needed, no key.
+    if ((await deps.local?.list().catch(() => [] as string[]))?.includes(model)) return { provider: { type: 'local', name: 'local', model }, modelId: model };
     const names = providers.map((p) => p.name);
     throw new GatewayError(404, names.length ? `model "${model}" is not served here; use "default", one of ${names.join(', ')}, or "<provider>/<model id>"` : 'no model provider is configured; add one with PUT /api/config on the engine', 'invalid_request_error', 'model_not_found');
   }
 
   async function complete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = validateCompletion(await readJson(req));
-    const { provider, modelId } = target(body.model);
+    const { provider, modelId } = await target(body.model);
     const caller = req.socket.remoteAddress ?? 'unknown';
     requestsServed++;
     const run = deps.runs.start({ source: 'gateway', provider: provider.name, model: modelId, caller, title: `gateway completion for ${caller}` });
@@ -160,7 +167,8 @@ export async function createGatewayService(deps: GatewayDeps) {
       }
       return passthrough(body, { baseUrl, model: modelId, key, provider: provider.name }, res, signal);
     }
-    const client = await deps.providers.resolve(provider.name, modelId === provider.model ? undefined : modelId);
+    const configured = deps.config.get().providers.some((p) => p.name === provider.name);
+    const client = provider.type === 'local' && !configured && deps.local ? deps.local.client(modelId) : await deps.providers.resolve(provider.name, modelId === provider.model ? undefined : modelId);
     return translated(body, client, body.model, res, signal);
   }
 
