@@ -13,8 +13,8 @@ import { alternate, describe, loadNote } from './lib/rounds.js';
 
 const PAD = 'x'.repeat(80); // a frame of roughly the size of a typical node.delta event
 const CASES = [
-  { clients: 100, events: 3_000, rounds: 15 },
-  { clients: 1000, events: 200, rounds: 11 },
+  { clients: 100, events: 3_000, rounds: Number(process.env.BENCH_ROUNDS ?? 15) },
+  { clients: 1000, events: 200, rounds: Number(process.env.BENCH_ROUNDS ?? 11) },
 ];
 
 async function connect(port: number, n: number): Promise<WebSocket[]> {
