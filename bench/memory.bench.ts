@@ -7,10 +7,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BENCH_DIR } from './lib/child.js';
+import { freePort, writeFastifyScript } from './lib/spawned.js';
 import { result, table } from './lib/report.js';
 import { alternate, describe, loadNote } from './lib/rounds.js';
 
@@ -33,23 +33,7 @@ new WebSocketServer({ server, path: '/events' });
 server.listen(Number(process.env.ENGINE_PORT), '127.0.0.1');
 process.on('SIGTERM', () => process.exit(0));\n`,
 );
-const fastifyScript = path.join(OUT, 'baseline-fastify-idle.mjs');
-writeFileSync(
-  fastifyScript,
-  `import Fastify from 'fastify';
-const app = Fastify();
-app.get('/api/status', async () => ({ ok: true }));
-await app.listen({ port: Number(process.env.ENGINE_PORT), host: '127.0.0.1' });
-process.on('SIGTERM', () => process.exit(0));\n`,
-);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
+const fastifyScript = writeFastifyScript(OUT);
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 const children = (pid: number) =>
   readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')

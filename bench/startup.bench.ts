@@ -13,12 +13,13 @@
  * Rounds alternate (order flipped every round); medians with spread. Builds go to .bench-tmp/.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { makeTree } from './files-fixture.js';
 import { BENCH_DIR } from './lib/child.js';
+import { freePort, writeFastifyScript } from './lib/spawned.js';
 import { result, table } from './lib/report.js';
 import { alternate, describe, loadNote } from './lib/rounds.js';
 
@@ -30,24 +31,7 @@ const BUNDLE = path.join(OUT, 'bundle');
 const bundled = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), BUNDLE], { cwd: ROOT, stdio: 'inherit' });
 if (bundled.status !== 0) throw new Error('the bundle failed');
 
-mkdirSync(OUT, { recursive: true });
-const fastifyScript = path.join(OUT, 'baseline-fastify.mjs');
-writeFileSync(
-  fastifyScript,
-  `import Fastify from 'fastify';
-const app = Fastify();
-app.get('/api/status', async () => ({ ok: true }));
-await app.listen({ port: Number(process.env.ENGINE_PORT), host: '127.0.0.1' });
-process.on('SIGTERM', () => process.exit(0));\n`,
-);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
+const fastifyScript = writeFastifyScript(OUT);
 
 /** Spawns, polls GET /api/status until 200, stops; `holdMs` keeps it running (to write the code cache). */
 async function firstOk(args: string[], env: Record<string, string>, holdMs = 0): Promise<number> {
