@@ -1,19 +1,21 @@
 /**
  * Event fan-out: N WebSocket clients on /events, the server emits E events as fast as it can
  * (a batch per tick, as real work does), and we time until every client has every event.
- * The engine (bus -> /events socket, guard on the upgrade) against a bare `ws` broadcast server.
- * Rounds alternate between the two; medians are compared.
+ * The engine (bus -> /events socket, guard on the upgrade) against a bare `ws` broadcast server that
+ * serializes and encodes each event once for all clients, as the engine does (the strongest bare
+ * way: a baseline encoding per client would hand the engine a head start). Both servers keep their
+ * clients connected for the whole case; rounds alternate (ABBA), medians and spread are compared.
  */
 import WebSocket from 'ws';
 import { startFixture } from './lib/child.js';
-import { fmt, median, result, table } from './lib/report.js';
+import { result, table } from './lib/report.js';
+import { alternate, describe, loadNote } from './lib/rounds.js';
 
 const PAD = 'x'.repeat(80); // a frame of roughly the size of a typical node.delta event
 const CASES = [
-  { clients: 100, events: 3_000 },
-  { clients: 1000, events: 200 },
+  { clients: 100, events: 3_000, rounds: Number(process.env.BENCH_ROUNDS ?? 15) },
+  { clients: 1000, events: 200, rounds: Number(process.env.BENCH_ROUNDS ?? 11) },
 ];
-const ROUNDS = 3;
 
 async function connect(port: number, n: number): Promise<WebSocket[]> {
   const out: WebSocket[] = [];
@@ -40,6 +42,7 @@ function fanOut(server: Awaited<ReturnType<typeof startFixture>>, sockets: WebSo
     for (const ws of sockets) {
       let got = 0;
       ws.removeAllListeners('message');
+      ws.removeAllListeners('close');
       ws.on('message', () => {
         if (++got === events && --remaining === 0) {
           clearTimeout(timer);
@@ -53,34 +56,32 @@ function fanOut(server: Awaited<ReturnType<typeof startFixture>>, sockets: WebSo
 }
 
 const rows: Array<Record<string, string>> = [];
-const results: Array<{ label: string; engine: number; baseline: number }> = [];
+const results: Array<{ label: string; engine: number[]; baseline: number[] }> = [];
 for (const c of CASES) {
-  const sides = [
-    { name: 'engine', fixture: 'engine-server.ts', rates: [] as number[] },
-    { name: 'bare ws', fixture: 'baseline-ws.ts', rates: [] as number[] },
-  ];
-  for (const side of sides) {
-    const server = await startFixture(side.fixture);
-    const sockets = await connect(server.port, c.clients);
-    try {
-      await fanOut(server, sockets, Math.min(100, c.events)); // warm-up
-      for (let r = 0; r < ROUNDS; r++) {
-        const seconds = await fanOut(server, sockets, c.events);
-        side.rates.push(c.events / seconds);
-      }
-    } finally {
-      for (const ws of sockets) {
-        ws.removeAllListeners('close');
-        ws.terminate();
-      }
-      await server.stop();
+  // Both servers and both sets of clients stay up for the whole case, so rounds can alternate.
+  const engine = await startFixture('engine-server.ts');
+  const bare = await startFixture('baseline-ws.ts');
+  const engineSockets = await connect(engine.port, c.clients);
+  const bareSockets = await connect(bare.port, c.clients);
+  try {
+    const s = await alternate(
+      c.rounds,
+      {
+        engine: async () => c.events / (await fanOut(engine, engineSockets, c.events)),
+        bare: async () => c.events / (await fanOut(bare, bareSockets, c.events)),
+      },
+      { warmup: 2 },
+    );
+    rows.push({ clients: String(c.clients), 'engine events/s to all': describe(s.engine, 0), 'bare ws (encode once) events/s': describe(s.bare, 0) });
+    results.push({ label: `event fan-out to ${c.clients} clients`, engine: s.engine, baseline: s.bare });
+  } finally {
+    for (const ws of [...engineSockets, ...bareSockets]) {
+      ws.removeAllListeners('close');
+      ws.terminate();
     }
+    await Promise.all([engine.stop(), bare.stop()]);
   }
-  for (const side of sides) {
-    const m = median(side.rates);
-    rows.push({ clients: String(c.clients), server: side.name, 'events/s to all (median)': fmt(m), 'frames/s delivered': fmt(m * c.clients) });
-  }
-  results.push({ label: `event fan-out to ${c.clients} clients`, engine: median(sides[0].rates), baseline: median(sides[1].rates) });
 }
+console.log(await loadNote());
 table(rows);
 for (const r of results) result(r.label, 'events/s', r.engine, r.baseline, { ratioAtLeast: 0.7 });

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { median } from './lib/report.js';
+import { alternate, describe, timed } from './lib/rounds.js';
 
 /** `files` files spread over folders of 100, every `needleEvery`-th file holding "needle_token". */
 export async function makeTree(root: string, files: number, needleEvery = 100): Promise<void> {
@@ -37,34 +38,24 @@ export function run(cmd: string, args: string[], cwd?: string, env?: Record<stri
   });
 }
 
-async function time(fn: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await fn();
-  return performance.now() - t0;
-}
-
-/** Alternates engine and baseline `rounds` times after one warm-up each; returns every round's ms. */
+/** Alternates engine and baseline `rounds` times (order flipped every round) after one warm-up each; every round's ms. */
 export async function alternateSamples(rounds: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>) {
-  await engine();
-  await baseline();
-  const e: number[] = [];
-  const b: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    e.push(await time(engine));
-    b.push(await time(baseline));
-  }
-  return { engine: e, baseline: b };
+  const s = await alternate(rounds, { engine: () => timed(engine), baseline: () => timed(baseline) });
+  return { engine: s.engine, baseline: s.baseline };
 }
 
-/** Alternates engine and baseline `rounds` times after one warm-up each; returns medians in ms. */
+/** Alternates engine and baseline; medians in ms and every sample (for the spread). */
 export async function sideBySide(rounds: number, engine: () => Promise<unknown>, baseline: () => Promise<unknown>) {
-  const s = await alternateSamples(rounds, engine, baseline);
-  return { engine: median(s.engine), baseline: median(s.baseline) };
+  const samples = await alternateSamples(rounds, engine, baseline);
+  return { engine: median(samples.engine), baseline: median(samples.baseline), samples };
 }
 
-export function result(metric: string, engineMs: number, baselineMs: number, aim: string, pass: boolean): void {
-  console.log(`| ${metric} | engine ${engineMs.toFixed(1)} ms | baseline ${baselineMs.toFixed(1)} ms |`);
+/** The RESULT line; with `samples` it carries each side's spread (min-max, n) too. */
+export function result(metric: string, engineMs: number, baselineMs: number, aim: string, pass: boolean, samples?: { engine: number[]; baseline: number[] }): void {
+  const spread = (xs?: number[]) => (xs && xs.length > 1 ? ` [${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}, n=${xs.length}]` : '');
+  if (samples) console.log(`| ${metric} | engine ${describe(samples.engine)} ms | baseline ${describe(samples.baseline)} ms |`);
+  else console.log(`| ${metric} | engine ${engineMs.toFixed(1)} ms | baseline ${baselineMs.toFixed(1)} ms |`);
   console.log(
-    `RESULT ${metric}: engine ${engineMs.toFixed(1)} ms, baseline ${baselineMs.toFixed(1)} ms, ratio ${(engineMs / baselineMs).toFixed(2)} (aim: ${aim}) ${pass ? 'PASS' : 'MISS'}`,
+    `RESULT ${metric}: engine ${engineMs.toFixed(1)} ms${spread(samples?.engine)}, baseline ${baselineMs.toFixed(1)} ms${spread(samples?.baseline)}, ratio ${(engineMs / baselineMs).toFixed(2)} (aim: ${aim}) ${pass ? 'PASS' : 'MISS'}`,
   );
 }

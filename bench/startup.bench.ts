@@ -1,53 +1,43 @@
 /**
- * Engine start to first 200: spawn the built CLI (the bundle `npm run build` makes and `npm start`
- * runs: supervisor + engine process) with a fresh home and poll GET /api/status until it answers
- * 200. Baseline: the same for a bare node:http server script. Also shown: the engine process alone
- * and the unbundled tsc output. Builds go to .bench-tmp/.
+ * Start to first 200, three ways a user meets it, each side by side with a bare Fastify hello-world
+ * started the same way (a fresh `node <script>`, polled on the same route until it answers 200):
+ *
+ *   cold   the first start after an install: an empty code-cache folder (ENGINE_CACHE_DIR), empty home
+ *   warm   a later start: the code cache an earlier start wrote, empty home
+ *   50k    a warm start over a 50 000-file workspace (the watcher has to subscribe to all of it)
+ *
+ * Engine sides: `serve` from the bundle (supervisor + engine process, what `npm start` and
+ * bin/engine.js run) and the engine process alone (`__engine`, no supervisor), for what the
+ * supervisor's own Node boot costs. Node 20 has no code cache for a plain script, so the Fastify
+ * baseline compiles from source in every case (it is ~20x less code than the engine).
+ * Rounds alternate (order flipped every round); medians with spread. Builds go to .bench-tmp/.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { makeTree } from './files-fixture.js';
 import { BENCH_DIR } from './lib/child.js';
-import { fmt, median, result, table } from './lib/report.js';
+import { freePort, writeFastifyScript } from './lib/spawned.js';
+import { result, table } from './lib/report.js';
+import { alternate, describe, loadNote } from './lib/rounds.js';
 
 const ROOT = path.resolve(BENCH_DIR, '..');
 const OUT = path.join(ROOT, '.bench-tmp');
-const DIST = path.join(OUT, 'dist');
-const RUNS = 7;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 
-const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', DIST, '--sourceMap', 'false'], {
-  cwd: ROOT,
-  stdio: 'inherit',
-});
-if (build.status !== 0) throw new Error('the build failed');
 const BUNDLE = path.join(OUT, 'bundle');
 const bundled = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), BUNDLE], { cwd: ROOT, stdio: 'inherit' });
 if (bundled.status !== 0) throw new Error('the bundle failed');
 
-const baselineScript = path.join(OUT, 'baseline-start.mjs');
-writeFileSync(
-  baselineScript,
-  `import http from 'node:http';
-http.createServer((req, res) => { res.writeHead(200, {'content-type': 'application/json'}); res.end('{"ok":true}'); })
-  .listen(Number(process.env.ENGINE_PORT), '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0));\n`,
-);
+const fastifyScript = writeFastifyScript(OUT);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-
-async function firstOk(args: string[], holdMs = 0): Promise<number> {
+/** Spawns, polls GET /api/status until 200, stops; `holdMs` keeps it running (to write the code cache). */
+async function firstOk(args: string[], env: Record<string, string>, holdMs = 0): Promise<number> {
   const port = await freePort();
-  const home = mkdtempSync(path.join(os.tmpdir(), 'engine-start-'));
   const started = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...process.env, ENGINE_PORT: String(port), ENGINE_HOME: home }, stdio: 'ignore' });
+  const child = spawn(process.execPath, args, { env: { ...process.env, ENGINE_PORT: String(port), ENGINE_GATEWAY_PORT: '0', ENGINE_SECRETS: 'file', ...env }, stdio: 'ignore' });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
@@ -72,20 +62,43 @@ async function firstOk(args: string[], holdMs = 0): Promise<number> {
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
-    rmSync(home, { recursive: true, force: true });
   }
 }
 
-const rows: Array<Record<string, string>> = [];
-const sides = [
-  { name: 'engine serve (bundle: supervisor + engine)', args: [path.join(BUNDLE, 'main.js'), 'serve'], ms: [] as number[] },
-  { name: 'engine process alone (bundle)', args: [path.join(BUNDLE, 'main.js'), '__engine'], ms: [] as number[] },
-  { name: 'engine serve (unbundled tsc output)', args: [path.join(DIST, 'main.js'), 'serve'], ms: [] as number[] },
-  { name: 'bare node:http', args: [baselineScript], ms: [] as number[] },
-];
-// One unmeasured start writes the bundle's V8 code cache, as the first start after an install does.
-await firstOk(sides[0].args, 3000);
-for (let i = 0; i < RUNS; i++) for (const s of sides) s.ms.push(await firstOk(s.args));
-for (const s of sides) rows.push({ what: s.name, 'median ms': fmt(median(s.ms), 1), 'min ms': fmt(Math.min(...s.ms), 1), 'max ms': fmt(Math.max(...s.ms), 1) });
-table(rows);
-result('engine start to first 200', 'ms', median(sides[0].ms), median(sides[3].ms), { under: 300 });
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-start-'));
+const warmCache = path.join(tmp, 'warm-cache');
+const bigHome = path.join(tmp, 'big-home');
+const fresh = (name: string) => mkdtempSync(path.join(tmp, name));
+const serve = [path.join(BUNDLE, 'main.js'), 'serve'];
+const alone = [path.join(BUNDLE, 'main.js'), '__engine'];
+
+try {
+  const t0 = performance.now();
+  await makeTree(path.join(bigHome, 'workspace'), 50_000);
+  console.log(`fixture: 50 000 files in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  // One start writes the code cache the warm cases use, as the first start after an install does.
+  await firstOk(serve, { ENGINE_HOME: fresh('home-'), ENGINE_CACHE_DIR: warmCache }, 3000);
+
+  const cases = [
+    { name: 'cold (no code cache), empty home', env: () => ({ ENGINE_HOME: fresh('home-'), ENGINE_CACHE_DIR: fresh('cache-') }) },
+    { name: 'warm (code cache), empty home', env: () => ({ ENGINE_HOME: fresh('home-'), ENGINE_CACHE_DIR: warmCache }) },
+    { name: 'warm, 50 000-file workspace', env: () => ({ ENGINE_HOME: bigHome, ENGINE_CACHE_DIR: warmCache }) },
+  ];
+  const rows: Array<Record<string, string>> = [];
+  const results: Array<() => void> = [];
+  for (const c of cases) {
+    const s = await alternate(ROUNDS, {
+      serve: () => firstOk(serve, c.env()),
+      alone: () => firstOk(alone, c.env()),
+      fastify: () => firstOk([fastifyScript], {}),
+    });
+    rows.push({ case: c.name, 'engine serve ms': describe(s.serve), 'engine process alone ms': describe(s.alone), 'bare Fastify ms': describe(s.fastify) });
+    results.push(() => result(`start to first 200, serve, ${c.name}`, 'ms', s.serve, s.fastify, { ratioAtMost: 1.3 }));
+    results.push(() => result(`start to first 200, engine process alone, ${c.name}`, 'ms', s.alone, s.fastify, { ratioAtMost: 1.3 }));
+  }
+  console.log(await loadNote());
+  table(rows);
+  for (const r of results) r();
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}

@@ -1,39 +1,37 @@
 /**
- * GET /api/status throughput: the engine (guard, router, error handling, real status sources)
- * against a bare node:http server answering a same-shaped JSON body. Each server runs in its own
- * process; the load generator (keep-alive, raw sockets) runs here. Rounds alternate between the two
- * so a noisy neighbour on the machine hits both alike; the medians are compared.
+ * GET /api/status throughput: the engine (guard, router, schemas, error handling, real status
+ * sources) against a bare node:http server answering the engine's own status body, serialized per
+ * request as the engine does. Each server runs in its own process and so does the load generator
+ * (keep-alive, raw sockets; wrk and autocannon are not installed here). Rounds alternate (ABBA) so
+ * a noisy neighbour hits both alike; medians and spread are compared.
  */
 import { startFixture } from './lib/child.js';
-import { httpLoad } from './lib/http-load.js';
-import { fmt, median, result, table } from './lib/report.js';
+import { startLoadGenerator } from './lib/http-load.js';
+import { result, table } from './lib/report.js';
+import { alternate, describe, loadNote } from './lib/rounds.js';
 
 const CONNECTIONS = 32;
 const WARMUP_S = 2;
 const MEASURE_S = 3;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 
-const servers = [
-  { name: 'engine', fixture: 'engine-server.ts', rps: [] as number[] },
-  { name: 'bare node:http', fixture: 'baseline-http.ts', rps: [] as number[] },
-];
-// The baseline answers the engine's real status body (every registered tool name ...), so both
-// sides serialize the same JSON.
-const engineServer = await startFixture(servers[0].fixture);
-const body = await (await fetch(`http://127.0.0.1:${engineServer.port}/api/status`)).text();
-const started = [engineServer, await startFixture(servers[1].fixture, { STATUS_BODY: body })];
+const engine = await startFixture('engine-server.ts');
+const body = await (await fetch(`http://127.0.0.1:${engine.port}/api/status`)).text();
+const bare = await startFixture('baseline-http.ts', { STATUS_BODY: body });
+const load = await startLoadGenerator();
 console.log(`status body: ${body.length} bytes`);
 try {
-  for (const s of started) await httpLoad({ port: s.port, path: '/api/status', connections: CONNECTIONS, seconds: WARMUP_S });
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < servers.length; i++) {
-      const r = await httpLoad({ port: started[i].port, path: '/api/status', connections: CONNECTIONS, seconds: MEASURE_S });
-      if (r.errors) console.log(`${servers[i].name}: ${r.errors} errors`);
-      servers[i].rps.push(r.rps);
-    }
-  }
+  const round = (port: number, seconds: number) => async () => {
+    const r = await load.run({ port, path: '/api/status', connections: CONNECTIONS, seconds });
+    if (r.errors) console.log(`port ${port}: ${r.errors} errors`);
+    return r.rps;
+  };
+  await round(engine.port, WARMUP_S)();
+  await round(bare.port, WARMUP_S)();
+  const s = await alternate(ROUNDS, { engine: round(engine.port, MEASURE_S), bare: round(bare.port, MEASURE_S) }, { warmup: 0 });
+  console.log(await loadNote());
+  table([{ 'engine req/s': describe(s.engine, 0), 'bare node:http req/s': describe(s.bare, 0) }]);
+  result('GET /api/status throughput', 'req/s', s.engine, s.bare, { ratioAtLeast: 0.9 });
 } finally {
-  await Promise.all(started.map((s) => s.stop()));
+  await Promise.all([engine.stop(), bare.stop(), load.stop()]);
 }
-table(servers.map((s) => ({ server: s.name, ...Object.fromEntries(s.rps.map((v, i) => [`r${i + 1} req/s`, fmt(v)])), 'median req/s': fmt(median(s.rps)) })));
-result('GET /api/status throughput', 'req/s', median(servers[0].rps), median(servers[1].rps), { ratioAtLeast: 0.7 });

@@ -2,8 +2,9 @@
 // Bundles the CLI into dist/bundle/ because start-up time is measured (bench/startup):
 //   main.js     the supervisor and CLI (ESM, small: it never loads the engine's modules)
 //   engine.cjs  the engine and every dependency in one CommonJS file, loaded by main.js through
-//               node:vm with a V8 code cache (engine.cjs.cache, written after the first start), so
-//               later starts skip parsing and compiling ~5 MB of JavaScript.
+//               node:vm with a V8 code cache (written after the first start into the engine's cache
+//               folder, ENGINE_CACHE_DIR or ~/.cache/workbench-engine/code/), so later starts skip
+//               parsing and compiling ~5 MB of JavaScript.
 // bin/engine.js uses the bundle when it exists and dist/main.js otherwise, so a missing esbuild (a
 // dependency of tsx) only costs start-up time, never correctness.
 import { rmSync } from 'node:fs';
@@ -46,13 +47,23 @@ try {
         loader: 'js',
         contents: `
   import { createRequire } from 'node:module';
+  import { createHash } from 'node:crypto';
   import fs from 'node:fs';
+  import os from 'node:os';
   import path from 'node:path';
   import vm from 'node:vm';
   import { fileURLToPath } from 'node:url';
   const file = fileURLToPath(new URL('./engine.cjs', import.meta.url));
-  const cacheFile = file + '.cache';
   const source = fs.readFileSync(file, 'utf8');
+  // The cache lives in a cache folder the engine owns (an install folder may be read-only), keyed by
+  // this install's bundle and the Node version so two installs or an upgrade never share one.
+  const cacheDir = process.env.ENGINE_CACHE_DIR
+    || (process.platform === 'darwin' ? path.join(os.homedir(), 'Library', 'Caches', 'workbench-engine')
+      : process.platform === 'win32' ? path.join(process.env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local'), 'workbench-engine', 'Cache')
+      : path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'workbench-engine'));
+  const st = fs.statSync(file);
+  const key = createHash('sha256').update([file, st.size, st.mtimeMs, process.version, process.arch].join('\\0')).digest('hex').slice(0, 16);
+  const cacheFile = path.join(cacheDir, 'code', 'engine-' + key + '.cache');
   let cachedData;
   try { cachedData = fs.readFileSync(cacheFile); } catch {}
   const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: file, cachedData });
@@ -61,11 +72,16 @@ try {
   if (!cachedData || script.cachedDataRejected) {
     // Written once start-up code has run, so the cache holds the functions a start compiles too.
     setTimeout(() => {
+      const tmp = cacheFile + '.' + process.pid + '.tmp';
       try {
-        const tmp = cacheFile + '.' + process.pid + '.tmp';
+        fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
         fs.writeFileSync(tmp, script.createCachedData());
         fs.renameSync(tmp, cacheFile);
-      } catch {}
+      } catch (err) {
+        try { fs.rmSync(tmp, { force: true }); } catch {}
+        // Said once (this runs once per process): starts still work, they compile from source.
+        process.stderr.write('engine: could not write the code cache ' + cacheFile + ' (' + (err && err.code || err) + '); starts compile the engine from source. Set ENGINE_CACHE_DIR to a writable folder.\\n');
+      }
     }, 2000).unref();
   }
   export const startEngine = mod.exports.startEngine;

@@ -215,7 +215,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       if (options.files?.watch !== false) await watcher.rearm();
     },
   });
-  if (options.files?.watch !== false) await watcher.rearm();
   closers.push(() => watcher.close());
   filesRoutes(app, files);
   tools.register(...fileTools(files, { embeddingsConfigured }));
@@ -422,6 +421,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // A network-on sandbox must not reach this API (it trusts local processes): drop its connections.
   app.server.prependListener('connection', (socket: import('node:net').Socket) => void (fromSandbox(socket) && socket.destroy()));
   await app.listen({ port, host: bind });
+  // Listen first: arming the watcher takes ~0.8 s over 50 000 files and must not delay the first
+  // 200 (bench/startup). startEngine still resolves once it is armed, so callers see a watching engine.
+  const watching = options.files?.watch !== false ? watcher.rearm() : Promise.resolve();
   // Off the start path but before a first turn needs them: the model SDK and the bash grammar
   // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
   const warmUp = setTimeout(() => {
@@ -435,6 +437,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
   await gateway.start();
+  await watching;
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
 
   let closed = false;

@@ -58,3 +58,30 @@ export async function httpLoad(opts: { port: number; path: string; connections: 
   await Promise.race([Promise.all(conns), new Promise((r) => setTimeout(r, 2000))]);
   return { requests: counted, errors, seconds, rps: counted / seconds };
 }
+
+/**
+ * The same load generator in a process of its own (an external client, like wrk: its CPU is not
+ * the measured server's, and it does not share an event loop with anything measured).
+ */
+export async function startLoadGenerator(): Promise<{ run(opts: Parameters<typeof httpLoad>[0]): Promise<LoadResult>; stop(): Promise<void> }> {
+  const { fork } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const child = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the load generator exited with ${code}`)));
+  });
+  return {
+    run: (opts) =>
+      new Promise((resolve) => {
+        child.once('message', (m) => resolve(m as LoadResult));
+        child.send(opts);
+      }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

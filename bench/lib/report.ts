@@ -11,15 +11,30 @@ export function table(rows: Array<Record<string, string | number>>): void {
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-/** `higherIsBetter`: the ratio is engine/baseline and must reach `aim`; else the engine value must stay under `aim`. */
-export function result(metric: string, unit: string, engine: number, baseline: number, aim: { ratioAtLeast: number } | { under: number }): void {
-  const ratio = engine / baseline;
-  const pass = 'ratioAtLeast' in aim ? ratio >= aim.ratioAtLeast : engine < aim.under;
-  const aimText = 'ratioAtLeast' in aim ? `>= ${aim.ratioAtLeast}x` : `< ${aim.under} ${unit}`;
-  console.log(`RESULT ${metric}: engine ${fmt(engine, engine < 100 ? 1 : 0)} ${unit}, baseline ${fmt(baseline, baseline < 100 ? 1 : 0)} ${unit}, ratio ${ratio.toFixed(2)} (aim: ${aimText}) ${pass ? 'PASS' : 'MISS'}`);
+/**
+ * The RESULT line bench/run.ts collects. `engine` and `baseline` are medians or, better, every
+ * round's sample (then the line also carries the spread). With `ratioAtLeast` the ratio is
+ * engine/baseline (higher is better, throughput) and must reach the aim; with `ratioAtMost` it is
+ * engine/baseline for times (lower is better); with `under` the engine's median must stay under it.
+ */
+export function result(
+  metric: string,
+  unit: string,
+  engine: number | number[],
+  baseline: number | number[],
+  aim: { ratioAtLeast: number } | { ratioAtMost: number } | { under: number },
+): void {
+  const e = Array.isArray(engine) ? median(engine) : engine;
+  const b = Array.isArray(baseline) ? median(baseline) : baseline;
+  const ratio = e / b;
+  const pass = 'ratioAtLeast' in aim ? ratio >= aim.ratioAtLeast : 'ratioAtMost' in aim ? ratio <= aim.ratioAtMost : e < aim.under;
+  const aimText = 'ratioAtLeast' in aim ? `>= ${aim.ratioAtLeast}x` : 'ratioAtMost' in aim ? `<= ${aim.ratioAtMost}x` : `< ${aim.under} ${unit}`;
+  const spread = (xs: number | number[]) => (Array.isArray(xs) && xs.length > 1 ? ` [${fmt(Math.min(...xs), Math.min(...xs) < 100 ? 1 : 0)}-${fmt(Math.max(...xs), Math.max(...xs) < 100 ? 1 : 0)}, n=${xs.length}]` : '');
+  console.log(`RESULT ${metric}: engine ${fmt(e, e < 100 ? 1 : 0)} ${unit}${spread(engine)}, baseline ${fmt(b, b < 100 ? 1 : 0)} ${unit}${spread(baseline)}, ratio ${ratio.toFixed(2)} (aim: ${aimText}) ${pass ? 'PASS' : 'MISS'}`);
 }
 
 export const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const mid = s.length / 2;
+  return s.length % 2 ? s[Math.floor(mid)] : (s[mid - 1] + s[mid]) / 2;
 };

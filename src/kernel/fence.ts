@@ -112,7 +112,9 @@ export class Fence {
     let entry: string;
     try {
       target = await resolveOnDisk(real);
-      entry = rest.length ? path.join(await resolveOnDisk(path.dirname(real)), path.basename(real)) : target;
+      // A path that is already canonical has no symlink on it (a link to its own path is a loop), so
+      // its folder is canonical too: one resolution per request instead of two (bench/files-write).
+      entry = !rest.length || target === real ? target : path.join(await resolveOnDisk(path.dirname(real)), path.basename(real));
     } catch (err) {
       if (err instanceof EngineError) throw err;
       const code = (err as NodeJS.ErrnoException).code;

@@ -26,7 +26,7 @@ test('the bundled CLI serves the same engine as the sources', { skip: hasEsbuild
   const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
   assert.equal(built.status, 0, built.stderr);
   // Plain node (the spawn helper adds tsx, which the bundle does not need but tolerates).
-  const serve = spawnNode([path.join(out, 'main.js'), 'serve'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file' });
+  const serve = spawnNode([path.join(out, 'main.js'), 'serve'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file', ENGINE_CACHE_DIR: path.join(home, 'code-cache') });
   try {
     const up = await serve.waitForLine(SERVING);
     const status = (await (await fetch(`${up.match[1]}/api/status`)).json()) as { tools: string[] };

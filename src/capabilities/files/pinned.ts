@@ -88,6 +88,9 @@ export function readProvenSync(real: string, maxBytes: number): Buffer | undefin
   }
 }
 
+/** Read once: the engine never changes its umask, and reading it per write would cost a syscall. */
+const UMASK = process.umask();
+
 const code = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code;
 
 export function createPins(fence: Allows) {
@@ -186,7 +189,8 @@ export function createPins(fence: Allows) {
     try {
       handle = await fs.open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o644);
       await handle.writeFile(data);
-      if (mode !== undefined) await handle.chmod(mode);
+      // open() applied the umask; a chmod only when that took bits the old file had.
+      if (mode !== undefined && (mode & UMASK) !== 0) await handle.chmod(mode);
       await handle.sync();
       await handle.close();
       handle = undefined;

@@ -178,6 +178,16 @@ export function createFilesService(deps: FilesDeps) {
           const folder = await pins.ensureDir(path.dirname(target), r.virtual);
           try {
             const name = path.basename(target);
+            if (typeof data !== 'function') {
+              // A whole-file write needs only what is there now (its type and mode), not its bytes:
+              // one lstat inside the pinned folder instead of open, fstat and close.
+              const st = await lstatCurrent(folder.at(name), r);
+              if (st?.isSymbolicLink()) throw conflict(`"${r.virtual}" changed on disk while it was being opened (a symlink was swapped in); nothing was written, try again`);
+              if (st?.isDirectory()) throw conflict(`"${r.virtual}" is a folder; write to a file path inside it`);
+              if (st && !st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be written`);
+              await pins.writeAtomic(folder, name, data, st ? st.mode & 0o777 : undefined, r.virtual);
+              return !st;
+            }
             const current = await openCurrent(folder.at(name), r);
             let mode: number | undefined;
             let old: Buffer | undefined;
@@ -205,6 +215,18 @@ export function createFilesService(deps: FilesDeps) {
         }),
       );
     });
+  }
+
+  /** What is now at `at` (a pinned path), not following a link; undefined when there is nothing. */
+  async function lstatCurrent(at: string, r: Resolved) {
+    try {
+      return await lstat(at);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return undefined;
+      if (code === 'ENOTDIR') throw conflict(`"${r.virtual}" changed on disk while it was being opened (a folder on its path was replaced); nothing was written, try again`);
+      throw err;
+    }
   }
 
   /** The file now at `at` (a pinned path), opened without following a link; undefined when there is none. */

@@ -1,0 +1,8 @@
+/** The load generator's own process (see startLoadGenerator): one IPC message in, one result out. */
+import { httpLoad } from './http-load.js';
+
+process.on('message', (opts: Parameters<typeof httpLoad>[0]) => {
+  void httpLoad(opts).then((r) => process.send!(r));
+});
+process.on('disconnect', () => process.exit(0));
+process.send!({ ready: true });
