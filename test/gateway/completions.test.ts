@@ -70,6 +70,14 @@ describe('gateway: OpenAI-compatible upstream, streamed through', () => {
     assert.deepEqual(last.choices, []);
     assert.equal(last.usage?.prompt_tokens, 6);
     assert.equal(last.usage?.completion_tokens, 2);
+    // Both streams were billed from the usage the upstream sent (asked for by the gateway, or by the caller).
+    let billed: any[] = [];
+    for (let i = 0; i < 100; i++) {
+      billed = ((await h.t.api('GET', '/api/runs')).body.runs as any[]).filter((r) => r.source === 'gateway' && r.status === 'completed' && [5, 6].includes(r.usage.input));
+      if (billed.length >= 2) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(billed.map((r) => r.usage.input).sort(), [5, 6]);
   });
 
   it('passes tool definitions through and returns tool calls to the caller (a full round trip)', async () => {

@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { Usage } from '../../kernel/runs.js';
 import { errorType, GatewayError } from './errors.js';
-import { UsageTap } from './sse.js';
+import { UsageTail, UsageTap } from './sse.js';
 import type { ChatCompletionRequest, CompletionUsage } from './types.js';
 import { fromOpenAI } from './usage.js';
 
@@ -77,7 +77,17 @@ export function passthrough(body: ChatCompletionRequest, target: PassthroughTarg
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
       res.flushHeaders();
-      const tap = new UsageTap(!askedUsage);
+      if (askedUsage) {
+        // The caller asked for the usage chunk too: nothing to cut, so the bytes are piped untouched
+        // and only the stream's last chunks are read, at the end, for the usage chunk that closes it.
+        const tail = new UsageTail();
+        ures.on('data', (chunk: Buffer) => tail.push(chunk));
+        ures.pipe(res);
+        ures.on('end', () => resolve({ usage: fromOpenAI(tail.usage() as Partial<CompletionUsage>) }));
+        ures.on('error', (err) => (signal.aborted ? resolve({}) : reject(err)));
+        return;
+      }
+      const tap = new UsageTap(true);
       ures.on('data', (chunk: Buffer) => {
         const out = tap.push(chunk);
         // Backpressure: a slow caller slows the upstream read instead of filling the engine's memory.

@@ -50,6 +50,35 @@ export class UsageTap {
   }
 }
 
+/**
+ * The usage chunk closes an OpenAI stream (after it only `[DONE]`): keeping the last few chunks is
+ * enough to read it at the end, at no cost per chunk while the bytes pass.
+ */
+export class UsageTail {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0].length >= TAIL_BYTES) this.size -= this.chunks.shift()!.length;
+  }
+
+  /** The last usage object in the kept tail (OpenAI's wire shape), if any. */
+  usage(): unknown {
+    const text = Buffer.concat(this.chunks).toString('utf8');
+    let usage: unknown;
+    for (const event of text.split(/\r?\n\r?\n/)) {
+      const data = eventData(event);
+      if (data?.usage && typeof data.usage === 'object') usage = data.usage;
+    }
+    return usage;
+  }
+}
+
+/** Enough of a stream's end to hold its usage chunk and `[DONE]` whole. */
+const TAIL_BYTES = 16 * 1024;
+
 function endOf(data: Buffer, boundary: Buffer): number {
   const at = data.lastIndexOf(boundary);
   return at === -1 ? -1 : at + boundary.length;
