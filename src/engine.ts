@@ -220,14 +220,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...fileTools(files, { embeddingsConfigured }));
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
-  const masker = new Masker();
-  const refreshMask = async () => {
-    const values = await secrets.values();
-    masker.setKnown(values);
-    redactor.setValues(values);
-  };
-  await refreshMask();
-  bus.subscribe((e) => void (e.kind === 'secrets.changed' && refreshMask()));
+  // Stored values live in the redactor alone (filled above, kept current as secrets change).
+  const masker = new Masker(redactor.text);
+  bus.subscribe((e) => void (e.kind === 'secrets.changed' && secrets.values().then((values) => redactor.setValues(values))));
   const permissionRules = new RuleStore(home, masker.mask);
   const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
   tools.setGate(gate);
@@ -270,9 +265,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     sandbox: () => sandbox.status(),
   });
 
-  // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, off the start path.
+  // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.
   const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
-  setTimeout(() => void sandbox.probe(), LIMITS.warmUpDelayMs).unref();
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
@@ -432,6 +426,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
     void warmSdk().catch(() => undefined);
     void ensureShellParser();
+    void sandbox.probe();
   }, LIMITS.warmUpDelayMs);
   warmUp.unref();
   const address = app.server.address();

@@ -119,15 +119,19 @@ function maskWith(text: string, known: RegExp | undefined): string {
 
 /**
  * A masker holding the secret store's current values, so sync callers (the registry, log lines)
- * can mask without awaiting the store. The engine refreshes it when secrets change.
+ * can mask without awaiting the store. The engine gives it the exit mask's stored-value step
+ * (`Redactor.text`, which knows a value from the moment it is stored), so the values are kept in
+ * one place; without one it keeps its own list through `setKnown`.
  */
 export class Masker {
   // Compiled when the values change, not on every mask: the registry masks every call's text.
   private known: RegExp | undefined;
 
+  constructor(private readonly storedValues?: (text: string) => string) {}
+
   setKnown(values: readonly string[]): void {
     this.known = knownPattern(values);
   }
 
-  readonly mask = (text: string): string => maskWith(text, this.known);
+  readonly mask = (text: string): string => (this.storedValues ? maskWith(this.storedValues(text), undefined) : maskWith(text, this.known));
 }
