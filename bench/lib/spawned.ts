@@ -36,3 +36,14 @@ export function announce(server: http.Server): void {
   process.on('SIGTERM', () => process.exit(0));
   process.on('disconnect', () => process.exit(0));
 }
+
+/** A fixture process already listening: on SIGTERM or its parent's exit, `close` then exit; prints `port <n>` (startFixture waits for it). */
+export function announcePort(port: number | string, close: () => Promise<unknown>): void {
+  const stop = async () => {
+    await close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('disconnect', () => void stop());
+  process.stdout.write(`port ${port}\n`);
+}
