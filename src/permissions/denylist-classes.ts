@@ -29,7 +29,7 @@ export function chmodZero(texts: string[]): boolean {
 }
 
 /** Does `mode` leave no read, write or execute bit for anyone, from any starting permissions? */
-export function zeroMode(mode: string): boolean {
+function zeroMode(mode: string): boolean {
   if (/^[0-7]+$/.test(mode)) return (parseInt(mode, 8) & 0o777) === 0;
   // Simulated from full permissions: if even 777 ends at zero, every file does.
   const perms = { u: 7, g: 7, o: 7 };
@@ -94,7 +94,7 @@ const RAW_DISK = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|disk\d|rdisk\
 const DISK_NAMES = ['sda', 'sdb1', 'hda', 'vda', 'xvda', 'nvme0n1', 'nvme0n1p1', 'mmcblk0', 'disk0', 'rdisk0', 'disk/by-id/x', 'disk/by-uuid/x', 'mapper/root', 'dm-0', 'md0', 'loop0', 'block/8:0', 'nbd0', 'root', 'mem'];
 
 /** `/dev/./sda`, `/dev//sda`, `/dev/../dev/sda` -> `/dev/sda` (textually, as the kernel resolves them). */
-export function normalizePath(path: string): string {
+function normalizePath(path: string): string {
   const abs = path.startsWith('/');
   const out: string[] = [];
   for (const part of path.split('/')) {

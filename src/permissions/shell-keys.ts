@@ -85,7 +85,7 @@ export function subcommandOf(program: string, args: ShellWord[]): SubcommandResu
 }
 
 /** A word that looks like a credential rather than a subcommand name. */
-export function secretShaped(word: string): boolean {
+function secretShaped(word: string): boolean {
   if (maskSecrets(word) !== word) return true;
   const digits = /[0-9]/.test(word);
   const letters = /[A-Za-z]/.test(word);

@@ -33,7 +33,7 @@ import type { SandboxPlan } from './types.js';
  * pipes while the sandbox lives, so the engine cannot wait for them to close: the count tells it
  * whether anything is left.
  */
-export const KEEPER_SCRIPT = [
+const KEEPER_SCRIPT = [
   'bash -lc "$1" 3>&-',
   'code=$?',
   'set -- /proc/[0-9]*',

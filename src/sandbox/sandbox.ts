@@ -34,7 +34,7 @@ export interface SandboxDeps {
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
 // Files a shell, git or the desktop reads and runs later, outside any sandbox.
-export const STARTUP_FILES = [
+const STARTUP_FILES = [
   '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.inputrc',
   '.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout', '.config/fish',
   '.gitconfig', '.config/git', '.ssh', '.npmrc', '.pypirc', '.netrc',

@@ -69,7 +69,7 @@ const FILES: Record<string, string> = {
 const IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 
 /** A name as the file systems git protects against would see it: case folded, NTFS trailing dots and spaces gone. */
-export function normalName(name: string): string {
+function normalName(name: string): string {
   const n = name.replace(IGNORABLE, '').toLowerCase().replace(/[. ]+$/, '');
   return n === 'git~1' ? '.git' : n; // NTFS short name of .git
 }
