@@ -1,8 +1,8 @@
 /**
  * /api/db (seed 000 §4.15): thin routes over the database service, each declaring its schemas.
  */
-import { noBody } from '../../http/schemas.js';
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import { noBody, route } from '../../http/schemas.js';
+import type { FastifyInstance } from 'fastify';
 import type { ExportRequest } from './export.js';
 import type { QueryRequest } from './query.js';
 import * as S from './schemas.js';
@@ -11,28 +11,25 @@ import type { TableDataRequest, UpdateCellRequest } from './table.js';
 import type { ConnectionInput } from './types.js';
 
 type Id = { Params: { id: string } };
-const tags = ['db'];
-/** Route docs (summary, tags) ride in the schema for the OpenAPI document; Fastify's type does not list them. */
-const doc = (schema: Record<string, unknown>) => schema as FastifySchema;
 
 export function dbRoutes(app: FastifyInstance, db: DbFacade): void {
   app.get('/api/db', {
-    schema: doc({ summary: 'Lists saved database connections (never a password or URL)', tags, response: { 200: { type: 'object', properties: { connections: { type: 'array', items: S.connectionView } }, required: ['connections'], additionalProperties: false } } }),
+    schema: route('db', 'Lists saved database connections (never a password or URL)', { response: { 200: { type: 'object', properties: { connections: { type: 'array', items: S.connectionView } }, required: ['connections'], additionalProperties: false } } }),
     handler: async () => ({ connections: await db.service.list() }),
   });
 
   app.post<{ Body: ConnectionInput }>('/api/db/test', {
-    schema: doc({ summary: 'Tests an unsaved connection definition with a real round trip', tags, body: S.connectionInput, response: { 200: S.testResult } }),
+    schema: route('db', 'Tests an unsaved connection definition with a real round trip', { body: S.connectionInput, response: { 200: S.testResult } }),
     handler: async (req) => db.service.testUnsaved(req.body),
   });
 
   app.put<Id & { Body: ConnectionInput }>('/api/db/connections/:id', {
-    schema: doc({ summary: 'Creates or replaces a connection; the path is its identity', tags, params: S.idParams, body: S.connectionInput, response: { 200: S.connectionView } }),
+    schema: route('db', 'Creates or replaces a connection; the path is its identity', { params: S.idParams, body: S.connectionInput, response: { 200: S.connectionView } }),
     handler: async (req) => db.service.put(req.params.id, req.body),
   });
 
   app.delete<Id>('/api/db/connections/:id', {
-    schema: doc({ summary: 'Deletes a connection, its secrets and history, and closes its pool', tags, params: S.idParams, response: { 200: S.okResponse } }),
+    schema: route('db', 'Deletes a connection, its secrets and history, and closes its pool', { params: S.idParams, response: { 200: S.okResponse } }),
     handler: async (req) => {
       await db.service.remove(req.params.id);
       return { ok: true };
@@ -40,14 +37,12 @@ export function dbRoutes(app: FastifyInstance, db: DbFacade): void {
   });
 
   app.post<Id>('/api/db/connections/:id/test', {
-    schema: doc({ summary: 'Tests a saved connection with a real round trip', tags, params: S.idParams, body: noBody, response: { 200: S.testResult } }),
+    schema: route('db', 'Tests a saved connection with a real round trip', { params: S.idParams, body: noBody, response: { 200: S.testResult } }),
     handler: async (req) => db.service.test(req.params.id),
   });
 
   app.get<Id & { Querystring: { refresh?: string } }>('/api/db/:id/schema', {
-    schema: doc({
-      summary: 'Tables, views, columns, keys and indexes (cached 60 s; ?refresh reads again)',
-      tags,
+    schema: route('db', 'Tables, views, columns, keys and indexes (cached 60 s; ?refresh reads again)', {
       params: S.idParams,
       querystring: { type: 'object', properties: { refresh: { type: 'string' } }, additionalProperties: false },
       response: { 200: S.schemaResponse },
@@ -56,27 +51,27 @@ export function dbRoutes(app: FastifyInstance, db: DbFacade): void {
   });
 
   app.post<Id & { Body: QueryRequest }>('/api/db/:id/query', {
-    schema: doc({ summary: 'Runs SQL (several statements allowed; mode explain shows the plan)', tags, params: S.idParams, body: S.queryBody, response: { 200: S.queryResponse } }),
+    schema: route('db', 'Runs SQL (several statements allowed; mode explain shows the plan)', { params: S.idParams, body: S.queryBody, response: { 200: S.queryResponse } }),
     handler: async (req) => db.queries.human(req.params.id, req.body),
   });
 
   app.get<Id>('/api/db/:id/history', {
-    schema: doc({ summary: "This connection's query history, newest first", tags, params: S.idParams, response: { 200: S.historyResponse } }),
+    schema: route('db', "This connection's query history, newest first", { params: S.idParams, response: { 200: S.historyResponse } }),
     handler: async (req) => ({ history: await db.service.history(req.params.id) }),
   });
 
   app.post<Id & { Body: TableDataRequest }>('/api/db/:id/table-data', {
-    schema: doc({ summary: 'A page of a table with filters and sort (limit default 100)', tags, params: S.idParams, body: S.tableDataBody, response: { 200: S.tableDataResponse } }),
+    schema: route('db', 'A page of a table with filters and sort (limit default 100)', { params: S.idParams, body: S.tableDataBody, response: { 200: S.tableDataResponse } }),
     handler: async (req) => db.tables.page(req.params.id, req.body),
   });
 
   app.post<Id & { Body: UpdateCellRequest }>('/api/db/:id/update-cell', {
-    schema: doc({ summary: 'Changes cells of exactly one row addressed by its primary key', tags, params: S.idParams, body: S.updateCellBody, response: { 200: S.updateCellResponse } }),
+    schema: route('db', 'Changes cells of exactly one row addressed by its primary key', { params: S.idParams, body: S.updateCellBody, response: { 200: S.updateCellResponse } }),
     handler: async (req) => db.tables.updateCell(req.params.id, req.body),
   });
 
   app.post<Id & { Body: ExportRequest }>('/api/db/:id/export', {
-    schema: doc({ summary: 'Streams the rows of one read as csv, json, ndjson or sql INSERTs', tags, params: S.idParams, body: S.exportBody, response: { 200: S.exportFile } }),
+    schema: route('db', 'Streams the rows of one read as csv, json, ndjson or sql INSERTs', { params: S.idParams, body: S.exportBody, response: { 200: S.exportFile } }),
     handler: async (req, reply) => {
       const out = await db.exportRows(req.params.id, req.body);
       reply.header('content-type', out.contentType);

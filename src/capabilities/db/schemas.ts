@@ -2,6 +2,7 @@
  * JSON Schemas of the database routes and tools, defined once: the routes validate with them (and
  * the OpenAPI document is generated from them); the tools reuse the shared pieces.
  */
+import { bool, int, num, obj, str } from '../../http/schemas.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { EXPORT_FORMATS } from './export.js';
 import { FILTER_OPS } from './table.js';
@@ -15,7 +16,7 @@ export const connectionId = {
   description: 'Connection id: letters, digits, dot, dash, underscore.',
 } as const;
 
-export const idParams = { type: 'object', properties: { id: connectionId }, required: ['id'], additionalProperties: false } as const;
+export const idParams = obj({ id: connectionId }, ['id']);
 
 const engine = { type: 'string', enum: [...DB_ENGINES], description: 'sqlite, postgres or mysql (MariaDB uses mysql).' } as const;
 const rowLimit = { type: 'integer', minimum: 1, maximum: LIMITS.dbRowLimitMax } as const;
@@ -67,12 +68,7 @@ export const connectionView = {
   additionalProperties: false,
 } as const;
 
-export const testResult = {
-  type: 'object',
-  properties: { ok: { type: 'boolean' }, ms: { type: 'number' }, error: { type: 'string' } },
-  required: ['ok'],
-  additionalProperties: false,
-} as const;
+export const testResult = obj({ ok: bool(), ms: num(), error: str() }, ['ok']);
 
 const anyRow = { type: 'object', additionalProperties: true } as const;
 const strings = { type: 'array', items: { type: 'string' } } as const;
@@ -94,28 +90,16 @@ export const schemaResponse = {
           kind: { type: 'string', enum: ['table', 'view'] },
           columns: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: { name: { type: 'string' }, type: { type: 'string' }, nullable: { type: 'boolean' }, default: { type: ['string', 'null'] } },
-              additionalProperties: false,
-            },
+            items: obj({ name: str(), type: str(), nullable: bool(), default: { type: ['string', 'null'] } }),
           },
           primaryKey: strings,
           foreignKeys: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: { name: { type: 'string' }, columns: strings, refSchema: { type: 'string' }, refTable: { type: 'string' }, refColumns: strings },
-              additionalProperties: false,
-            },
+            items: obj({ name: str(), columns: strings, refSchema: str(), refTable: str(), refColumns: strings }),
           },
           indexes: {
             type: 'array',
-            items: {
-              type: 'object',
-              properties: { name: { type: 'string' }, columns: strings, unique: { type: 'boolean' }, primary: { type: 'boolean' } },
-              additionalProperties: false,
-            },
+            items: obj({ name: str(), columns: strings, unique: bool(), primary: bool() }),
           },
         },
         additionalProperties: false,
@@ -253,12 +237,7 @@ export const updateCellBody = {
   additionalProperties: false,
 } as const;
 
-export const updateCellResponse = {
-  type: 'object',
-  properties: { ok: { type: 'boolean' }, affected: { type: 'integer' }, error: { type: 'string' } },
-  required: ['ok', 'affected'],
-  additionalProperties: false,
-} as const;
+export const updateCellResponse = obj({ ok: bool(), affected: int(), error: str() }, ['ok', 'affected']);
 
 export const exportBody = {
   type: 'object',
@@ -271,7 +250,7 @@ export const exportBody = {
   additionalProperties: false,
 } as const;
 
-export const okResponse = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } as const;
+export const okResponse = obj({ ok: bool() }, ['ok']);
 
 /** The export answers a file (text/csv, application/json, application/x-ndjson, application/sql), streamed. */
 export const exportFile = { type: 'string', description: 'The exported rows as a file, streamed; content-type by format.' } as const;
