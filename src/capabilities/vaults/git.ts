@@ -8,10 +8,15 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
 const IDENTITY = ['-c', 'user.name=Workbench Engine', '-c', 'user.email=engine@localhost'];
+/**
+ * No hooks and no fsmonitor program, as src/capabilities/git/exec.ts does: a vault's `.git` can lie
+ * inside the fence, and `--no-verify` skips only pre-commit and commit-msg (post-commit would run).
+ */
+const NO_PROGRAMS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
 
 function git(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn('git', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    const child = spawn('git', [...NO_PROGRAMS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));

@@ -3,11 +3,12 @@
  * (they validate the request and feed the OpenAPI document).
  */
 import type { FastifyInstance } from 'fastify';
+import { route } from '../../http/schemas.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { schemaJsonSchema } from './schema.js';
 import type { VaultsService } from './vaults.js';
 
-const tags = ['vaults'];
+const tag = 'vaults';
 const vaultParams = { type: 'object', additionalProperties: false, properties: { vault: { type: 'string' } }, required: ['vault'] } as const;
 const pathQuery = { type: 'object', additionalProperties: false, properties: { path: { type: 'string', minLength: 1 } }, required: ['path'] } as const;
 const anyObject = { type: 'object', additionalProperties: true } as const;
@@ -25,14 +26,12 @@ const summary = {
 type P = { vault: string };
 
 export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void {
-  app.get('/api/vaults', { schema: { summary: 'Every mounted vault with its note and inbox counts', tags, response: { 200: { type: 'array', items: summary } } } }, async () => vaults.list());
+  app.get('/api/vaults', { schema: route(tag, 'Every mounted vault with its note and inbox counts', { response: { 200: { type: 'array', items: summary } } }) }, async () => vaults.list());
 
   app.post(
     '/api/vaults',
     {
-      schema: {
-        summary: 'Make a folder a vault and mount it (a folder holding vault.json is adopted as is)',
-        tags,
+      schema: route(tag, 'Make a folder a vault and mount it (a folder holding vault.json is adopted as is)', {
         body: {
           type: 'object',
           additionalProperties: false,
@@ -45,34 +44,32 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
           required: ['name', 'path'],
         },
         response: { 201: { type: 'object', additionalProperties: true, properties: { ok: { type: 'boolean' }, adopted: { type: 'boolean' }, vault: summary, schema: anyObject } } },
-      },
+      }),
     },
     async (req, reply) => reply.code(201).send(await vaults.create(req.body as { name: string; path: string; schema?: unknown; git?: boolean })),
   );
 
   app.get(
     '/api/vaults/:vault/index',
-    { schema: { summary: "The vault's schema and every note's metadata", tags, params: vaultParams, response: { 200: { type: 'object', additionalProperties: true, properties: { vault: { type: 'string' }, schema: anyObject, notes: { type: 'array', items: anyObject }, stats: anyObject } } } } },
+    { schema: route(tag, "The vault's schema and every note's metadata", { params: vaultParams, response: { 200: { type: 'object', additionalProperties: true, properties: { vault: { type: 'string' }, schema: anyObject, notes: { type: 'array', items: anyObject }, stats: anyObject } } } }) },
     async (req) => vaults.notes.index((req.params as P).vault),
   );
 
   app.get(
     '/api/vaults/:vault/note',
-    { schema: { summary: 'One note: its text and metadata', tags, params: vaultParams, querystring: pathQuery, response: { 200: { type: 'object', additionalProperties: true, properties: { content: { type: 'string' }, note: { type: 'string' }, meta: anyObject } } } } },
+    { schema: route(tag, 'One note: its text and metadata', { params: vaultParams, querystring: pathQuery, response: { 200: { type: 'object', additionalProperties: true, properties: { content: { type: 'string' }, note: { type: 'string' }, meta: anyObject } } } }) },
     async (req) => vaults.notes.get((req.params as P).vault, (req.query as { path: string }).path),
   );
 
   app.put(
     '/api/vaults/:vault/note',
     {
-      schema: {
-        summary: 'Edit an existing note (404 rather than create)',
-        tags,
+      schema: route(tag, 'Edit an existing note (404 rather than create)', {
         params: vaultParams,
         querystring: pathQuery,
         body: { type: 'object', additionalProperties: false, properties: { content: { type: 'string' } }, required: ['content'] },
         response: { 200: noteAnswer },
-      },
+      }),
     },
     async (req) => vaults.notes.put((req.params as P).vault, (req.query as { path: string }).path, (req.body as { content: string }).content),
   );
@@ -80,9 +77,7 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
   app.post(
     '/api/vaults/:vault/notes',
     {
-      schema: {
-        summary: "Create a note filed into its type's folder",
-        tags,
+      schema: route(tag, "Create a note filed into its type's folder", {
         params: vaultParams,
         body: {
           type: 'object',
@@ -91,7 +86,7 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
           required: ['name', 'type', 'content'],
         },
         response: { 201: noteAnswer },
-      },
+      }),
     },
     async (req, reply) => reply.code(201).send(await vaults.notes.create((req.params as P).vault, req.body as { name: string; type: string; content: string })),
   );
@@ -99,9 +94,7 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
   app.get(
     '/api/vaults/:vault/search',
     {
-      schema: {
-        summary: 'Full-text search over note names, aliases and bodies, ranked, with snippets',
-        tags,
+      schema: route(tag, 'Full-text search over note names, aliases and bodies, ranked, with snippets', {
         params: vaultParams,
         querystring: {
           type: 'object',
@@ -110,7 +103,7 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
           required: ['q'],
         },
         response: { 200: { type: 'object', additionalProperties: false, properties: { results: { type: 'array', items: anyObject } } } },
-      },
+      }),
     },
     async (req) => {
       const q = req.query as { q: string; limit: number };
@@ -121,9 +114,7 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
   app.post(
     '/api/vaults/:vault/refile',
     {
-      schema: {
-        summary: 'Change a note type, name or both; the old name stays an alias (human-only)',
-        tags,
+      schema: route(tag, 'Change a note type, name or both; the old name stays an alias (human-only)', {
         params: vaultParams,
         body: {
           type: 'object',
@@ -132,7 +123,7 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
           required: ['path'],
         },
         response: { 200: noteAnswer },
-      },
+      }),
     },
     async (req) => vaults.notes.refile((req.params as P).vault, req.body as { path: string; type?: string; name?: string }),
   );
@@ -140,13 +131,11 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
   app.post(
     '/api/vaults/:vault/inbox/accept',
     {
-      schema: {
-        summary: 'File an inbox note into a folder (default: its type folder)',
-        tags,
+      schema: route(tag, 'File an inbox note into a folder (default: its type folder)', {
         params: vaultParams,
         body: { type: 'object', additionalProperties: false, properties: { file: { type: 'string', minLength: 1 }, folder: { type: 'string' } }, required: ['file'] },
         response: { 200: noteAnswer },
-      },
+      }),
     },
     async (req) => vaults.notes.accept((req.params as P).vault, req.body as { file: string; folder?: string }),
   );
@@ -154,13 +143,11 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
   app.post(
     '/api/vaults/:vault/inbox/reject',
     {
-      schema: {
-        summary: 'Delete an inbox note',
-        tags,
+      schema: route(tag, 'Delete an inbox note', {
         params: vaultParams,
         body: { type: 'object', additionalProperties: false, properties: { file: { type: 'string', minLength: 1 } }, required: ['file'] },
         response: { 200: { type: 'object', additionalProperties: false, properties: { ok: { type: 'boolean' }, deleted: { type: 'string' } } } },
-      },
+      }),
     },
     async (req) => vaults.notes.reject((req.params as P).vault, req.body as { file: string }),
   );
@@ -168,13 +155,11 @@ export function vaultsRoutes(app: FastifyInstance, vaults: VaultsService): void 
   app.post(
     '/api/vaults/:vault/capture',
     {
-      schema: {
-        summary: 'A model turns text into inbox notes (a run; vault.captured reports the notes)',
-        tags,
+      schema: route(tag, 'A model turns text into inbox notes (a run; vault.captured reports the notes)', {
         params: vaultParams,
         body: { type: 'object', additionalProperties: false, properties: { text: { type: 'string', minLength: 1 }, agent: { type: 'string', minLength: 1 } }, required: ['text'] },
         response: { 202: { type: 'object', additionalProperties: false, properties: { ok: { type: 'boolean' }, runId: { type: 'string' } } } },
-      },
+      }),
     },
     async (req, reply) => reply.code(202).send(await vaults.capture((req.params as P).vault, req.body as { text: string; agent?: string })),
   );
