@@ -12,13 +12,12 @@ import path from 'node:path';
 import WebSocket from 'ws';
 import { startEngine } from '../src/engine.js';
 import { startModelServer } from '../test/support/model-server.js';
-import { fmt, median, result, table } from './lib/report.js';
+import { fmt, median, pct, result, table } from './lib/report.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const WARMUP = 20;
 const AIM_MS = 5;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 async function main() {
   const model = await startModelServer();

@@ -13,7 +13,7 @@
 import http from 'node:http';
 import type { ScriptStep } from '../test/support/model-server.js';
 import { startFixture } from './lib/child.js';
-import { fmt, median, result, table } from './lib/report.js';
+import { fmt, median, pct, result, table } from './lib/report.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 400);
 const CONCURRENT = 100;
@@ -21,7 +21,6 @@ const CONCURRENT_ROUNDS = 6;
 const BIG_ROUNDS = 8;
 const BIG_CHARS = 2_000_000;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
 /** Sends one streamed completion; resolves with the time to the first body byte and the bytes read. */

@@ -15,11 +15,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startEngine } from '../src/engine.js';
 import { EVERYTHING } from '../test/mcp/support.js';
-import { fmt, median, result, table } from './lib/report.js';
+import { fmt, median, pct, result, table } from './lib/report.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 400);
 const STARTS = Number(process.env.BENCH_STARTS ?? 8);
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const entry = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
 
 async function waitConnected(url: string, names: string[]): Promise<void> {

@@ -11,13 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEngine, type Engine } from '../src/engine.js';
 import { allowAllGate } from '../src/tools/types.js';
-import { median, table } from './lib/report.js';
+import { median, pct, table } from './lib/report.js';
 
 const N = Number(process.env.BENCH_N ?? 40);
 const WARMUP = 3;
 const AIM = 1.25;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 async function engineWith(mode: 'workspace-write' | 'off', fill: boolean): Promise<{ engine: Engine; home: string }> {
   const home = await mkdtemp(path.join(os.tmpdir(), `bench-sandbox-${mode}-`));

@@ -38,3 +38,6 @@ export const median = (xs: number[]) => {
   const mid = s.length / 2;
   return s.length % 2 ? s[Math.floor(mid)] : (s[mid - 1] + s[mid]) / 2;
 };
+
+/** The `p` quantile (0..1) of a sample: the sorted value at floor(n * p), clamped to the last. */
+export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];

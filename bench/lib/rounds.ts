@@ -4,7 +4,7 @@
  * the table can show the median and the spread. On a shared, loaded machine a single run says
  * little; the median of alternating rounds hits both sides with the same load.
  */
-import { fmt } from './report.js';
+import { fmt, median } from './report.js';
 
 export interface Stats {
   n: number;
@@ -19,9 +19,7 @@ const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, M
 
 export function stats(xs: number[]): Stats {
   const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length / 2;
-  const median = s.length % 2 ? s[Math.floor(mid)] : (s[mid - 1] + s[mid]) / 2;
-  return { n: s.length, median, min: s[0], max: s[s.length - 1], p25: at(s, 0.25), p75: at(s, 0.75) };
+  return { n: s.length, median: median(s), min: s[0], max: s[s.length - 1], p25: at(s, 0.25), p75: at(s, 0.75) };
 }
 
 /** "12.3 (p25-p75 11.9-13.0, min-max 11.0-19.2, n=11)": what the tables print. */

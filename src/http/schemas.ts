@@ -84,3 +84,16 @@ export const errorBody: Schema = obj({ error: str('one sentence that says what t
 
 /** The body of a POST that takes none: nothing, or `{}`. */
 export const noBody: Schema = obj({}, [], { description: 'no body (or {})' });
+
+/**
+ * Fastify's `FastifySchema` lists only the validated parts; the route-schema convention also carries
+ * the OpenAPI members. Declaring them here lets a route pass them without casting its schema.
+ */
+declare module 'fastify' {
+  interface FastifySchema {
+    summary?: string;
+    tags?: string[];
+    description?: string;
+    consumes?: string[];
+  }
+}
