@@ -212,7 +212,7 @@ export class RunLedger {
    * Re-opens an interrupted run under its own id (workflow resume): the same record and the same log,
    * appended to; status `running` again until its owner finishes it.
    */
-  reopen(runId: string, opts: { signal?: AbortSignal } = {}): LiveRun {
+  reopen(runId: string): LiveRun {
     const record = this.records.get(runId);
     if (!record) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
     if (this.liveRuns.has(runId)) throw conflict(`run ${runId} is already running`);
@@ -220,9 +220,8 @@ export class RunLedger {
     delete record.endedAt;
     delete record.error;
     const run = new LiveRun(record, this, this.logFile(runId));
-    if (opts.signal) opts.signal.addEventListener('abort', () => run.stop(), { once: true });
     this.liveRuns.set(runId, run);
-    this.index.append({ ...record });
+    this.index.append(this.bus.redactor.value({ ...record }));
     const { runId: _id, status: _s, startedAt: _t, usage: _u, models: _m, ...labels } = record;
     run.emit('run.started', { ...labels, resumed: true });
     return run;

@@ -2,24 +2,22 @@
  * Workflows over HTTP (seed 000 §4.1, §4.4, §4.5, §4.6): documents, runs, resume, gates, the cron
  * preview and webhooks. Thin adapters over the service; the tools use the same functions.
  */
-import { noBody } from '../../http/schemas.js';
-import type { FastifyInstance, FastifySchema } from 'fastify';
+import { noBody, route } from '../../http/schemas.js';
+import type { FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { cronPreviewSchema, gateResolveSchema, okSchema, validationResultSchema, workflowDocumentSchema } from './schemas.js';
 import type { WorkflowsService } from './service.js';
 import { SaveRefused } from './store.js';
 
-const tags = ['workflows'];
+const tag = 'workflows';
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const anyObject = { type: 'object', additionalProperties: true } as const;
-/** Route schemas carry summary and tags for the OpenAPI document (typed by the OpenAPI helper's augmentation once merged). */
-const schema = (s: Record<string, unknown>) => s as FastifySchema;
 
 export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): void {
-  app.get('/api/workflows', { schema: schema({ summary: 'Every workflow; a file the engine rejects carries its error', tags, response: { 200: { type: 'array', items: anyObject } } }) }, async () => wf.store.list());
+  app.get('/api/workflows', { schema: route(tag, 'Every workflow; a file the engine rejects carries its error', { response: { 200: { type: 'array', items: anyObject } } }) }, async () => wf.store.list());
 
-  app.get<{ Params: { id: string } }>('/api/workflows/:id', { schema: schema({ summary: 'One workflow document (or its error)', tags, params: idParams, response: { 200: anyObject } }) }, async (req) => {
+  app.get<{ Params: { id: string } }>('/api/workflows/:id', { schema: route(tag, 'One workflow document (or its error)', { params: idParams, response: { 200: anyObject } }) }, async (req) => {
     const e = wf.store.entry(req.params.id);
     if (!e) throw notFound(`no workflow "${req.params.id}"; GET /api/workflows lists them`);
     return e.doc ? { ...e.doc, ...(e.warnings.length ? { warnings: e.warnings } : {}) } : { id: e.id, group: e.group, error: e.error };
@@ -27,7 +25,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
 
   app.put<{ Params: { id: string }; Body: unknown }>(
     '/api/workflows/:id',
-    { schema: schema({ summary: 'Saves a workflow (formatVersion 2, id equal to the URL); 400 with the fix list', tags, params: idParams, body: workflowDocumentSchema, response: { 200: anyObject } }) },
+    { schema: route(tag, 'Saves a workflow (formatVersion 2, id equal to the URL); 400 with the fix list', { params: idParams, body: workflowDocumentSchema, response: { 200: anyObject } }) },
     async (req, reply) => {
       try {
         const { doc, warnings } = await wf.store.save(req.params.id, req.body);
@@ -39,12 +37,12 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
     },
   );
 
-  app.post<{ Body: unknown }>('/api/workflows/validate', { schema: schema({ summary: 'Validates a workflow document without saving it', tags, body: workflowDocumentSchema, response: { 200: validationResultSchema } }) }, async (req) => {
+  app.post<{ Body: unknown }>('/api/workflows/validate', { schema: route(tag, 'Validates a workflow document without saving it', { body: workflowDocumentSchema, response: { 200: validationResultSchema } }) }, async (req) => {
     const { doc: _doc, ...result } = wf.store.validate(req.body);
     return result;
   });
 
-  app.delete<{ Params: { id: string } }>('/api/workflows/:id', { schema: schema({ summary: 'Deletes a workflow', tags, params: idParams, response: { 200: okSchema } }) }, async (req) => {
+  app.delete<{ Params: { id: string } }>('/api/workflows/:id', { schema: route(tag, 'Deletes a workflow', { params: idParams, response: { 200: okSchema } }) }, async (req) => {
     await wf.store.remove(req.params.id);
     return { ok: true };
   });
@@ -52,9 +50,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
   app.put<{ Params: { id: string }; Body: { group: string | null } }>(
     '/api/workflows/:id/group',
     {
-      schema: schema({
-        summary: 'Moves a workflow to a group (also for a rejected document)',
-        tags,
+      schema: route(tag, 'Moves a workflow to a group (also for a rejected document)', {
         params: idParams,
         body: { type: 'object', properties: { group: { type: ['string', 'null'] } }, required: ['group'], additionalProperties: false },
         response: { 200: okSchema },
@@ -66,7 +62,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
     },
   );
 
-  app.get('/api/workflow-node-types', { schema: schema({ summary: 'Every node type with its config schema, branches and an example', tags, response: { 200: { type: 'array', items: anyObject } } }) }, async () => wf.nodeTypes());
+  app.get('/api/workflow-node-types', { schema: route(tag, 'Every node type with its config schema, branches and an example', { response: { 200: { type: 'array', items: anyObject } } }) }, async () => wf.nodeTypes());
 
   app.post<{ Params: { workflowId: string }; Body: { payload?: unknown } | undefined }>(
     '/api/runs/:workflowId',
@@ -76,9 +72,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
         if (req.body === undefined || req.body === null) req.body = {};
         done();
       },
-      schema: schema({
-        summary: 'Starts a manual run (202); 404 unknown, 400 rejected, 409 running, disabled or paused',
-        tags,
+      schema: route(tag, 'Starts a manual run (202); 404 unknown, 400 rejected, 409 running, disabled or paused', {
         params: { type: 'object', properties: { workflowId: { type: 'string' } }, required: ['workflowId'] },
         body: { type: 'object', properties: { payload: { description: 'a string, or an object {{trigger.key}} reaches into' } }, additionalProperties: false },
         response: { 202: { type: 'object', properties: { ok: { type: 'boolean' }, runId: { type: 'string' } }, required: ['ok'] } },
@@ -93,9 +87,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
   app.post<{ Params: { runId: string } }>(
     '/api/runs/:runId/resume',
     {
-      schema: schema({
-        summary: 'Resumes an interrupted workflow run under the same id (202); 409 when running, stopped or ended',
-        tags,
+      schema: route(tag, 'Resumes an interrupted workflow run under the same id (202); 409 when running, stopped or ended', {
         params: { type: 'object', properties: { runId: { type: 'string' } }, required: ['runId'] },
         body: noBody,
         response: {
@@ -121,9 +113,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
   app.get(
     '/api/gates',
     {
-      schema: schema({
-        summary: 'Pending and orphaned gates as keys <runId>:<nodeId>, with details',
-        tags,
+      schema: route(tag, 'Pending and orphaned gates as keys <runId>:<nodeId>, with details', {
         response: { 200: { type: 'object', properties: { pending: { type: 'array', items: { type: 'string' } }, orphaned: { type: 'array', items: { type: 'string' } }, gates: { type: 'array', items: anyObject } }, required: ['pending', 'orphaned'] } },
       }),
     },
@@ -132,7 +122,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
 
   app.post<{ Body: { runId: string; nodeId: string; approved: boolean; note?: string } }>(
     '/api/gates/resolve',
-    { schema: schema({ summary: 'Approves or rejects a pending gate; 404 when not pending', tags, body: gateResolveSchema, response: { 200: okSchema } }) },
+    { schema: route(tag, 'Approves or rejects a pending gate; 404 when not pending', { body: gateResolveSchema, response: { 200: okSchema } }) },
     async (req) => {
       await wf.gates.resolve(req.body);
       return { ok: true };
@@ -142,9 +132,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
   app.post<{ Body: { expr: unknown; timezone?: string } }>(
     '/api/cron/preview',
     {
-      schema: schema({
-        summary: 'The next three fires of a cron expression; a bad one is ok:false with 200',
-        tags,
+      schema: route(tag, 'The next three fires of a cron expression; a bad one is ok:false with 200', {
         body: cronPreviewSchema,
         response: { 200: { type: 'object', properties: { ok: { type: 'boolean' }, next: { type: 'array', items: { type: 'string' } }, description: { type: 'string' }, error: { type: 'string' } }, required: ['ok', 'next', 'description'] } },
       }),
@@ -159,9 +147,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
     hooks.post<{ Params: { '*': string }; Querystring: { secret?: string } }>(
       '/hooks/*',
       {
-        schema: schema({
-          summary: 'Fires a workflow\'s webhook trigger (202); secret in x-engine-secret or ?secret=',
-          tags,
+        schema: route(tag, 'Fires a workflow\'s webhook trigger (202); secret in x-engine-secret or ?secret=', {
           querystring: { type: 'object', properties: { secret: { type: 'string' } }, additionalProperties: true },
           response: { 202: { type: 'object', properties: { ok: { type: 'boolean' }, runId: { type: 'string' } }, required: ['ok'] } },
         }),
