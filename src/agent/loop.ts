@@ -206,12 +206,13 @@ function toArgs(input: unknown): ToolCall['args'] {
   return typeof input === 'string' ? input : JSON.stringify(input);
 }
 
-function toUsage(u: LanguageModelUsage): Usage {
+/** The AI SDK's usage in the ledger's shape (also the gateway's, for upstreams it translates). */
+export function toUsage(u: LanguageModelUsage | undefined): Usage {
   return {
-    input: u.inputTokens ?? 0,
-    output: u.outputTokens ?? 0,
-    cached: u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens ?? 0,
-    reasoning: u.outputTokenDetails?.reasoningTokens ?? u.reasoningTokens ?? 0,
+    input: u?.inputTokens ?? 0,
+    output: u?.outputTokens ?? 0,
+    cached: u?.inputTokenDetails?.cacheReadTokens ?? u?.cachedInputTokens ?? 0,
+    reasoning: u?.outputTokenDetails?.reasoningTokens ?? u?.reasoningTokens ?? 0,
   };
 }
 

@@ -87,7 +87,7 @@ export function passthrough(body: ChatCompletionRequest, target: PassthroughTarg
         ures.on('error', (err) => (signal.aborted ? resolve({}) : reject(err)));
         return;
       }
-      const tap = new UsageTap(true);
+      const tap = new UsageTap();
       ures.on('data', (chunk: Buffer) => {
         const out = tap.push(chunk);
         // Backpressure: a slow caller slows the upstream read instead of filling the engine's memory.

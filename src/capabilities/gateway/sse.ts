@@ -1,8 +1,8 @@
 /**
  * Reads usage out of a server-sent-event stream without decoding what passes through. Bytes are
  * forwarded up to the last complete event of each chunk (a partial event waits for its end); only a
- * stretch that holds a usage object is decoded and parsed. With `dropUsageChunk`, the usage-only
- * chunk (empty `choices`) is cut out: the gateway asked for it to bill the run, the caller did not.
+ * stretch that holds a usage object is decoded and parsed. The usage-only chunk (empty `choices`)
+ * is cut out: the gateway asked for it to bill the run, the caller did not.
  */
 const USAGE_MARKERS = [Buffer.from('"usage":{'), Buffer.from('"usage": {')];
 const LF = Buffer.from('\n\n');
@@ -12,8 +12,6 @@ export class UsageTap {
   /** The last usage object seen (OpenAI's wire shape). */
   usage: unknown;
   private held: Buffer | undefined;
-
-  constructor(private readonly dropUsageChunk: boolean) {}
 
   /** Feeds one chunk; returns what to forward now (undefined when it is all held). */
   push(chunk: Buffer): Buffer | string | undefined {
@@ -42,7 +40,7 @@ export class UsageTap {
       const data = eventData(event);
       if (data?.usage && typeof data.usage === 'object') {
         this.usage = data.usage;
-        if (this.dropUsageChunk && Array.isArray(data.choices) && data.choices.length === 0) continue;
+        if (Array.isArray(data.choices) && data.choices.length === 0) continue;
       }
       out += event;
     }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { LanguageModelUsage } from 'ai';
+import { toUsage } from '../../agent/loop.js';
 import type { Usage } from '../../kernel/runs.js';
 import type { ModelClient } from '../../providers/types.js';
 import { loadAi } from '../../providers/sdk.js';
@@ -127,15 +127,6 @@ function finishReason(reason: string | undefined): FinishReason {
   if (reason === 'tool-calls') return 'tool_calls';
   if (reason === 'content-filter') return 'content_filter';
   return 'stop';
-}
-
-function toUsage(u: LanguageModelUsage | undefined): Usage {
-  return {
-    input: u?.inputTokens ?? 0,
-    output: u?.outputTokens ?? 0,
-    cached: u?.inputTokenDetails?.cacheReadTokens ?? u?.cachedInputTokens ?? 0,
-    reasoning: u?.outputTokenDetails?.reasoningTokens ?? u?.reasoningTokens ?? 0,
-  };
 }
 
 /** An upstream's refusal under its own status, in OpenAI's shape. */

@@ -1,25 +1,19 @@
 /** The git routes (seed 000 §4.3) and checkpoint revert (§4.4): thin, each with its schema. */
-import type { FastifyInstance, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type RouteSchema, type Schema, obj, route } from '../../http/schemas.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { GitService } from './service.js';
 
-type Props = Record<string, unknown>;
-/** A closed object schema: unknown fields are not part of the contract. */
-const obj = (properties: Props, required?: string[]) => ({ type: 'object', additionalProperties: false, properties, ...(required ? { required } : {}) });
-const arrayOf = (items: unknown) => ({ type: 'array', items });
+type Props = Record<string, Schema>;
+const arrayOf = (items: Schema) => ({ type: 'array', items });
 
-/**
- * One route's schema with its OpenAPI summary and tags (Fastify's own type does not know those two
- * keys): the querystring or body it takes and its 200 answer.
- */
-function doc(summary: string, parts: { query?: Props; queryRequired?: string[]; body?: Props; bodyRequired?: string[]; ok: Props }, tag = 'git'): FastifySchema {
-  return {
-    summary,
-    tags: [tag],
+/** One git route's schema through the house `route()`: closed querystring or body and its 200 answer. */
+function doc(summary: string, parts: { query?: Props; queryRequired?: string[]; body?: Props; bodyRequired?: string[]; ok: Props }, tag = 'git'): RouteSchema {
+  return route(tag, summary, {
     ...(parts.query ? { querystring: obj(parts.query, parts.queryRequired) } : {}),
     ...(parts.body ? { body: obj(parts.body, parts.bodyRequired) } : {}),
     response: { 200: obj(parts.ok) },
-  } as FastifySchema;
+  });
 }
 
 const str = { type: 'string' } as const;
@@ -126,7 +120,7 @@ export function gitRoutes(app: FastifyInstance, git: GitService): void {
       schema: doc("One file's diff; oldPath brings in the other side of a rename", {
         query: { root, mode, runId, path, oldPath: path },
         queryRequired: ['path'],
-        ok: fileDiff.properties,
+        ok: fileDiff.properties as Props,
       }),
     },
     (req) => git.fileDiff(req.query),
