@@ -3,9 +3,18 @@
  * A batch is one write() call of complete lines, so a kill between batches loses at most the
  * unflushed tail and never leaves a torn line; readers still skip a torn last line defensively.
  */
-import { closeSync, mkdirSync, openSync, promises as fs, write, writeSync } from 'node:fs';
+import { close, mkdirSync, open, openSync, promises as fs, write, writeSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+
+const openFd = promisify(open);
+const closeFd = promisify(close);
+
+/**
+ * Folders already made by an appender: a run's log opens a file per run in the same folder, and a
+ * recursive mkdir per file is a syscall walk the event loop pays for nothing.
+ */
+const madeDirs = new Set<string>();
 
 const writeFd = async (fd: number, buf: Buffer, offset: number, length: number): Promise<number> =>
   (await promisify(write)(fd, buf, offset, length)).bytesWritten;
@@ -147,14 +156,28 @@ export class JsonlAppender {
     if (this.fd !== undefined) {
       const fd = this.fd;
       this.fd = undefined;
-      closeSync(fd);
+      // Off the event loop: a busy loop (a stream in flight) should not wait on close(2).
+      await closeFd(fd);
     }
   }
 
+  /** Opens the file off the event loop (open(2) with O_CREAT in a big folder is not free). */
   private async open(): Promise<number> {
     if (this.fd === undefined) {
-      await fs.mkdir(path.dirname(this.file), { recursive: true });
-      this.fd = openSync(this.file, 'a');
+      const dir = path.dirname(this.file);
+      if (!madeDirs.has(dir)) {
+        await fs.mkdir(dir, { recursive: true });
+        madeDirs.add(dir);
+      }
+      try {
+        this.fd = await openFd(this.file, 'a');
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        // The folder went away since it was made (a home removed and made again): make it once more.
+        madeDirs.delete(dir);
+        await fs.mkdir(dir, { recursive: true });
+        this.fd = await openFd(this.file, 'a');
+      }
     }
     return this.fd;
   }

@@ -44,6 +44,11 @@ describe('gateway: OpenAI-compatible upstream, streamed through', () => {
     assert.equal(run.source, 'gateway');
     assert.equal(run.caller, '127.0.0.1');
     assert.equal(run.usage.input, 12);
+    // Its events are in the gateway's shared run log, read back as this run's own (and only its own).
+    const logged = await h.t.api('GET', `/api/runs/${done.runId}/events`);
+    assert.deepEqual(logged.body.events.map((e: any) => e.kind), ['run.started', 'token.usage', 'run.completed']);
+    assert.ok(logged.body.events.every((e: any) => e.runId === done.runId));
+    assert.equal(logged.body.events[1].input, 12);
     const report = await h.t.api('GET', '/api/report');
     assert.match(JSON.stringify(report.body), /gateway/);
     assert.doesNotMatch(JSON.stringify(runs.body) + JSON.stringify(report.body), /sk-upstream-secret-4711/);

@@ -9,12 +9,14 @@ import https from 'node:https';
 import type { ServerResponse } from 'node:http';
 import type { Usage } from '../../kernel/runs.js';
 import { errorType, GatewayError } from './errors.js';
+import { relay } from './relay.js';
 import { UsageTail, UsageTap } from './sse.js';
 import type { ChatCompletionRequest, CompletionUsage } from './types.js';
 import { fromOpenAI } from './usage.js';
 
-// Keep-alive to the upstream: a new TCP (and TLS) handshake per request would dwarf the gateway's own cost.
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+// Keep-alive to the upstream: a new TCP (and TLS) handshake per request would dwarf the gateway's own
+// cost. No Nagle delay: an SSE frame is small and must leave at once.
+const agents = { 'http:': new http.Agent({ keepAlive: true, noDelay: true }), 'https:': new https.Agent({ keepAlive: true, noDelay: true }) };
 
 export interface PassthroughTarget {
   /** The API root, e.g. http://127.0.0.1:11434/v1 */
@@ -76,31 +78,28 @@ export function passthrough(body: ChatCompletionRequest, target: PassthroughTarg
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      res.flushHeaders();
+      const failed = (err: Error) => (signal.aborted ? resolve({ usage: fromOpenAI(usageSeen() as Partial<CompletionUsage>) }) : reject(err));
+      let usageSeen: () => unknown;
       if (askedUsage) {
-        // The caller asked for the usage chunk too: nothing to cut, so the bytes are piped untouched
-        // and only the stream's last chunks are read, at the end, for the usage chunk that closes it.
+        // The caller asked for the usage chunk too: nothing to cut, so the bytes pass untouched and
+        // only the stream's last chunks are kept, to read the usage chunk that closes it at the end.
         const tail = new UsageTail();
-        ures.on('data', (chunk: Buffer) => tail.push(chunk));
-        ures.pipe(res);
-        ures.on('end', () => resolve({ usage: fromOpenAI(tail.usage() as Partial<CompletionUsage>) }));
-        ures.on('error', (err) => (signal.aborted ? resolve({}) : reject(err)));
+        usageSeen = () => tail.usage();
+        relay(ures, res, {
+          transform: (chunk) => (tail.push(chunk), chunk),
+          done: () => resolve({ usage: fromOpenAI(usageSeen() as Partial<CompletionUsage>) }),
+          error: failed,
+        });
         return;
       }
       const tap = new UsageTap();
-      ures.on('data', (chunk: Buffer) => {
-        const out = tap.push(chunk);
-        // Backpressure: a slow caller slows the upstream read instead of filling the engine's memory.
-        if (out?.length && !res.write(out)) {
-          ures.pause();
-          res.once('drain', () => ures.resume());
-        }
+      usageSeen = () => tap.usage;
+      relay(ures, res, {
+        transform: (chunk) => tap.push(chunk),
+        end: () => tap.end(),
+        done: () => resolve({ usage: fromOpenAI(usageSeen() as Partial<CompletionUsage>) }),
+        error: failed,
       });
-      ures.on('end', () => {
-        res.end(tap.end());
-        resolve({ usage: fromOpenAI(tap.usage as Partial<CompletionUsage>) });
-      });
-      ures.on('error', (err) => (signal.aborted ? resolve({ usage: fromOpenAI(tap.usage as Partial<CompletionUsage>) }) : reject(err)));
     });
     up.end(payload);
   });

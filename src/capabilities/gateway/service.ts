@@ -137,13 +137,20 @@ export async function createGatewayService(deps: GatewayDeps) {
     const { provider, modelId } = await target(body.model);
     const caller = req.socket.remoteAddress ?? 'unknown';
     requestsServed++;
-    const run = deps.runs.start({ source: 'gateway', provider: provider.name, model: modelId, caller, title: `gateway completion for ${caller}` });
     const abort = new AbortController();
     // A caller that goes away aborts the upstream at once; so does a stop of the run.
     res.on('close', () => !res.writableFinished && abort.abort());
+    const answered = dispatch(body, provider, modelId, res, abort.signal);
+    answered.catch(() => undefined); // awaited below; this only keeps an early failure from counting as unhandled
+    // The run's bookkeeping (its record, its log, run.started on the bus) waits until the request has
+    // gone upstream (a write made in this tick's microtasks and nextTicks), so it overlaps the
+    // upstream's time to answer instead of adding to the caller's first byte.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // One log shared by every gateway run: a file of its own per completion costs a file creation each.
+    const run = deps.runs.start({ source: 'gateway', provider: provider.name, model: modelId, caller, title: `gateway completion for ${caller}`, sharedLog: 'gateway' });
     run.signal.addEventListener('abort', () => abort.abort(), { once: true });
     try {
-      const { usage } = await dispatch(body, provider, modelId, res, abort.signal);
+      const { usage } = await answered;
       if (usage) run.emit('token.usage', { ...usage, model: modelId, provider: provider.name });
       await run.finish(abort.signal.aborted ? 'stopped' : 'completed');
     } catch (err) {

@@ -67,6 +67,8 @@ export class UsageTail {
     const text = Buffer.concat(this.chunks).toString('utf8');
     let usage: unknown;
     for (const event of text.split(/\r?\n\r?\n/)) {
+      // Only an event that names usage is worth parsing (the others are the answer's own deltas).
+      if (!event.includes('"usage"')) continue;
       const data = eventData(event);
       if (data?.usage && typeof data.usage === 'object') usage = data.usage;
     }

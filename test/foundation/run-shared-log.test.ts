@@ -1,0 +1,54 @@
+/**
+ * Runs started with a shared log (the gateway's completions) write their events into one file for
+ * their kind, read back per run; a run left live by a dead engine is marked interrupted in that file.
+ */
+import assert from 'node:assert/strict';
+import { appendFile, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Bus } from '../../src/kernel/bus.js';
+import { Home } from '../../src/kernel/home.js';
+import { RunLedger } from '../../src/kernel/runs.js';
+import { tempDir } from '../support/engine.js';
+
+async function ledgerAt(root: string): Promise<RunLedger> {
+  const home = new Home(root);
+  await home.ensure();
+  const runs = new RunLedger(home, new Bus());
+  await runs.init();
+  return runs;
+}
+
+test('shared run log: one file for many runs, each run reads back only its own events', async () => {
+  const root = await tempDir();
+  const runs = await ledgerAt(root);
+  const a = runs.start({ source: 'gateway', title: 'a', sharedLog: 'gateway' });
+  const b = runs.start({ source: 'gateway', title: 'b', sharedLog: 'gateway' });
+  a.emit('token.usage', { input: 3, output: 1, cached: 0, reasoning: 0 });
+  b.emit('token.usage', { input: 7, output: 2, cached: 0, reasoning: 0 });
+  await b.finish('completed');
+  await a.finish('failed', { error: 'upstream went away' });
+
+  const files = (await readdir(path.join(root, 'runs'))).sort();
+  assert.deepEqual(files, ['gateway.jsonl', 'index.jsonl'], 'no file of their own per run');
+  const kinds = async (id: string) => (await runs.events(id)).map((e) => `${e.kind}:${e.runId === id}`);
+  assert.deepEqual(await kinds(a.id), ['run.started:true', 'token.usage:true', 'run.failed:true']);
+  assert.deepEqual(await kinds(b.id), ['run.started:true', 'token.usage:true', 'run.completed:true']);
+  assert.equal(runs.record(a.id)?.usage.input, 3);
+  assert.equal(runs.record(b.id)?.log, 'gateway');
+  assert.throws(() => runs.start({ source: 'x', sharedLog: '../escape' }), /lowercase letters/);
+
+  // A run still live when the engine dies, and a torn last line: the next ledger mends the file and
+  // marks the run interrupted in the shared log; the finished runs keep their events.
+  const c = runs.start({ source: 'gateway', title: 'c', sharedLog: 'gateway' });
+  runs.flushSync();
+  await appendFile(path.join(root, 'runs', 'gateway.jsonl'), '{"kind":"torn');
+  const next = await ledgerAt(root);
+  assert.equal(next.record(c.id)?.status, 'interrupted');
+  assert.deepEqual((await next.events(c.id)).map((e) => e.kind), ['run.started', 'run.interrupted']);
+  assert.equal((await next.events(b.id)).length, 3);
+  const text = await readFile(path.join(root, 'runs', 'gateway.jsonl'), 'utf8');
+  text.trim().split('\n').forEach((line) => assert.doesNotThrow(() => JSON.parse(line), 'every line whole'));
+  await next.close();
+  await runs.close();
+});
