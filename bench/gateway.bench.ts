@@ -30,10 +30,10 @@ import { loadNote } from './lib/rounds.js';
 const TTFB_ROUNDS = Number(process.env.BENCH_TTFB_ROUNDS ?? 5);
 const TTFB_PER_ROUND = Number(process.env.BENCH_TTFB_PER_ROUND ?? 300);
 const CONCURRENT = 100;
-const CONCURRENT_ROUNDS = 10;
-const BIG_ROUNDS = 10;
+const CONCURRENT_ROUNDS = 20;
+const BIG_ROUNDS = 20;
 const BIG_CHARS = 2_000_000;
-const PACED_ROUNDS = 6;
+const PACED_ROUNDS = 10;
 const PACED_CHUNKS = 400;
 
 const SIDES = ['gateway', 'proxy', 'direct'] as const;
@@ -224,8 +224,15 @@ async function main() {
     { measure: `${CONCURRENT} concurrent streams (ms, median of ${CONCURRENT_ROUNDS})`, gateway: `${fmt(median(wall.gateway), 1)} (${range(wall.gateway)})`, proxy: `${fmt(median(wall.proxy), 1)} (${range(wall.proxy)})`, direct: `${fmt(median(wall.direct), 1)} (${range(wall.direct)})`, 'gateway/direct': ratio(wall.direct, wall.gateway), 'proxy/direct': ratio(wall.direct, wall.proxy), 'gateway/proxy': ratio(wall.proxy, wall.gateway) },
     { measure: `stream MB/s (2 MB, median of ${BIG_ROUNDS})`, gateway: `${fmt(median(rate.gateway) / 1e6, 1)} (${range(rate.gateway, 1e6)})`, proxy: `${fmt(median(rate.proxy) / 1e6, 1)} (${range(rate.proxy, 1e6)})`, direct: `${fmt(median(rate.direct) / 1e6, 1)} (${range(rate.direct, 1e6)})`, 'gateway/direct': ratio(rate.gateway, rate.direct), 'proxy/direct': ratio(rate.proxy, rate.direct), 'gateway/proxy': ratio(rate.gateway, rate.proxy) },
     { measure: `paced stream kB/s (${PACED_CHUNKS} chunks ~1 ms apart)`, gateway: fmt(median(pacedRate.gateway) / 1e3, 1), proxy: fmt(median(pacedRate.proxy) / 1e3, 1), direct: fmt(median(pacedRate.direct) / 1e3, 1), 'gateway/direct': ratio(pacedRate.gateway, pacedRate.direct), 'proxy/direct': ratio(pacedRate.proxy, pacedRate.direct), 'gateway/proxy': ratio(pacedRate.gateway, pacedRate.proxy) },
-    { measure: 'paced added latency a chunk, p50 (ms)', gateway: fmt(pct(latency.gateway, 0.5) - pct(latency.direct, 0.5), 3), proxy: fmt(pct(latency.proxy, 0.5) - pct(latency.direct, 0.5), 3), direct: '', 'gateway/direct': '', 'proxy/direct': '', 'gateway/proxy': '' },
-    { measure: 'paced added latency a chunk, p99 (ms)', gateway: fmt(pct(latency.gateway, 0.99) - pct(latency.direct, 0.99), 3), proxy: fmt(pct(latency.proxy, 0.99) - pct(latency.direct, 0.99), 3), direct: '', 'gateway/direct': '', 'proxy/direct': '', 'gateway/proxy': '' },
+    ...[0.5, 0.9, 0.99].map((p) => ({
+      measure: `paced added latency a chunk, p${p * 100} (ms)`,
+      gateway: fmt(pct(latency.gateway, p) - pct(latency.direct, p), 3),
+      proxy: fmt(pct(latency.proxy, p) - pct(latency.direct, p), 3),
+      direct: '',
+      'gateway/direct': '',
+      'proxy/direct': '',
+      'gateway/proxy': '',
+    })),
   ]);
   console.log('\nCPU time (ms) the gateway process and the bare proxy process spent, per request or per MB:');
   table(cpu);

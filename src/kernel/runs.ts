@@ -258,8 +258,10 @@ export class RunLedger {
   async retire(run: LiveRun): Promise<void> {
     this.liveRuns.delete(run.id);
     this.index.append(this.bus.redactor.value({ ...run.record }));
-    // A shared log stays open for the next run of its kind; its lines of this run are written now.
-    await Promise.all([run.record.log ? run.log.flush() : run.log.close(), this.index.flush()]);
+    // A run with a shared log is one of many short ones (a gateway completion): its end lines join the
+    // next batch (LIMITS.runLogFlushMs) instead of costing two writes of their own; reads flush first.
+    if (run.record.log) return;
+    await Promise.all([run.log.close(), this.index.flush()]);
   }
 
   get(runId: string): LiveRun | undefined {
