@@ -7,6 +7,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** Bytes a caller may have waiting in the engine before the upstream read pauses. */
+const PAUSE_AT = 256 * 1024;
+
 export interface RelayOptions {
   /** Sees each gathered buffer; returns what to forward (undefined or empty: nothing yet). */
   transform?: (chunk: Buffer) => Buffer | string | undefined;
@@ -33,8 +36,10 @@ export function relay(from: IncomingMessage, to: ServerResponse, opts: RelayOpti
     batch = [];
     size = 0;
     const out = opts.transform ? opts.transform(gathered) : gathered;
-    // Backpressure: a slow caller slows the upstream read instead of filling the engine's memory.
-    if (out?.length && !to.write(out) && !to.destroyed) {
+    // Backpressure: a slow caller slows the upstream read instead of filling the engine's memory. Past
+    // the response's own 16 KB mark, up to PAUSE_AT may wait in memory: one socket read is already 64 KB,
+    // and pausing at each (a stop and a restart of the upstream read) cost more than the bytes moved.
+    if (out?.length && !to.write(out) && to.writableLength > PAUSE_AT && !to.destroyed) {
       from.pause();
       to.once('drain', () => from.resume());
     }
