@@ -214,7 +214,7 @@ async function main() {
   }
   });
 
-  const range = (xs: number[], scale = 1, digits = 1) => `${fmt(Math.min(...xs) / scale, digits)}-${fmt(Math.max(...xs) / scale, digits)}`;
+  const range = (xs: number[], scale = 1, digits = 1) => (!xs.length ? '-' : `${fmt(Math.min(...xs) / scale, digits)}-${fmt(Math.max(...xs) / scale, digits)}`);
   const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
   table([
     { measure: `TTFB p50 (ms, n=${ttfb.direct.length} a side)`, gateway: fmt(pct(ttfb.gateway, 0.5), 3), proxy: fmt(pct(ttfb.proxy, 0.5), 3), direct: fmt(pct(ttfb.direct, 0.5), 3), 'gateway/direct': '', 'proxy/direct': '', 'gateway/proxy': '' },
