@@ -85,6 +85,25 @@ describe('gateway: OpenAI-compatible upstream, streamed through', () => {
     assert.deepEqual(billed.map((r) => r.usage.input).sort(), [5, 6]);
   });
 
+  it('relays a long answer of many frames whole, read by read, with and without the usage chunk', async () => {
+    // 300 frames of 1 000 characters arrive in many socket reads, gathered per read on the way:
+    // every frame must come out whole and in order, and the usage chunk cut only when not asked for.
+    const text = Array.from({ length: 300 }, (_, i) => String(i).padStart(4, '0') + 'x'.repeat(996)).join('');
+    for (const include_usage of [false, true]) {
+      h.model.script({ text, chunkChars: 1000, usage: { input: 900 + Number(include_usage), output: 300 } });
+      const stream = await h.client().chat.completions.create({ model: 'scripted', messages: [{ role: 'user', content: 'long' }], stream: true, ...(include_usage ? { stream_options: { include_usage } } : {}) });
+      const pieces: string[] = [];
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const c of stream) {
+        if (c.choices[0]?.delta?.content) pieces.push(c.choices[0].delta.content);
+        if (c.usage) usage = c.usage;
+      }
+      assert.equal(pieces.length, 300, 'one chunk per upstream frame');
+      assert.equal(pieces.join(''), text);
+      assert.equal(usage?.prompt_tokens, include_usage ? 901 : undefined);
+    }
+  });
+
   it('passes tool definitions through and returns tool calls to the caller (a full round trip)', async () => {
     const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
     h.model.script({ toolCalls: [{ name: 'get_weather', args: { city: 'Oslo' }, id: 'call_w1' }] });
