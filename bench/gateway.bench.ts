@@ -156,43 +156,43 @@ async function main() {
   const ttfb = perSide(() => [] as number[]);
   const roundP = { gateway50: [] as number[], gateway99: [] as number[], proxy50: [] as number[], proxy99: [] as number[] };
   await cpuCase('TTFB requests', TTFB_ROUNDS * TTFB_PER_ROUND, async () => {
-  for (let r = 0; r < TTFB_ROUNDS; r++) {
-    const round = perSide(() => [] as number[]);
-    await script(upstream.child, small, 3 * TTFB_PER_ROUND);
-    for (let i = 0; i < TTFB_PER_ROUND; i++) for (const via of orderOf(i)) round[via].push((await run(via)).ttfb);
-    for (const via of SIDES) ttfb[via].push(...round[via]);
-    roundP.gateway50.push(pct(round.gateway, 0.5) - pct(round.direct, 0.5));
-    roundP.gateway99.push(pct(round.gateway, 0.99) - pct(round.direct, 0.99));
-    roundP.proxy50.push(pct(round.proxy, 0.5) - pct(round.direct, 0.5));
-    roundP.proxy99.push(pct(round.proxy, 0.99) - pct(round.direct, 0.99));
-  }
+    for (let r = 0; r < TTFB_ROUNDS; r++) {
+      const round = perSide(() => [] as number[]);
+      await script(upstream.child, small, 3 * TTFB_PER_ROUND);
+      for (let i = 0; i < TTFB_PER_ROUND; i++) for (const via of orderOf(i)) round[via].push((await run(via)).ttfb);
+      for (const via of SIDES) ttfb[via].push(...round[via]);
+      roundP.gateway50.push(pct(round.gateway, 0.5) - pct(round.direct, 0.5));
+      roundP.gateway99.push(pct(round.gateway, 0.99) - pct(round.direct, 0.99));
+      roundP.proxy50.push(pct(round.proxy, 0.5) - pct(round.direct, 0.5));
+      roundP.proxy99.push(pct(round.proxy, 0.99) - pct(round.direct, 0.99));
+    }
   });
   const added = (via: Side, p: number) => pct(ttfb[via], p) - pct(ttfb.direct, p);
 
   // 2. 100 concurrent streams.
   const wall = perSide(() => [] as number[]);
   await cpuCase(`${CONCURRENT} concurrent streams, a stream`, CONCURRENT_ROUNDS * CONCURRENT, async () => {
-  for (let r = 0; r < CONCURRENT_ROUNDS; r++) {
-    for (const via of orderOf(r)) {
-      await script(upstream.child, { ...small, delayMs: 1 }, CONCURRENT);
-      const started = performance.now();
-      await Promise.all(Array.from({ length: CONCURRENT }, () => run(via)));
-      wall[via].push(performance.now() - started);
+    for (let r = 0; r < CONCURRENT_ROUNDS; r++) {
+      for (const via of orderOf(r)) {
+        await script(upstream.child, { ...small, delayMs: 1 }, CONCURRENT);
+        const started = performance.now();
+        await Promise.all(Array.from({ length: CONCURRENT }, () => run(via)));
+        wall[via].push(performance.now() - started);
+      }
     }
-  }
   });
 
   // 3. Streamed bytes per second of a long answer, written as fast as the upstream can.
   const big: ScriptStep = { text: 'x'.repeat(BIG_CHARS), chunkChars: 2000 };
   const rate = perSide(() => [] as number[]);
   await cpuCase('2 MB answers, a MB', (BIG_ROUNDS * BIG_CHARS) / 1e6, async () => {
-  for (let r = 0; r < BIG_ROUNDS; r++) {
-    for (const via of orderOf(r)) {
-      await script(upstream.child, big);
-      const { bytes, total } = await run(via);
-      rate[via].push(bytes / (total / 1000));
+    for (let r = 0; r < BIG_ROUNDS; r++) {
+      for (const via of orderOf(r)) {
+        await script(upstream.child, big);
+        const { bytes, total } = await run(via);
+        rate[via].push(bytes / (total / 1000));
+      }
     }
-  }
   });
 
   // 4. A paced answer: a few tokens a chunk, ~1 ms apart.
@@ -201,17 +201,17 @@ async function main() {
   const latency = perSide(() => [] as number[]);
   const latencyRounds = perSide(() => [] as number[]);
   await cpuCase('paced answers, a stream', PACED_ROUNDS, async () => {
-  for (let r = 0; r < PACED_ROUNDS; r++) {
-    for (const via of orderOf(r)) {
-      await script(paced.child, pacedStep);
-      const got = await stream(pacedBases[via], via === 'gateway' ? 'paced' : 'bench', { usage: false, arrivals: true });
-      const writes = await ask<number[]>(paced.child, { writeLog: true }, 'writeLog');
-      pacedRate[via].push(got.bytes / (got.total / 1000));
-      const lat = chunkLatencies(writes, got.arrivals!);
-      latency[via].push(...lat);
-      latencyRounds[via].push(median(lat));
+    for (let r = 0; r < PACED_ROUNDS; r++) {
+      for (const via of orderOf(r)) {
+        await script(paced.child, pacedStep);
+        const got = await stream(pacedBases[via], via === 'gateway' ? 'paced' : 'bench', { usage: false, arrivals: true });
+        const writes = await ask<number[]>(paced.child, { writeLog: true }, 'writeLog');
+        pacedRate[via].push(got.bytes / (got.total / 1000));
+        const lat = chunkLatencies(writes, got.arrivals!);
+        latency[via].push(...lat);
+        latencyRounds[via].push(median(lat));
+      }
     }
-  }
   });
 
   const range = (xs: number[], scale = 1, digits = 1) => (!xs.length ? '-' : `${fmt(Math.min(...xs) / scale, digits)}-${fmt(Math.max(...xs) / scale, digits)}`);
