@@ -322,6 +322,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     home,
     emit,
     log,
+    git: (args, cwd) => runGit(args, { cwd, ceilings: [home.root] }),
     subscribe: (listener) => bus.subscribe((e) => listener(e)),
     files: {
       mounts: () => files.mounts(),

@@ -1,61 +1,47 @@
 /**
- * A vault made with `git: true` is a repository, and every write the engine makes there is a commit
- * (real git, spawned with argument arrays, never a shell). Commits carry an engine identity only
- * when the repository has none of its own, so a person's configured name still wins.
+ * A vault made with `git: true` is a repository, and every write the engine makes there is a commit.
+ * Git runs through the git capability's one runner (argument arrays, clean environment, no hooks or
+ * fsmonitor program), handed in by the composition root as for work boards. Commits carry an engine
+ * identity only when the repository has none of its own, so a person's configured name still wins.
  */
-import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 
-const IDENTITY = ['-c', 'user.name=Workbench Engine', '-c', 'user.email=engine@localhost'];
-/**
- * No hooks and no fsmonitor program, as src/capabilities/git/exec.ts does: a vault's `.git` can lie
- * inside the fence, and `--no-verify` skips only pre-commit and commit-msg (post-commit would run).
- */
-const NO_PROGRAMS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+/** The git capability's runner, bound to the engine's ceilings. */
+export type VaultGit = (args: string[], cwd: string) => Promise<{ code: number; stdout: Buffer; stderr: string }>;
 
-function git(cwd: string, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('git', [...NO_PROGRAMS, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    child.on('error', (e) => resolve({ code: -1, out, err: e.message }));
-    child.on('close', (code) => resolve({ code: code ?? -1, out, err }));
-  });
-}
+const IDENTITY = ['-c', 'user.name=Workbench Engine', '-c', 'user.email=engine@localhost'];
 
 /** `git init` unless the folder is a repository already; true when it made one. */
-export async function ensureRepo(root: string): Promise<boolean> {
+export async function ensureRepo(git: VaultGit, root: string): Promise<boolean> {
   if (await stat(path.join(root, '.git')).catch(() => undefined)) return false;
-  const r = await git(root, ['init', '--quiet']);
-  if (r.code !== 0) throw new Error(`git init failed in ${root}: ${r.err.trim() || `exit ${r.code}`}`);
+  const r = await git(['init', '--quiet'], root);
+  if (r.code !== 0) throw new Error(`git init failed in ${root}: ${r.stderr.trim() || `exit ${r.code}`}`);
   return true;
 }
 
-async function hasIdentity(root: string): Promise<boolean> {
-  const r = await git(root, ['config', 'user.email']);
-  return r.code === 0 && r.out.trim() !== '';
+async function hasIdentity(git: VaultGit, root: string): Promise<boolean> {
+  const r = await git(['config', 'user.email'], root);
+  return r.code === 0 && r.stdout.toString('utf8').trim() !== '';
 }
 
 /** Stages `rels` (added, changed or removed) and commits them; nothing staged is no commit. */
-export async function commit(root: string, rels: string[], message: string): Promise<{ ok: boolean; error?: string }> {
+export async function commit(git: VaultGit, root: string, rels: string[], message: string): Promise<{ ok: boolean; error?: string }> {
   // A path that is gone is staged as removed (or ignored when git never knew it); the rest added.
   const present: string[] = [];
   const gone: string[] = [];
   for (const rel of rels) ((await stat(path.join(root, rel)).catch(() => undefined)) ? present : gone).push(rel);
   if (present.length) {
-    const add = await git(root, ['add', '--all', '--', ...present]);
-    if (add.code !== 0) return { ok: false, error: add.err.trim() };
+    const add = await git(['add', '--all', '--', ...present], root);
+    if (add.code !== 0) return { ok: false, error: add.stderr.trim() };
   }
   if (gone.length) {
-    const rm = await git(root, ['rm', '--cached', '--quiet', '--ignore-unmatch', '-r', '--', ...gone]);
-    if (rm.code !== 0) return { ok: false, error: rm.err.trim() };
+    const rm = await git(['rm', '--cached', '--quiet', '--ignore-unmatch', '-r', '--', ...gone], root);
+    if (rm.code !== 0) return { ok: false, error: rm.stderr.trim() };
   }
-  const staged = await git(root, ['diff', '--cached', '--quiet']);
+  const staged = await git(['diff', '--cached', '--quiet'], root);
   if (staged.code === 0) return { ok: true };
-  const who = (await hasIdentity(root)) ? [] : IDENTITY;
-  const r = await git(root, [...who, 'commit', '--quiet', '--no-verify', '-m', message]);
-  return r.code === 0 ? { ok: true } : { ok: false, error: r.err.trim() || `exit ${r.code}` };
+  const who = (await hasIdentity(git, root)) ? [] : IDENTITY;
+  const r = await git([...who, 'commit', '--quiet', '--no-verify', '-m', message], root);
+  return r.code === 0 ? { ok: true } : { ok: false, error: r.stderr.trim() || `exit ${r.code}` };
 }

@@ -10,7 +10,7 @@ import type { EngineEvent, Emit } from '../../kernel/bus.js';
 import { badRequest, conflict, notFound } from '../../kernel/errors.js';
 import { type Home, writeFileAtomic } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { ensureRepo, commit } from './git.js';
+import { ensureRepo, commit, type VaultGit } from './git.js';
 import { VaultIndex } from './index.js';
 import { normalizeSchema, SCHEMA_FILE } from './schema.js';
 import type { NoteMeta, VaultSchema, VaultSummary } from './types.js';
@@ -33,6 +33,8 @@ export interface VaultsDeps {
   /** Every bus event (the service re-indexes on file events and `fs.changed`). */
   subscribe(listener: (e: EngineEvent) => void): () => void;
   log: (line: string) => void;
+  /** The git capability's runner, for vaults kept in git. */
+  git: VaultGit;
 }
 
 interface Entry {
@@ -123,7 +125,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
     else schema = given ?? normalizeSchema(undefined);
     const mount = await deps.files.addMount({ path: body.path, name: body.name });
     if (!existing) await writeFileAtomic(path.join(mount.path, SCHEMA_FILE), JSON.stringify(schema, null, 2) + '\n');
-    const fresh = body.git ? await ensureRepo(mount.path) : false;
+    const fresh = body.git ? await ensureRepo(deps.git, mount.path) : false;
     entries = [...entries.filter((e) => e.name !== body.name), { name: body.name, git: body.git === true }];
     await home.writeJson(REGISTRY, { vaults: entries });
     open.delete(body.name);
@@ -144,7 +146,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
 
   async function commitPaths(v: OpenVault, rels: string[], message: string): Promise<void> {
     if (!v.git) return;
-    const r = await commit(v.root, rels, message);
+    const r = await commit(deps.git, v.root, rels, message);
     if (!r.ok) deps.log(`vault ${v.name}: git commit failed: ${r.error}`);
   }
 
