@@ -75,6 +75,7 @@ export const LIMITS = {
   diagnosticsOutputBytes: 32 * 1024 * 1024, // a typechecker's output read at most
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
+  sharedRunLogRuns: 1_000, // runs per segment of a shared run log, so reading one run's events stays cheap
   searchResultsCap: 500, // matches across all roots for GET /api/search
 
   // Providers, the agent loop and chat
