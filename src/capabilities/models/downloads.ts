@@ -18,7 +18,7 @@ import type { HubClient, HubDetail, HubSibling } from './hub.js';
 import { MODEL_FILES, REQUIRED_FILES, checkDtype, checkRepo, dtypesIn, weightFiles } from './types.js';
 import type { ModelStore } from './store.js';
 
-export interface Download {
+interface Download {
   id: string;
   repo: string;
   dtype: string;
