@@ -99,7 +99,10 @@ export class SinkThread {
   async open(file: string, from: number, algorithm?: Algorithm, prefix?: string): Promise<FileSink> {
     if (this.failure) throw this.failure;
     const handle = await fs.open(file, from > 0 ? 'r+' : 'w');
-    const sink = new FileSink(this.thread, handle, (l) => (this.listener = l));
+    // Held while a file is open (a download must not end with the process), released after.
+    const thread = this.thread;
+    thread.ref();
+    const sink = new FileSink(thread, handle, (l) => (this.listener = l), () => thread.unref());
     this.thread.postMessage({ op: 'open', fd: handle.fd, from, algorithm, prefix });
     return sink;
   }
@@ -125,6 +128,7 @@ export class FileSink {
     private readonly worker: Worker,
     private readonly handle: fs.FileHandle,
     listen: (l: (m: { op: string; digest?: string; message?: string }) => void) => void,
+    private readonly release: () => void,
   ) {
     listen((m) => {
       if (m.op === 'ack') {
@@ -207,6 +211,7 @@ export class FileSink {
   private async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.release();
     await this.handle.close();
   }
 }
