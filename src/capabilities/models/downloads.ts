@@ -34,6 +34,8 @@ const PROGRESS_EVERY_MS = 250;
 
 export class Downloads {
   private readonly all = new Map<string, { d: Download; abort: AbortController; done: Promise<void> }>();
+  /** Sink threads a finished download left (starting one costs tens of ms, a small download's worth). */
+  private readonly idleSinks: SinkThread[] = [];
 
   constructor(private readonly deps: { hub: HubClient; store: ModelStore; emit: Emit; log: (l: string) => void }) {}
 
@@ -89,6 +91,7 @@ export class Downloads {
   async close(): Promise<void> {
     for (const e of this.all.values()) if (e.d.state === 'running') e.abort.abort();
     await Promise.all([...this.all.values()].map((e) => e.done));
+    for (const s of this.idleSinks.splice(0)) s.close();
   }
 
   private async run(d: Download, detail: HubDetail, plan: HubSibling[], signal: AbortSignal): Promise<void> {
@@ -102,7 +105,7 @@ export class Downloads {
       last = now;
       emit('model.download.progress', { id: d.id, repo: d.repo, dtype: d.dtype, file, bytes: d.bytes, total: d.total });
     };
-    const sinks = new SinkThread();
+    const sinks = this.idleSinks.pop() ?? new SinkThread();
     try {
       await fs.mkdir(dir, { recursive: true });
       let before = 0;
@@ -125,7 +128,8 @@ export class Downloads {
       this.deps.log(`models: download of ${d.repo} failed: ${d.error}`);
       emit('model.download.failed', { id: d.id, repo: d.repo, dtype: d.dtype, bytes: d.bytes, total: d.total, error: d.error });
     } finally {
-      sinks.close();
+      if (sinks.healthy) this.idleSinks.push(sinks);
+      else sinks.close();
     }
   }
 

@@ -26,17 +26,17 @@ const { parentPort } = require('node:worker_threads');
 const fs = require('node:fs');
 const { createHash } = require('node:crypto');
 let file;
-const fail = (err) => parentPort.postMessage({ op: 'error', message: err.message });
+const fail = (err, id) => parentPort.postMessage({ op: 'error', id, message: err.message });
 const settle = () => {
   if (!file.ending || file.writing > 0) return;
-  const digest = file.hash ? file.hash.digest('hex') : undefined;
+  const { id, hash } = file;
   file = undefined;
-  parentPort.postMessage({ op: 'done', digest });
+  parentPort.postMessage({ op: 'done', id, digest: hash ? hash.digest('hex') : undefined });
 };
 parentPort.on('message', (m) => {
   try {
     if (m.op === 'open') {
-      file = { fd: m.fd, at: m.from, writing: 0, ending: false, hash: m.algorithm ? createHash(m.algorithm) : undefined };
+      file = { id: m.id, fd: m.fd, at: m.from, writing: 0, ending: false, hash: m.algorithm ? createHash(m.algorithm) : undefined };
       if (file.hash && m.prefix) file.hash.update(m.prefix);
       if (file.hash && m.from > 0) {
         // Resuming: the digest covers the bytes already on disk too.
@@ -57,8 +57,8 @@ parentPort.on('message', (m) => {
       // writev runs on the thread pool while this thread hashes the same bytes.
       fs.writev(f.fd, views, at, (err) => {
         f.writing--;
-        if (err) return fail(err);
-        parentPort.postMessage({ op: 'ack' });
+        if (err) return fail(err, f.id);
+        parentPort.postMessage({ op: 'ack', id: f.id });
         if (f === file) settle();
       });
       if (f.hash) for (const v of views) f.hash.update(v);
@@ -67,7 +67,7 @@ parentPort.on('message', (m) => {
       settle();
     }
   } catch (err) {
-    fail(err);
+    fail(err, file && file.id);
   }
 });
 `;
@@ -75,8 +75,15 @@ parentPort.on('message', (m) => {
 /** One worker thread for a whole download (its files go one after the other). */
 export class SinkThread {
   private worker: Worker | undefined;
-  private listener: ((m: { op: string; digest?: string; message?: string }) => void) | undefined;
+  private listener: ((m: { op: string; id?: number; digest?: string; message?: string }) => void) | undefined;
   private failure: Error | undefined;
+  private busy = false;
+  private files = 0;
+
+  /** No file open and the thread never failed: it can serve another download. */
+  get healthy(): boolean {
+    return !this.failure && !this.busy;
+  }
 
   private get thread(): Worker {
     if (!this.worker) {
@@ -102,8 +109,14 @@ export class SinkThread {
     // Held while a file is open (a download must not end with the process), released after.
     const thread = this.thread;
     thread.ref();
-    const sink = new FileSink(thread, handle, (l) => (this.listener = l), () => thread.unref());
-    this.thread.postMessage({ op: 'open', fd: handle.fd, from, algorithm, prefix });
+    this.busy = true;
+    // Messages carry the file's id: a late answer about an earlier file never reaches this one.
+    const id = ++this.files;
+    const sink = new FileSink(thread, handle, (l) => (this.listener = (m) => (m.id === id || m.id === undefined) && l(m)), () => {
+      this.busy = false;
+      thread.unref();
+    });
+    this.thread.postMessage({ op: 'open', id, fd: handle.fd, from, algorithm, prefix });
     return sink;
   }
 
