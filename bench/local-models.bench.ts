@@ -52,20 +52,21 @@ async function main() {
   process.env.HF_ENDPOINT = `http://127.0.0.1:${hub.port}`;
   const hubClient = createHubClient(async () => undefined);
   const detail = await hubClient.detail(BIG);
+  // One downloader for every round, as the engine keeps one for its lifetime; the model is removed after each.
+  let finish: (e?: Error) => void = () => undefined;
+  const emit = (kind: string, e: Record<string, unknown>) => {
+    if (kind === 'model.download.completed') finish();
+    else if (kind === 'model.download.failed') finish(new Error(String(e.error)));
+  };
+  const dlStore = new ModelStore(path.join(tmp, 'dl'));
+  const dls = new Downloads({ hub: hubClient, store: dlStore, emit: emit as any, log: () => undefined });
   const engineDl = async () => {
-    const dlHome = path.join(tmp, `dl-${randomBytes(4).toString('hex')}`);
-    let finish!: (e?: Error) => void;
     const done = new Promise<void>((resolve, reject) => (finish = (e) => (e ? reject(e) : resolve())));
-    const emit = (kind: string, e: Record<string, unknown>) => {
-      if (kind === 'model.download.completed') finish();
-      else if (kind === 'model.download.failed') finish(new Error(String(e.error)));
-    };
-    const dls = new Downloads({ hub: hubClient, store: new ModelStore(dlHome), emit: emit as any, log: () => undefined });
     const started = performance.now();
     await dls.start({ repo: BIG, dtype: 'q4f16' });
     await done;
     const ms = performance.now() - started;
-    rmSync(dlHome, { recursive: true, force: true });
+    rmSync(dlStore.dir(BIG), { recursive: true, force: true });
     return ms;
   };
   // curl fetches exactly what the engine does: the detail (with blobs), then every file of the plan,
@@ -90,6 +91,7 @@ async function main() {
     return ms;
   };
   const times = await alternate(DOWNLOAD_ROUNDS, { engine: engineDl, curl: curl(false), verified: curl(true) });
+  await dls.close();
   await hub.stop();
   const mbps = (ms: number[]) => ms.map((x) => DOWNLOAD_MB / (x / 1000));
   table([
