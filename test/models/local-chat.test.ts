@@ -1,7 +1,7 @@
 /** Load a downloaded model into its worker process, chat with it (provider `local`, no key) through /api/chat and the gateway, stop, kill, unload. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
@@ -39,6 +39,8 @@ describe('models: the worker process and the local provider', () => {
     await writeFile(path.join(broken.dir, 'onnx', 'model_q4f16.onnx'), 'not an onnx graph');
     hub = await startFakeHub({ [REPO]: { dir: model.dir }, 'acme/broken-q4f16': { dir: broken.dir }, 'acme/gated': { dir: model.dir, gated: true } });
     process.env.HF_ENDPOINT = hub.url;
+    // What the worker may and may not inherit from the engine's environment (checked in /proc below).
+    Object.assign(process.env, { OPENAI_API_KEY: 'sk-test-worker-env-0123456789abcdef', WORKBENCH_UNLISTED: 'x', ORT_HUB_TOKEN: 'plain', LC_WORKBENCH_TEST: 'kept' });
     t = await startTestEngine();
     events = await collectEvents(t.url);
     const dl = await t.api('POST', '/api/models/download', { repo: REPO });
@@ -48,6 +50,7 @@ describe('models: the worker process and the local provider', () => {
   });
   after(async () => {
     delete process.env.HF_ENDPOINT;
+    for (const k of ['OPENAI_API_KEY', 'WORKBENCH_UNLISTED', 'ORT_HUB_TOKEN', 'LC_WORKBENCH_TEST']) delete process.env[k];
     events?.close();
     await t?.close();
     await hub?.close();
@@ -71,6 +74,15 @@ describe('models: the worker process and the local provider', () => {
     assert.ok(resources.body.memory.totalBytes > 0);
     assert.ok(resources.body.cpu.cores >= 1);
     assert.equal(resources.body.model.fits, true);
+  });
+
+  it('gives the worker only the variables the runtime needs: no provider key, token or unlisted variable', { skip: process.platform !== 'linux' && 'reads /proc' }, async () => {
+    const pid = Number((await t.api('GET', '/api/models')).body.loaded.pid);
+    const env = new Map((await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    assert.equal(env.get('PATH'), process.env.PATH);
+    assert.equal(env.get('LC_WORKBENCH_TEST'), 'kept');
+    for (const k of ['OPENAI_API_KEY', 'WORKBENCH_UNLISTED', 'ORT_HUB_TOKEN', 'HF_ENDPOINT']) assert.equal(env.has(k), false, `${k} reached the worker`);
+    assert.deepEqual([...env.keys()].filter((k) => !/^(PATH|HOME|USER|LOGNAME|LANG|LANGUAGE|TZ|TMPDIR|TMP|TEMP|LD_LIBRARY_PATH|ENGINE_MODEL_WORKER|NODE_CHANNEL_FD|NODE_CHANNEL_SERIALIZATION_MODE|(LC|ORT|ONNXRUNTIME|OMP|KMP|MKL|OPENBLAS|CUDA)_.*)$/.test(k)), []);
   });
 
   it('chats through /api/chat with provider local and no key: streamed token by token, real token usage', async () => {

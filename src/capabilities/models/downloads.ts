@@ -4,21 +4,21 @@
  * file answers 200 and starts over), verified by size and by sha256 (LFS) or git blob sha1 before
  * it takes its real name. Progress goes out as throttled `model.download.*` events.
  */
-import { createHash, randomUUID, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
-import { Transform } from 'node:stream';
+import { addAbortSignal } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { httpGet } from './http-get.js';
-import { ThreadHash } from './hash-thread.js';
-import { pipeline } from 'node:stream/promises';
+import { SinkThread, type FileSink } from './file-sink.js';
 import { EngineError } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
 import type { HubClient, HubDetail, HubSibling } from './hub.js';
 import { MODEL_FILES, REQUIRED_FILES, checkDtype, checkRepo, dtypesIn, weightFiles } from './types.js';
 import type { ModelStore } from './store.js';
 
-export interface Download {
+interface Download {
   id: string;
   repo: string;
   dtype: string;
@@ -34,6 +34,8 @@ const PROGRESS_EVERY_MS = 250;
 
 export class Downloads {
   private readonly all = new Map<string, { d: Download; abort: AbortController; done: Promise<void> }>();
+  /** Sink threads a finished download left (starting one costs tens of ms, a small download's worth). */
+  private readonly idleSinks: SinkThread[] = [];
 
   constructor(private readonly deps: { hub: HubClient; store: ModelStore; emit: Emit; log: (l: string) => void }) {}
 
@@ -89,6 +91,7 @@ export class Downloads {
   async close(): Promise<void> {
     for (const e of this.all.values()) if (e.d.state === 'running') e.abort.abort();
     await Promise.all([...this.all.values()].map((e) => e.done));
+    for (const s of this.idleSinks.splice(0)) s.close();
   }
 
   private async run(d: Download, detail: HubDetail, plan: HubSibling[], signal: AbortSignal): Promise<void> {
@@ -102,11 +105,12 @@ export class Downloads {
       last = now;
       emit('model.download.progress', { id: d.id, repo: d.repo, dtype: d.dtype, file, bytes: d.bytes, total: d.total });
     };
+    const sinks = this.idleSinks.pop() ?? new SinkThread();
     try {
       await fs.mkdir(dir, { recursive: true });
       let before = 0;
       for (const s of plan) {
-        await this.fetchFile(d, s, path.join(dir, s.rfilename), signal, (n) => {
+        await this.fetchFile(d, s, path.join(dir, s.rfilename), sinks, signal, (n) => {
           d.bytes = before + n;
           progress(s.rfilename);
         });
@@ -123,14 +127,17 @@ export class Downloads {
       d.error = err instanceof EngineError ? err.message : `${(err as Error).message}`;
       this.deps.log(`models: download of ${d.repo} failed: ${d.error}`);
       emit('model.download.failed', { id: d.id, repo: d.repo, dtype: d.dtype, bytes: d.bytes, total: d.total, error: d.error });
+    } finally {
+      if (sinks.healthy) this.idleSinks.push(sinks);
+      else sinks.close();
     }
   }
 
   /** One file: resume `.incomplete` when the server still has the same bytes, verify, rename. */
-  private async fetchFile(d: Download, s: HubSibling, target: string, signal: AbortSignal, onBytes: (n: number) => void): Promise<void> {
+  private async fetchFile(d: Download, s: HubSibling, target: string, sinks: SinkThread, signal: AbortSignal, onBytes: (n: number) => void): Promise<void> {
     const size = sizeOf(s);
     const expect = expectedDigest(s);
-    if (await verified(target, size, expect)) return onBytes(size);
+    if (await verified(sinks, target, size, expect)) return onBytes(size);
     await fs.mkdir(path.dirname(target), { recursive: true });
     const partial = `${target}.incomplete`;
     let have = await fs.stat(partial).then((st) => st.size, () => 0);
@@ -138,51 +145,58 @@ export class Downloads {
       await fs.rm(partial, { force: true });
       have = 0;
     }
-    const hash = expect ? new ThreadHash(expect.kind === 'sha256' ? 'sha256' : 'sha1', expect.kind === 'sha256' ? undefined : `blob ${size}\0`) : undefined;
+    const headers: Record<string, string> = { ...(await this.deps.hub.headers()) };
+    if (have > 0) {
+      headers.range = `bytes=${have}-`;
+      // The ETag the hub gives a file is its sha256 (LFS) or git blob id: a changed file answers 200.
+      if (expect) headers['if-range'] = `"${expect.value}"`;
+    }
+    const res = have > 0 && have === size ? undefined : await httpGet(this.deps.hub.fileUrl(d.repo, d.commit, s.rfilename), headers, signal);
+    if (res && res.statusCode !== 200 && res.statusCode !== 206) {
+      res.resume();
+      throw new EngineError(502, `the model hub answered ${res.statusCode} for ${s.rfilename}`);
+    }
+    const commit = res?.headers['x-repo-commit'];
+    if (commit && commit !== d.commit) {
+      res.destroy();
+      throw new EngineError(502, `the hub served ${s.rfilename} from commit ${commit}, not the pinned ${d.commit}`);
+    }
+    if (res && res.statusCode !== 206) have = 0;
+    const sink = await sinks.open(partial, have, expect && algorithmOf(expect), expect && prefixOf(expect, size));
+    let got = have;
+    onBytes(got);
+    let digest: string | undefined;
     try {
-      const headers: Record<string, string> = { ...(await this.deps.hub.headers()) };
-      if (have > 0) {
-        headers.range = `bytes=${have}-`;
-        // The ETag the hub gives a file is its sha256 (LFS) or git blob id: a changed file answers 200.
-        if (expect) headers['if-range'] = `"${expect.value}"`;
-      }
-      const res = have > 0 && have === size ? undefined : await httpGet(this.deps.hub.fileUrl(d.repo, d.commit, s.rfilename), headers, signal);
-      if (res && res.statusCode !== 200 && res.statusCode !== 206) {
-        res.resume();
-        throw new EngineError(502, `the model hub answered ${res.statusCode} for ${s.rfilename}`);
-      }
-      const commit = res?.headers['x-repo-commit'];
-      if (commit && commit !== d.commit) throw new EngineError(502, `the hub served ${s.rfilename} from commit ${commit}, not the pinned ${d.commit}`);
-      const resumed = res?.statusCode === 206 || (!res && have > 0);
-      if (!resumed) have = 0;
-      else if (hash && have > 0) for await (const c of createReadStream(partial, { end: have - 1 })) hash.update(c as Buffer);
-      let got = have;
-      onBytes(got);
-      if (res) {
-        const counter = new Transform({
-          transform(chunk: Buffer, _e, cb) {
-            got += chunk.length;
-            hash?.update(chunk);
-            onBytes(got);
-            cb(null, chunk);
-          },
-        });
-        await pipeline(res, counter, createWriteStream(partial, { flags: resumed ? 'a' : 'w', highWaterMark: 1 << 20 }), { signal });
-      }
+      if (res) await receive(res, sink, signal, (n) => onBytes((got += n)));
       if (got !== size) throw new EngineError(502, `${s.rfilename} arrived with ${got} bytes, not the ${size} the hub declared; download again to resume`);
-      if (hash && expect) {
-        const digest = await hash.digest();
-        if (digest !== expect.value) {
-          await fs.rm(partial, { force: true });
-          throw new EngineError(502, `${s.rfilename} failed verification: its ${expect.kind} is ${digest}, the hub declared ${expect.value}; the file was removed`);
-        }
-      }
+      digest = await sink.end();
     } catch (err) {
-      hash?.dispose();
+      await sink.abort();
       throw err;
+    }
+    if (expect && digest !== expect.value) {
+      await fs.rm(partial, { force: true });
+      throw new EngineError(502, `${s.rfilename} failed verification: its ${expect.kind} is ${digest}, the hub declared ${expect.value}; the file was removed`);
     }
     await fs.rename(partial, target);
   }
+}
+
+/** Streams a response body into the sink, pausing the socket while the sink's queue is full. */
+function receive(res: IncomingMessage, sink: FileSink, signal: AbortSignal, onBytes: (n: number) => void): Promise<void> {
+  addAbortSignal(signal, res);
+  res.on('data', (chunk: Buffer) => {
+    onBytes(chunk.length);
+    try {
+      if (!sink.write(chunk)) {
+        res.pause();
+        sink.drained().then(() => res.resume(), (err: Error) => res.destroy(err));
+      }
+    } catch (err) {
+      res.destroy(err as Error);
+    }
+  });
+  return finished(res);
 }
 
 const sizeOf = (s: HubSibling) => s.lfs?.size ?? s.size ?? 0;
@@ -193,15 +207,14 @@ function expectedDigest(s: HubSibling): Digest | undefined {
   if (s.blobId) return { kind: 'git blob sha1', value: s.blobId };
   return undefined;
 }
-function newHash(d: Digest, size: number): Hash {
-  return d.kind === 'sha256' ? createHash('sha256') : createHash('sha1').update(`blob ${size}\0`);
-}
-/** A finished file of the right size and digest is not fetched again. */
-async function verified(file: string, size: number, expect: Digest | undefined): Promise<boolean> {
+const algorithmOf = (d: Digest) => (d.kind === 'sha256' ? 'sha256' : 'sha1');
+/** A git blob id is the sha1 of `blob <size>\0` and the bytes. */
+const prefixOf = (d: Digest, size: number) => (d.kind === 'sha256' ? undefined : `blob ${size}\0`);
+/** A finished file of the right size and digest is not fetched again (hashed on the sink's thread). */
+async function verified(sinks: SinkThread, file: string, size: number, expect: Digest | undefined): Promise<boolean> {
   const st = await fs.stat(file).catch(() => undefined);
   if (!st || st.size !== size) return false;
   if (!expect) return true;
-  const h = newHash(expect, size);
-  for await (const c of createReadStream(file)) h.update(c as Buffer);
-  return h.digest('hex') === expect.value;
+  const sink = await sinks.open(file, size, algorithmOf(expect), prefixOf(expect, size));
+  return (await sink.end()) === expect.value;
 }

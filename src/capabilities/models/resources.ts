@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 
-export interface Gpu { name: string; memoryBytes: number }
+interface Gpu { name: string; memoryBytes: number }
 
 /** An NVIDIA GPU when its driver tool answers (the runtime's CPU build does not use it yet). */
 function nvidiaGpu(): Promise<Gpu[]> {
@@ -21,7 +21,7 @@ function nvidiaGpu(): Promise<Gpu[]> {
 }
 
 /** Memory a model of `bytes` of weights needs to run: the weights, the runtime's overhead and a working margin. */
-export const memoryNeeded = (bytes: number) => Math.round(bytes * 1.3 + 300 * 1024 * 1024);
+const memoryNeeded = (bytes: number) => Math.round(bytes * 1.3 + 300 * 1024 * 1024);
 
 export async function machineResources(modelsRoot: string) {
   await fs.mkdir(modelsRoot, { recursive: true }).catch(() => undefined);

@@ -88,7 +88,7 @@ export function modelsRoutes(app: FastifyInstance, models: ModelsService): void 
   );
 }
 
-export function modelWorkerRoutes(app: FastifyInstance, models: ModelsService): void {
+function modelWorkerRoutes(app: FastifyInstance, models: ModelsService): void {
   app.post(
     '/api/models/load',
     {

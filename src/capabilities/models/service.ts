@@ -15,7 +15,7 @@ import type { ModelClient } from '../../providers/types.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { checkRepo, DTYPE_FALLBACK, DTYPE_SUFFIX } from './types.js';
 
-export interface ModelsDeps {
+interface ModelsDeps {
   home: Home;
   emit: Emit;
   log: (line: string) => void;

@@ -8,7 +8,7 @@ import { EngineError } from '../../kernel/errors.js';
 import { writeFileAtomic } from '../../kernel/home.js';
 import { checkRepo, type LocalModel } from './types.js';
 
-export const MANIFEST = '.workbench-model.json';
+const MANIFEST = '.workbench-model.json';
 
 interface Manifest { repo: string; commit: string; dtypes: string[]; files: Record<string, { size: number; sha256?: string }>; updatedAt: string }
 

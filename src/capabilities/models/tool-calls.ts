@@ -6,10 +6,10 @@
 export const OPEN = '<tool_call>';
 export const CLOSE = '</tool_call>';
 
-export interface ParsedToolCall { name: string; arguments: unknown }
+interface ParsedToolCall { name: string; arguments: unknown }
 
 /** Parses one block's body; undefined when it is not a {name, arguments} object. */
-export function parseToolCallBody(body: string): ParsedToolCall | undefined {
+function parseToolCallBody(body: string): ParsedToolCall | undefined {
   try {
     const v = JSON.parse(body.trim());
     if (!v || typeof v !== 'object' || typeof v.name !== 'string' || !v.name) return undefined;

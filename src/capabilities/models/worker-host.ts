@@ -13,6 +13,7 @@ import type { Emit } from '../../kernel/bus.js';
 import { EngineError } from '../../kernel/errors.js';
 import type { ModelStore } from './store.js';
 import { DTYPE_FALLBACK, checkRepo } from './types.js';
+import { workerEnv } from './worker-env.js';
 import type { ChatMessageIn, FromWorker } from './worker-protocol.js';
 
 export interface GenerateRequest { messages: ChatMessageIn[]; tools?: unknown[]; maxTokens?: number; temperature?: number; topP?: number }
@@ -64,7 +65,7 @@ export class WorkerHost {
     const order = dtype ? [dtype, ...DTYPE_FALLBACK.filter((d) => d !== dtype)] : [...DTYPE_FALLBACK, ...local.dtypes.filter((d) => !DTYPE_FALLBACK.includes(d))];
     const dtypes = order.filter((d) => local.dtypes.includes(d));
     const { file, execArgv } = workerEntry();
-    const child = fork(file, [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ENGINE_MODEL_WORKER: '1' }, serialization: 'json' });
+    const child = fork(file, [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: workerEnv(), serialization: 'json' });
     let stderr = '';
     child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
     const entry: Loaded = { repo, child, state: 'loading', ready: undefined as unknown as Promise<void>, pending: new Map(), templateHasTools: false, contextLength: null, lastUsed: Date.now(), stopping: false };
