@@ -11,8 +11,11 @@ import { StatementError, type DbDriver, type ResolvedConnection, type Row, type 
 import { SQLITE_WORKER_SOURCE } from './sqlite-worker.js';
 
 const TERMINATE_GRACE_MS = 250;
-/** Rows the worker encodes into one CSV chunk. */
-const CSV_BATCH = 5_000;
+/**
+ * Bytes of CSV the worker encodes per message: large enough that the socket sees few big writes,
+ * small enough that the one batch in flight and the one being written stay well under a megabyte.
+ */
+const CSV_CHUNK_BYTES = 256 * 1024;
 
 interface Reply {
   id: number;
@@ -124,18 +127,29 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
         closed = true;
         if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
       };
+      const next = () => {
+        const p = call<{ buf?: Uint8Array; rows: number }>('csvNext', { cursor: opened.cursor, bytes: CSV_CHUNK_BYTES });
+        p.catch(() => undefined); // it may fail while nobody awaits it yet; the await below still throws
+        return p;
+      };
       return {
         chunks: (async function* () {
+          // One batch is always being encoded in the worker while the last one is written: the two
+          // threads work at once instead of taking turns.
+          let ahead: Promise<{ buf?: Uint8Array; rows: number }> | undefined;
           try {
+            ahead = next();
             yield opened.header;
             for (;;) {
-              const batch = await call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, count: CSV_BATCH });
-              if (!batch.rows) break;
+              const batch = await ahead;
+              ahead = undefined;
+              if (!batch.rows || !batch.buf) break;
               rows += batch.rows;
-              yield batch.text;
+              ahead = next();
+              yield Buffer.from(batch.buf.buffer, batch.buf.byteOffset, batch.buf.byteLength);
             }
           } finally {
-            await close();
+            await close(); // also when the client left with a batch still ahead
           }
         })(),
         close,
