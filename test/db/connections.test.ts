@@ -5,7 +5,7 @@
  * delete and engine stop.
  */
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { collectEvents } from '../support/events.js';
@@ -75,6 +75,20 @@ describe('connection ids and definitions', () => {
     assert.equal((await env.t.api('POST', '/api/db/connections/fresh/test')).body.ok, true, 'a writable connection creates its file');
     const q = await env.t.api('POST', '/api/db/fresh/query', { sql: 'CREATE TABLE t (x); INSERT INTO t VALUES (1); SELECT x FROM t' });
     assert.equal(q.body.statements[2].rows[0].x, 1);
+  });
+
+  it('notices a hand edit of connections.json on the next lookup', async () => {
+    assert.equal((await env.t.api('PUT', '/api/db/connections/edited', { engine: 'sqlite', path: 'edited.db', name: 'before' })).status, 200);
+    assert.equal((await env.t.api('GET', '/api/db')).body.connections.find((x: any) => x.id === 'edited').name, 'before');
+    const file = path.join(env.t.home, 'db', 'connections.json');
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    saved.connections.edited.name = 'after, by hand';
+    delete saved.connections['my.db-1_x'];
+    await writeFile(file, JSON.stringify(saved, null, 2));
+    const list = (await env.t.api('GET', '/api/db')).body.connections;
+    assert.equal(list.find((x: any) => x.id === 'edited').name, 'after, by hand');
+    assert.ok(!list.some((x: any) => x.id === 'my.db-1_x'), 'a connection removed by hand is gone');
+    assert.equal((await env.t.api('GET', '/api/db/my.db-1_x/history')).status, 404);
   });
 });
 
