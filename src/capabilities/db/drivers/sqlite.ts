@@ -12,10 +12,12 @@ import { SQLITE_WORKER_SOURCE } from './sqlite-worker.js';
 
 const TERMINATE_GRACE_MS = 250;
 /**
- * Bytes of CSV the worker encodes per message: large enough that the socket sees few big writes,
- * small enough that the one batch in flight and the one being written stay well under a megabyte.
+ * Characters of CSV the worker encodes per message. 64 K: few enough messages that their cost is
+ * lost in the noise, and small enough that each string stays in V8's young generation on both
+ * threads (a string past 128 KB goes to the large-object space and waits for a full collection:
+ * with 256 K chunks a first export of 1 000 000 rows grew the engine by ~80 MB instead of ~50).
  */
-const CSV_CHUNK_BYTES = 256 * 1024;
+const CSV_CHUNK_CHARS = 64 * 1024;
 
 interface Reply {
   id: number;
@@ -128,7 +130,7 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
         if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
       };
       const next = () => {
-        const p = call<{ buf?: Uint8Array; rows: number }>('csvNext', { cursor: opened.cursor, bytes: CSV_CHUNK_BYTES });
+        const p = call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, chars: CSV_CHUNK_CHARS });
         p.catch(() => undefined); // it may fail while nobody awaits it yet; the await below still throws
         return p;
       };
@@ -136,17 +138,17 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
         chunks: (async function* () {
           // One batch is always being encoded in the worker while the last one is written: the two
           // threads work at once instead of taking turns.
-          let ahead: Promise<{ buf?: Uint8Array; rows: number }> | undefined;
+          let ahead: Promise<{ text: string; rows: number }> | undefined;
           try {
             ahead = next();
             yield opened.header;
             for (;;) {
               const batch = await ahead;
               ahead = undefined;
-              if (!batch.rows || !batch.buf) break;
+              if (!batch.rows) break;
               rows += batch.rows;
               ahead = next();
-              yield Buffer.from(batch.buf.buffer, batch.buf.byteOffset, batch.buf.byteLength);
+              yield batch.text;
             }
           } finally {
             await close(); // also when the client left with a batch still ahead
