@@ -10,7 +10,7 @@
  *      pipe) that this process drains, counting the lines of both; the engine runs in this process,
  *      so its memory growth is this process's RSS.
  *
- *   npm run bench -- db                 (BENCH_ROWS=200000 for a quicker pass; BENCH_DB_PARTS=export
+ *   npm run bench -- db.bench           (BENCH_ROWS=200000 for a quicker pass; BENCH_DB_PARTS=export
  *                                        for the exports only)
  */
 import Database from 'better-sqlite3';
@@ -221,9 +221,8 @@ async function main() {
     }
     for (const x of exports) {
       const e = exp[x.name];
-      if (!e) continue;
-      const what = x.aim ? `db export csv speed vs ${x.label.split(' ')[0]}` : `db export csv speed vs ${x.label.split(' ')[0]} (info, no aim)`;
-      result(what, 'rows/ms', e.engine.map((ms) => ROWS / ms), e.base.map((ms) => ROWS / ms), { ratioAtLeast: x.aim ? 0.8 : 0 });
+      if (!e || !x.aim) continue; // MariaDB is in the table, for information: the issue sets it no aim
+      result(`db export csv speed vs ${x.label.split(' ')[0]}`, 'rows/ms', e.engine.map((ms) => ROWS / ms), e.base.map((ms) => ROWS / ms), { ratioAtLeast: 0.8 });
       result(`db export csv memory growth (${x.name})`, 'MB', Math.max(...e.growth), 100, { under: 100 });
     }
   } finally {
