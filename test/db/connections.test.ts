@@ -5,7 +5,7 @@
  * delete and engine stop.
  */
 import assert from 'node:assert/strict';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { collectEvents } from '../support/events.js';
@@ -75,6 +75,33 @@ describe('connection ids and definitions', () => {
     assert.equal((await env.t.api('POST', '/api/db/connections/fresh/test')).body.ok, true, 'a writable connection creates its file');
     const q = await env.t.api('POST', '/api/db/fresh/query', { sql: 'CREATE TABLE t (x); INSERT INTO t VALUES (1); SELECT x FROM t' });
     assert.equal(q.body.statements[2].rows[0].x, 1);
+  });
+
+  it('notices a hand edit of connections.json on the next lookup, even for an open connection', async () => {
+    assert.equal((await env.t.api('PUT', '/api/db/connections/edited', { engine: 'sqlite', path: 'edited.db', name: 'before', writable: true })).status, 200);
+    assert.equal((await env.t.api('POST', '/api/db/edited/query', { sql: 'CREATE TABLE t (x); INSERT INTO t VALUES (1)' })).body.ok, true, 'open and writable');
+    assert.equal((await env.t.api('GET', '/api/db')).body.connections.find((x: any) => x.id === 'edited').name, 'before');
+    const file = path.join(env.t.home, 'db', 'connections.json');
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    saved.connections.edited.name = 'after, by hand';
+    saved.connections.edited.writable = false;
+    delete saved.connections['my.db-1_x'];
+    await writeFile(file, JSON.stringify(saved, null, 2));
+    const list = (await env.t.api('GET', '/api/db')).body.connections;
+    assert.equal(list.find((x: any) => x.id === 'edited').name, 'after, by hand');
+    assert.ok(!list.some((x: any) => x.id === 'my.db-1_x'), 'a connection removed by hand is gone');
+    assert.equal((await env.t.api('GET', '/api/db/my.db-1_x/history')).status, 404);
+    const write = await env.t.api('POST', '/api/db/edited/query', { sql: 'INSERT INTO t VALUES (2)' });
+    assert.equal(write.status, 400, 'writable turned off by hand holds for the open connection');
+    assert.match(write.body.error, /read-only/);
+    const rows = await env.t.api('POST', '/api/db/edited/query', { sql: 'SELECT count(*) AS n FROM t' });
+    assert.equal(rows.body.statements[0].rows[0].n, 1);
+    // Another file by hand: the open driver is replaced, not kept with the old path.
+    saved.connections.edited.path = 'elsewhere.db';
+    await writeFile(file, JSON.stringify(saved, null, 2));
+    const moved = await env.t.api('POST', '/api/db/edited/query', { sql: 'SELECT count(*) AS n FROM t' });
+    assert.notEqual(moved.body.ok, true, JSON.stringify(moved.body));
+    assert.match(moved.body.error, /unable to open|no such/);
   });
 });
 

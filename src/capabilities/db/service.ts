@@ -42,20 +42,34 @@ export function createDbService(deps: DbServiceDeps) {
   const history = createQueryHistory(deps.home, deps.mask);
   const schemas = createSchemaCache();
   const drivers = new Map<string, Promise<{ conn: ResolvedConnection; driver: DbDriver }>>();
+  /** The saved definition each open driver was made from, to notice a hand edit of connections.json. */
+  const madeFrom = new Map<string, string>();
 
   const drop = async (id: string) => {
     schemas.drop(id);
     const entry = drivers.get(id);
     drivers.delete(id);
+    madeFrom.delete(id);
     if (entry) await (await entry.catch(() => undefined))?.driver.close();
   };
 
-  const open = (id: string) => {
+  const open = async (id: string) => {
+    // The store answers from memory after a stat of the file, so this is cheap on every call; a
+    // definition changed by hand (writable turned off, another host) gets a new driver at once.
+    const current = JSON.stringify(await store.get(id));
     let entry = drivers.get(id);
+    if (entry && madeFrom.get(id) !== current) {
+      void drop(id);
+      entry = undefined;
+    }
     if (!entry) {
-      entry = store.resolve(id).then((conn) => ({ conn, driver: createDriver(conn) }));
-      drivers.set(id, entry);
-      entry.catch(() => drivers.delete(id));
+      const made = store.resolve(id).then((conn) => ({ conn, driver: createDriver(conn) }));
+      drivers.set(id, made);
+      madeFrom.set(id, current);
+      made.catch(() => {
+        if (drivers.get(id) === made) drop(id).catch(() => undefined);
+      });
+      entry = made;
     }
     return entry;
   };

@@ -1,5 +1,6 @@
 /**
- * Saved connections: `db/connections.json` in the home (atomic writes, one queue), secrets in the
+ * Saved connections: `db/connections.json` in the home (atomic writes, one queue, a parsed copy in
+ * memory checked against the file's stat: store-file.ts), secrets in the
  * secret store under `db:<id>:password` and `db:<id>:url`. The file never holds a password or a
  * URL; a view never carries one.
  */
@@ -8,6 +9,7 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { serialQueue } from '../../kernel/serial.js';
+import { cachedJsonFile } from './store-file.js';
 import type { SecretStore } from '../secrets/types.js';
 import { DB_ENGINES, type ConnectionInput, type ConnectionView, type DbEngine, type ResolvedConnection, type StoredConnection } from './types.js';
 
@@ -45,7 +47,10 @@ interface FileShape {
 export function createConnectionStore(opts: { home: Home; secrets: SecretStore; workspace: () => string }): ConnectionStore {
   const { home, secrets } = opts;
   const queue = serialQueue();
-  const read = () => home.readJson<FileShape>(FILE, { connections: {} });
+  const saved = cachedJsonFile<FileShape>(home, FILE, () => ({ connections: {} }));
+  const read = () => saved.read();
+  /** A copy to change and write: the read copy is shared with every lookup. */
+  const editable = async (): Promise<FileShape> => ({ connections: { ...(await read()).connections } });
   const view = (id: string, c: StoredConnection): ConnectionView => ({ id, ...c });
 
   const normalize = (input: ConnectionInput, previous?: StoredConnection): StoredConnection => {
@@ -112,7 +117,7 @@ export function createConnectionStore(opts: { home: Home; secrets: SecretStore; 
     put(id, input) {
       validConnectionId(id);
       return queue(async () => {
-        const file = await read();
+        const file = await editable();
         const previous = file.connections[id];
         const stored = normalize(input, previous);
         const url = input.url && stored.engine !== 'sqlite' ? input.url : undefined;
@@ -126,17 +131,17 @@ export function createConnectionStore(opts: { home: Home; secrets: SecretStore; 
         stored.hasUrl = names.has(secretName(id, 'url'));
         stored.hasPassword = names.has(secretName(id, 'password'));
         file.connections[id] = stored;
-        await home.writeJson(FILE, file);
+        await saved.write(file);
         return view(id, stored);
       });
     },
     delete(id) {
       validConnectionId(id);
       return queue(async () => {
-        const file = await read();
+        const file = await editable();
         if (!file.connections[id]) throw notFound(`no database connection "${id}"; GET /api/db lists them`);
         delete file.connections[id];
-        await home.writeJson(FILE, file);
+        await saved.write(file);
         await secrets.delete(secretName(id, 'password')).catch(() => false);
         await secrets.delete(secretName(id, 'url')).catch(() => false);
       });

@@ -26,7 +26,9 @@ export function textValue(v: unknown): string {
   return typeof j === 'object' ? JSON.stringify(j) : String(j);
 }
 
+/** PostgreSQL COPY's CSV dialect, on every engine: NULL is empty, an empty string is "" (so the two stay apart). */
 export function csvCell(v: unknown): string {
+  if (v === '') return '""';
   const t = textValue(v);
   return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
 }

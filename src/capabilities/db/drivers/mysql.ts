@@ -200,6 +200,8 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       let ended = false;
       let failed: Error | undefined;
       let wake: (() => void) | undefined;
+      /** Rows the waiting reader needs: a row before that wakes nobody (no promise a row). */
+      let want = 0;
       const notify = () => {
         const w = wake;
         wake = undefined;
@@ -210,7 +212,7 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       q.on('result', (row: unknown) => {
         buffer.push(row as Row);
         if (buffer.length >= BUFFER_HIGH) c.pause();
-        notify();
+        if (buffer.length >= want) notify();
       });
       q.on('error', (err: Error) => ((failed = err), notify()));
       q.on('end', () => ((ended = true), notify()));
@@ -230,7 +232,8 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         columns: async () => columns ?? [],
         async next(count) {
           if (buffer.length < count) c.resume();
-          await waitFor(() => buffer.length >= count);
+          want = Math.min(count, BUFFER_HIGH);
+          await waitFor(() => buffer.length >= want);
           const batch = buffer.splice(0, count);
           if (buffer.length < BUFFER_HIGH / 2) c.resume();
           return batch;

@@ -7,6 +7,11 @@
 import type pg from 'pg';
 
 const HIGH_WATER = 8 * 1024 * 1024;
+/**
+ * The server sends one CopyData message per row (~50 bytes): they are copied into chunks of this
+ * size, so the socket gets few large writes and no row needs a Buffer of its own.
+ */
+const CHUNK = 256 * 1024;
 
 interface Connection {
   query(text: string): void;
@@ -17,6 +22,15 @@ export function copyOut(client: pg.PoolClient, text: string): AsyncIterable<Buff
   let rows = 0;
   const queue: Buffer[] = [];
   let queued = 0;
+  let current = Buffer.allocUnsafe(CHUNK);
+  let used = 0;
+  const flush = () => {
+    if (!used) return;
+    queue.push(current.subarray(0, used));
+    queued += used;
+    current = Buffer.allocUnsafe(CHUNK);
+    used = 0;
+  };
   let finished = false;
   let failed: Error | undefined;
   let wake: (() => void) | undefined;
@@ -32,9 +46,17 @@ export function copyOut(client: pg.PoolClient, text: string): AsyncIterable<Buff
       connection.query(text);
     },
     handleCopyData(msg: { chunk: Buffer }) {
-      // A copy: the parser reuses its buffer for later messages, so a slice kept past this call could change.
-      queue.push(Buffer.from(msg.chunk));
-      queued += msg.chunk.length;
+      // Copied: the parser reuses its buffer for later messages, so a slice kept past this call could change.
+      const bytes = msg.chunk;
+      if (used + bytes.length > CHUNK) flush();
+      if (bytes.length > CHUNK) {
+        queue.push(Buffer.from(bytes));
+        queued += bytes.length;
+      } else {
+        bytes.copy(current, used);
+        used += bytes.length;
+      }
+      if (!queue.length) return;
       if (queued > HIGH_WATER) conn?.stream.pause();
       notify();
     },
@@ -43,6 +65,7 @@ export function copyOut(client: pg.PoolClient, text: string): AsyncIterable<Buff
       notify();
     },
     handleReadyForQuery() {
+      flush();
       finished = true;
       notify();
     },
@@ -63,11 +86,10 @@ export function copyOut(client: pg.PoolClient, text: string): AsyncIterable<Buff
     async *[Symbol.asyncIterator]() {
       for (;;) {
         if (queue.length) {
-          // The server sends one message per row: hand them on together, not one by one.
-          const chunk = queue.length === 1 ? queue[0] : Buffer.concat(queue);
-          queue.length = 0;
-          queued = 0;
-          conn?.stream.resume();
+          // Full chunks one write each: a consumer that fell behind gets them one after another.
+          const chunk = queue.shift()!;
+          queued -= chunk.length;
+          if (queued <= HIGH_WATER / 2) conn?.stream.resume();
           yield chunk;
           continue;
         }

@@ -11,8 +11,13 @@ import { StatementError, type DbDriver, type ResolvedConnection, type Row, type 
 import { SQLITE_WORKER_SOURCE } from './sqlite-worker.js';
 
 const TERMINATE_GRACE_MS = 250;
-/** Rows the worker encodes into one CSV chunk. */
-const CSV_BATCH = 5_000;
+/**
+ * Characters of CSV the worker encodes per message. 64 K: few enough messages that their cost is
+ * lost in the noise, and small enough that each string stays in V8's young generation on both
+ * threads (a string past 128 KB goes to the large-object space and waits for a full collection:
+ * with 256 K chunks a first export of 1 000 000 rows grew the engine by ~80 MB instead of ~50).
+ */
+const CSV_CHUNK_CHARS = 64 * 1024;
 
 interface Reply {
   id: number;
@@ -124,18 +129,29 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
         closed = true;
         if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
       };
+      const next = () => {
+        const p = call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, chars: CSV_CHUNK_CHARS });
+        p.catch(() => undefined); // it may fail while nobody awaits it yet; the await below still throws
+        return p;
+      };
       return {
         chunks: (async function* () {
+          // One batch is always being encoded in the worker while the last one is written: the two
+          // threads work at once instead of taking turns.
+          let ahead: Promise<{ text: string; rows: number }> | undefined;
           try {
+            ahead = next();
             yield opened.header;
             for (;;) {
-              const batch = await call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, count: CSV_BATCH });
+              const batch = await ahead;
+              ahead = undefined;
               if (!batch.rows) break;
               rows += batch.rows;
+              ahead = next();
               yield batch.text;
             }
           } finally {
-            await close();
+            await close(); // also when the client left with a batch still ahead
           }
         })(),
         close,
