@@ -54,6 +54,9 @@ export interface StartSpec {
   restore?: RestorePlan;
 }
 
+/** The template scope additions of a top-level node: none (one shared object, never written). */
+const NO_EXTRA: TemplateScope = Object.freeze({});
+
 type NodeStatus = 'waiting' | 'running' | 'done' | 'failed' | 'skipped';
 type EdgeStatus = 'pending' | 'taken' | 'dead';
 
@@ -353,7 +356,7 @@ export class WorkflowRun {
 
   private async execute(spec: NodeSpec): Promise<NodeResult> {
     this.run.emit('node.started', { nodeId: spec.id, type: spec.type });
-    return this.attempts(spec, spec.id, {}, this.signal);
+    return this.attempts(spec, spec.id, NO_EXTRA, this.signal);
   }
 
   /** Runs a node spec with its retries and timeout; events carry `eventNodeId`. */
@@ -369,8 +372,11 @@ export class WorkflowRun {
       if (timeout) timer = this.deps.clock.setTimeout(() => timeout.abort(new NodeFailure(`timed out after ${spec.timeoutMs} ms`)), spec.timeoutMs!);
       const signal = timeout ? AbortSignal.any([parent, timeout.signal]) : parent;
       try {
-        const ctx = this.context(eventNodeId, spec, extra, signal);
-        return await untilAborted(type.run(spec.config ?? {}, ctx), signal);
+        if (type.instant) {
+          if (signal.aborted) throw signal.reason;
+          return await type.run(spec.config ?? {}, this.context(eventNodeId, spec, extra, signal));
+        }
+        return await untilAborted(type.run(spec.config ?? {}, this.context(eventNodeId, spec, extra, signal)), signal);
       } catch (err) {
         if (parent.aborted) throw parent.reason ?? err;
         const message = timeout?.signal.aborted ? describeError(timeout.signal.reason) : describeError(err);
@@ -388,13 +394,14 @@ export class WorkflowRun {
     return { trigger: this.state.trigger, state: this.state, nodes: this.nodesScope, ...extra };
   }
 
-  /** One write through the key's reducer; emits state.updated. */
-  writeState(key: string, value: unknown, emit: (kind: string, p: EmitPayload) => void = this.run.emit): unknown {
+  /** One write through the key's reducer; emits state.updated (through `emit`, or run-scoped naming `nodeId`). */
+  writeState(key: string, value: unknown, emit?: (kind: string, p: EmitPayload) => void, nodeId?: string): unknown {
     if (key === 'trigger') throw new Error('the "trigger" state key holds the run\'s payload and cannot be written');
     const reducer = this.doc.state?.[key]?.reducer ?? 'replace';
     const next = reduce(reducer, key, this.state[key], value);
     this.state[key] = next;
-    emit('state.updated', { key, value: next, reducer });
+    if (emit) emit('state.updated', { key, value: next, reducer });
+    else this.run.emit('state.updated', { key, value: next, reducer, nodeId });
     return next;
   }
 
@@ -409,15 +416,16 @@ export class WorkflowRun {
   }
 
   /** Runs a node spec inline (a map item) under this run, events carrying `nodeId`. */
-  async inline(inner: NodeSpec, nodeId: string, extra: TemplateScope, signal: AbortSignal): Promise<unknown> {
-    return (await this.attempts(inner, nodeId, extra, signal)).output;
+  inline(inner: NodeSpec, nodeId: string, extra: TemplateScope, signal: AbortSignal): Promise<NodeResult> {
+    return this.attempts(inner, nodeId, extra, signal);
   }
 
 }
 
 /**
  * What a node's run function sees. A class, not an object of closures: a map builds one per item,
- * and per-call closures showed up in its profile.
+ * and per-call closures showed up in its profile (so did a named arrow field: the dev loader wraps
+ * each in a defineProperty for its name). `emit` is bound on first use; the scope is built once.
  */
 class NodeCtx implements NodeContext {
   readonly runId: string;
@@ -439,13 +447,24 @@ class NodeCtx implements NodeContext {
     this.services = deps.services;
   }
 
-  emit = (kind: string, p: EmitPayload = {}): void => this.wr.run.emit(kind, { ...p, nodeId: this.nodeId });
+  private boundEmit?: (kind: string, p?: EmitPayload) => void;
+  private baseScope?: TemplateScope;
+
+  /** Run-scoped, naming this node; a bound function (node types hand it on to services). */
+  get emit(): (kind: string, p?: EmitPayload) => void {
+    // A payload that already names this node goes on as is (the bus copies it anyway): a map's per-item delta.
+    return (this.boundEmit ??= (kind: string, p: EmitPayload = {}) => this.wr.run.emit(kind, p.nodeId === this.nodeId ? p : { ...p, nodeId: this.nodeId }));
+  }
 
   scope(more?: TemplateScope): TemplateScope {
-    return this.wr.scope(more ? { ...this.extra, ...more } : this.extra);
+    // The run's state and node outputs are objects updated in place, so one scope serves every render.
+    if (!more) return (this.baseScope ??= this.wr.scope(this.extra));
+    return this.wr.scope({ ...this.extra, ...more });
   }
 
   render(v: unknown, more?: TemplateScope): unknown {
+    // A literal (a number, a string without a template) needs no scope: a map item often writes one.
+    if (v === null || (typeof v !== 'object' && (typeof v !== 'string' || !v.includes('{{')))) return v;
     return render(v, this.scope(more));
   }
 
@@ -469,7 +488,7 @@ class NodeCtx implements NodeContext {
   }
 
   writeState(key: string, value: unknown): unknown {
-    return this.wr.writeState(key, value, this.emit);
+    return this.wr.writeState(key, value, undefined, this.nodeId);
   }
 
   readState(key?: string): unknown {
@@ -480,8 +499,8 @@ class NodeCtx implements NodeContext {
     return sleep(this.deps.clock, ms, this.signal);
   }
 
-  runInline(inner: NodeSpec, more: TemplateScope, signal: AbortSignal): Promise<unknown> {
-    return this.wr.inline(inner, this.nodeId, { ...this.extra, ...more }, signal);
+  runInline(inner: NodeSpec, more: TemplateScope, signal: AbortSignal): Promise<NodeResult> {
+    return this.wr.inline(inner, this.nodeId, this.extra === NO_EXTRA ? more : { ...this.extra, ...more }, signal);
   }
 
   runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
