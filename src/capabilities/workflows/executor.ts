@@ -34,6 +34,20 @@ export interface RunResult {
   state: Record<string, unknown>;
   outputs: Record<string, unknown>;
   error?: string;
+  /** The error that failed the run, when it was one the caller may pass on as is (the depth limit). */
+  cause?: Error;
+}
+
+/**
+ * Subworkflows nested past LIMITS.workflowChildDepth. It travels up the chain as itself (each
+ * parent fails with the same sentence), not wrapped once per level into a paragraph.
+ */
+export class DepthLimitError extends Error {}
+
+/** The DepthLimitError behind an error (a node failure keeps what it wraps as its cause). */
+function depthLimit(err: unknown): DepthLimitError | undefined {
+  for (let e = err, n = 0; e instanceof Error && n < 8; e = e.cause, n++) if (e instanceof DepthLimitError) return e;
+  return undefined;
 }
 
 /** What resume restores from a log: completed nodes (in order, per node) and the last state. */
@@ -51,6 +65,8 @@ export interface StartSpec {
   /** The trigger node that fired (undefined: the manual entry rules). */
   triggerNodeId?: string;
   depth: number;
+  /** The workflow ids of the runs above this one, the top first (subworkflows). */
+  ancestry?: readonly string[];
   restore?: RestorePlan;
 }
 
@@ -67,6 +83,8 @@ export class WorkflowRun {
   readonly run: LiveRun;
   readonly attended: boolean;
   readonly depth: number;
+  /** The workflow ids from the top run down to this one. */
+  readonly ancestry: readonly string[];
   readonly source: RunSource;
   readonly state: Record<string, unknown>;
   private readonly nodes = new Map<string, NodeSpec>();
@@ -85,6 +103,7 @@ export class WorkflowRun {
   private running = 0;
   private completions = 0;
   private failure: string | undefined;
+  private failureCause: Error | undefined;
   private settled = false;
   private resolveDone!: (r: RunResult) => void;
   readonly done: Promise<RunResult> = new Promise((r) => (this.resolveDone = r));
@@ -97,6 +116,7 @@ export class WorkflowRun {
     this.run = spec.run;
     this.attended = spec.attended;
     this.depth = spec.depth;
+    this.ancestry = [...(spec.ancestry ?? []), spec.doc.id];
     this.source = spec.source;
     this.restore = spec.restore;
     this.signal = AbortSignal.any([spec.run.signal, this.internal.signal]);
@@ -321,15 +341,15 @@ export class WorkflowRun {
     const handled = this.outgoing.get(id)!.some((ei) => this.doc.edges[ei].when === 'error');
     this.run.emit('node.failed', { nodeId: id, error: message, handled });
     this.status.set(id, 'failed');
-    if (!handled) return this.fail(`node "${id}" failed: ${message}`);
+    if (!handled) return this.fail(`node "${id}" failed: ${message}`, depthLimit(err));
     this.nodesScope[id] = { output: { error: message } };
     await this.run.log.flushNow();
     this.decide(id, (e) => e.when === 'error');
     this.checkEnd();
   }
 
-  private fail(message: string): void {
-    if (this.failure === undefined) this.failure = message;
+  private fail(message: string, cause?: Error): void {
+    if (this.failure === undefined) (this.failure = message), (this.failureCause = cause);
     this.internal.abort(new Error(message));
     this.checkEnd();
   }
@@ -344,7 +364,7 @@ export class WorkflowRun {
       if (leaf) outputs[id] = this.nodesScope[id]?.output;
     }
     const status: RunResult['status'] = this.run.signal.aborted ? 'stopped' : this.failure !== undefined ? 'failed' : 'completed';
-    const result: RunResult = { status, state: this.state, outputs, ...(this.failure !== undefined && status === 'failed' ? { error: this.failure } : {}) };
+    const result: RunResult = { status, state: this.state, outputs, ...(this.failure !== undefined && status === 'failed' ? { error: this.failure, cause: this.failureCause } : {}) };
     // The workflow is free again before run.* goes out, so a client reacting to it can start the next run.
     this.deps.onEnd?.(this, result);
     void this.run
@@ -372,15 +392,13 @@ export class WorkflowRun {
       if (timeout) timer = this.deps.clock.setTimeout(() => timeout.abort(new NodeFailure(`timed out after ${spec.timeoutMs} ms`)), spec.timeoutMs!);
       const signal = timeout ? AbortSignal.any([parent, timeout.signal]) : parent;
       try {
-        if (type.instant) {
-          if (signal.aborted) throw signal.reason;
-          return await type.run(spec.config ?? {}, this.context(eventNodeId, spec, extra, signal));
-        }
-        return await untilAborted(type.run(spec.config ?? {}, this.context(eventNodeId, spec, extra, signal)), signal);
+        if (signal.aborted) throw signal.reason;
+        const work = type.run(spec.config ?? {}, this.context(eventNodeId, spec, extra, signal));
+        return await (type.instant ? work : untilAborted(work, signal));
       } catch (err) {
         if (parent.aborted) throw parent.reason ?? err;
         const message = timeout?.signal.aborted ? describeError(timeout.signal.reason) : describeError(err);
-        if (attempt >= max) throw new NodeFailure(max > 1 ? `${message} (after ${max} attempts)` : message);
+        if (attempt >= max) throw new NodeFailure(max > 1 ? `${message} (after ${max} attempts)` : message, { cause: err });
         const delayMs = Math.min(backoff * 2 ** (attempt - 1), LIMITS.workflowRetryBackoffMaxMs);
         this.run.emit('node.retry', { nodeId: eventNodeId, attempt, nextAttempt: attempt + 1, error: message, delayMs });
         await sleep(this.deps.clock, delayMs, parent);
@@ -508,15 +526,25 @@ class NodeCtx implements NodeContext {
   }
 }
 
-/** The work's outcome, or the signal's reason when it aborts first (a node type that ignores its signal still ends at stop or timeout). */
+/**
+ * The work's outcome, or the signal's reason when it aborts first. An aborted node's work is given
+ * LIMITS.workflowStopGraceMs to wind down first, so what it started (a subworkflow, a map's child
+ * runs, a process group) has ended before the node does, and a stopped run's `run.stopped` comes
+ * after its children's; a node type that ignores its signal is abandoned at the grace's end.
+ */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      grace = setTimeout(() => reject(signal.reason), LIMITS.workflowStopGraceMs);
+      grace.unref();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => (signal.removeEventListener('abort', onAbort), clearTimeout(grace));
     work.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+      (v) => (settle(), signal.aborted ? reject(signal.reason) : resolve(v)),
+      (e) => (settle(), reject(signal.aborted ? signal.reason : e)),
     );
   });
 }

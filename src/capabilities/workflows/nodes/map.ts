@@ -26,8 +26,9 @@ export const mapNode: NodeType = {
     additionalProperties: false,
   },
   example: { id: 'each', type: 'map', config: { items: '{{trigger.files}}', concurrency: 4, node: { type: 'command', config: { command: 'wc -l {{item}}' } } } },
-  check(config) {
+  check(config, doc) {
     if ((config.node === undefined) === (config.workflow === undefined)) return ['give config.node (an inline node run per item) or config.workflow (a subworkflow per item), exactly one'];
+    if (config.workflow === doc.id) return ['a map cannot run its own workflow per item; point config.workflow at another workflow'];
     const node = config.node as { type?: string } | undefined;
     if (node && typeof node.type === 'string' && (node.type.startsWith('trigger.') || node.type === 'gate' || node.type === 'map')) {
       return [`config.node cannot be of type "${node.type}"; a map item runs an action node (agent, command, http, state, condition, notify, wait, workflow)`];
