@@ -5,59 +5,20 @@
  *     checkpointer in `sync` durability, the field's reference, and (b) a hand-written loop doing the
  *     same durable JSONL appends as the engine (three events a node, one write(2) per completed node,
  *     no fsync: the engine's policy), the floor.
- *  2. `map` over 1 000 items at concurrency 8 against Promise.all with the same limit and the same
- *     log writes (within 2x).
+ *  2. `map`: bench/workflows-map.bench.ts (its own process).
  *  3. resume of a run whose log holds 10 000 events: time to the 202 (under 200 ms).
  * Rounds alternate engine and baseline; medians are compared.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { mkdtemp } from 'node:fs/promises';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { startEngine, type Engine } from '../src/engine.js';
 import { fmt, median, result, table } from './lib/report.js';
+import { engineAt, runOnce, tmp, waitEnd } from './workflows-fixture.js';
 
 const ROUNDS = 9;
 const NODES = 1_000;
-const ITEMS = 1_000;
-
-const tmp = () => mkdtemp(path.join(os.tmpdir(), 'wf-bench-'));
-
-async function engineAt(home: string): Promise<Engine> {
-  return startEngine({ home, port: 0, log: () => undefined, secretsBackend: 'file', files: { watch: false } });
-}
-
-/** Starts a run and resolves when it has ended (subscribed first: a short run can end before start() returns). */
-async function runOnce(engine: Engine, workflowId: string, payload?: unknown): Promise<void> {
-  let runId: string | undefined;
-  const ended = new Set<string>();
-  let wake: () => void = () => undefined;
-  const off = engine.bus.subscribe((e) => {
-    if (e.runId && /^run\.(completed|failed|stopped)$/.test(e.kind)) {
-      if (e.kind !== 'run.completed') throw new Error(`bench run ended ${e.kind}: ${String(e.error)}`);
-      ended.add(e.runId);
-      wake();
-    }
-  });
-  runId = await engine.workflows.start({ workflowId, source: 'manual', attended: false, payload });
-  while (!ended.has(runId)) await new Promise<void>((r) => (wake = r));
-  off();
-}
-
-function waitEnd(engine: Engine, runId: string): Promise<void> {
-  return new Promise((resolve) => {
-    const off = engine.bus.subscribe((e) => {
-      if (e.runId === runId && /^run\.(completed|failed|stopped)$/.test(e.kind)) {
-        off();
-        if (e.kind !== 'run.completed') throw new Error(`bench run ended ${e.kind}: ${String(e.error)}`);
-        resolve();
-      }
-    });
-  });
-}
 
 const linear = (n: number) => ({
   id: 'linear',
@@ -67,18 +28,6 @@ const linear = (n: number) => ({
   nodes: [{ id: 'start', type: 'trigger.manual' }, ...Array.from({ length: n }, (_, i) => ({ id: `s${i}`, type: 'state', config: { key: 'total', value: 1 } }))],
   edges: Array.from({ length: n }, (_, i) => ({ from: i === 0 ? 'start' : `s${i - 1}`, to: `s${i}` })),
 });
-
-const mapDoc = {
-  id: 'fan',
-  formatVersion: 2,
-  group: null,
-  state: { seen: { reducer: 'add', initial: 0 } },
-  nodes: [
-    { id: 'start', type: 'trigger.manual' },
-    { id: 'each', type: 'map', config: { items: '{{trigger.items}}', concurrency: 8, node: { type: 'state', config: { key: 'seen', value: 1 } } } },
-  ],
-  edges: [{ from: 'start', to: 'each' }],
-};
 
 /** The baseline of (1): the same events, the same reducer, one write(2) per completed node. */
 function baselineLinear(file: string, n: number): void {
@@ -93,29 +42,6 @@ function baselineLinear(file: string, n: number): void {
     chunk += line({ kind: 'node.completed', nodeId: `s${i}`, type: 'state', output: total });
     writeSync(fd, chunk);
   }
-  closeSync(fd);
-}
-
-/** The baseline of (2): Promise.all at the same limit, one log line per item and one per state update. */
-async function baselineMap(file: string, items: number[], limit: number): Promise<void> {
-  const fd = openSync(file, 'a');
-  let seq = 0;
-  let seen = 0;
-  const pending: string[] = [];
-  const out: unknown[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await Promise.resolve();
-      seen += 1;
-      pending.push(JSON.stringify({ kind: 'state.updated', key: 'seen', value: seen, ts: Date.now(), seq: ++seq }) + '\n');
-      pending.push(JSON.stringify({ kind: 'node.delta', item: i, status: 'completed', ts: Date.now(), seq: ++seq }) + '\n');
-      out[i] = seen;
-    }
-  };
-  await Promise.all(Array.from({ length: limit }, worker));
-  writeSync(fd, pending.join(''));
   closeSync(fd);
 }
 
@@ -137,27 +63,20 @@ function langGraphLinear(dbFile: string, n: number) {
 }
 
 const rows: Array<Record<string, string | number>> = [];
-
-// 1 and 2: one engine, alternating rounds.
+// 1: one engine, alternating rounds.
 {
   const home = await tmp();
   const engine = await engineAt(home);
   await engine.workflows.store.save('linear', linear(NODES));
-  await engine.workflows.store.save('fan', mapDoc);
-  const items = Array.from({ length: ITEMS }, (_, i) => i);
   const langGraph = langGraphLinear(path.join(home, 'langgraph.db'), NODES);
   const gLin: number[] = [];
   const eLin: number[] = [];
   const bLin: number[] = [];
-  const eMap: number[] = [];
-  const bMap: number[] = [];
   // Warm-ups of each side (JIT, first file opens), not measured.
   await langGraph();
   for (let w = 0; w < 3; w++) {
     await runOnce(engine, 'linear');
-    await runOnce(engine, 'fan', { items });
     baselineLinear(path.join(home, `warm-${w}.jsonl`), NODES);
-    await baselineMap(path.join(home, `warm-map-${w}.jsonl`), items, 8);
   }
   for (let r = 0; r < ROUNDS; r++) {
     let t = performance.now();
@@ -169,24 +88,16 @@ const rows: Array<Record<string, string | number>> = [];
     t = performance.now();
     baselineLinear(path.join(home, `baseline-${r}.jsonl`), NODES);
     bLin.push(((performance.now() - t) * 1000) / NODES);
-    t = performance.now();
-    await runOnce(engine, 'fan', { items });
-    eMap.push(performance.now() - t);
-    t = performance.now();
-    await baselineMap(path.join(home, `map-${r}.jsonl`), items, 8);
-    bMap.push(performance.now() - t);
   }
   await engine.close();
   await rm(home, { recursive: true, force: true });
   rows.push({ measurement: `linear ${NODES} state nodes, µs per node, vs LangGraph + SQLite`, engine: fmt(median(eLin), 1), baseline: fmt(median(gLin), 1), spread: `${fmt(Math.min(...eLin), 1)}-${fmt(Math.max(...eLin), 1)} / ${fmt(Math.min(...gLin), 1)}-${fmt(Math.max(...gLin), 1)}` });
   rows.push({ measurement: `linear ${NODES} state nodes, µs per node, vs hand-written loop`, engine: fmt(median(eLin), 1), baseline: fmt(median(bLin), 1), spread: `${fmt(Math.min(...eLin), 1)}-${fmt(Math.max(...eLin), 1)} / ${fmt(Math.min(...bLin), 1)}-${fmt(Math.max(...bLin), 1)}` });
-  rows.push({ measurement: `map ${ITEMS} items at 8, ms`, engine: fmt(median(eMap), 1), baseline: fmt(median(bMap), 1), spread: `${fmt(Math.min(...eMap), 1)}-${fmt(Math.max(...eMap), 1)}` });
   table(rows);
   // Throughput ratios (engine / baseline; higher is better).
   // The issue's target: faster than LangGraph, i.e. more nodes a second (ratio above 1).
   result('workflow per-node throughput vs LangGraph JS + SQLite checkpointer', 'nodes/s', 1e6 / median(eLin), 1e6 / median(gLin), { ratioAtLeast: 1 });
   result('workflow per-node throughput vs hand-written durable loop', 'nodes/s', 1e6 / median(eLin), 1e6 / median(bLin), { ratioAtLeast: 0.1 });
-  result('map 1000 items at concurrency 8 vs Promise.all', 'items/s', (ITEMS * 1000) / median(eMap), (ITEMS * 1000) / median(bMap), { ratioAtLeast: 0.5 });
 }
 
 // 3: resume of a run whose log holds 10 000 events, on a fresh engine (the run interrupted).

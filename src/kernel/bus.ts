@@ -27,13 +27,15 @@ export class Bus {
   /** The exit mask (src/kernel/redact.ts): every event leaves through it. */
   constructor(readonly redactor: Redactor = new Redactor()) {}
 
-  emit(kind: string, payload: EmitPayload = {}): EngineEvent {
-    const { runId, ...rest } = payload;
+  /** `runId`, when given, outranks the payload's own (a run-scoped emit without copying its payload). */
+  emit(kind: string, payload: EmitPayload = {}, runId: string | undefined = payload.runId): EngineEvent {
     // kind/ts/seq/runId come first and cannot be overwritten by a payload field.
     let event: EngineEvent = { kind, ts: Date.now(), seq: ++this.seq };
     if (runId) event.runId = runId;
-    for (const key of Object.keys(rest)) {
-      if (key !== 'kind' && key !== 'ts' && key !== 'seq' && rest[key] !== undefined) event[key] = rest[key];
+    // A plain loop over the payload, no rest copy: a workflow map emits two events an item.
+    for (const key in payload) {
+      const value = payload[key];
+      if (value !== undefined && key !== 'kind' && key !== 'ts' && key !== 'seq' && key !== 'runId' && Object.hasOwn(payload, key)) event[key] = value;
     }
     let json = JSON.stringify(event);
     // Listeners get the masked event too: run logs and stores write what they are given.

@@ -192,6 +192,7 @@ export const LIMITS = {
   workflowMapConcurrencyMax: 64,
   workflowMapItemsMax: 100_000,
   workflowChildDepth: 8, // subworkflows nested deeper than this fail (a workflow calling itself through another)
+  workflowStopGraceMs: 5_000, // a stopped node's work gets this long to wind down (child runs end first) before it is abandoned
   workflowWatchDebounceMs: 75, // outside edits of workflows/*.json settle this long before a reload
   gateChangesChars: 20_000, // what gate.waiting shows of the run's changes so far
 } as const;

@@ -105,7 +105,7 @@ export class LiveRun {
 
   /** Emits an event scoped to this run (it lands on the socket and in this run's log). */
   emit = (kind: string, payload: EmitPayload = {}): void => {
-    this.ledger.bus.emit(kind, { ...payload, runId: this.id });
+    this.ledger.bus.emit(kind, payload, this.id);
   };
 
   /** Adds one model step's usage, to the total and to the part of the model that spent it. */

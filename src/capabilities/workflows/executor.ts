@@ -34,6 +34,20 @@ export interface RunResult {
   state: Record<string, unknown>;
   outputs: Record<string, unknown>;
   error?: string;
+  /** The error that failed the run, when it was one the caller may pass on as is (the depth limit). */
+  cause?: Error;
+}
+
+/**
+ * Subworkflows nested past LIMITS.workflowChildDepth. It travels up the chain as itself (each
+ * parent fails with the same sentence), not wrapped once per level into a paragraph.
+ */
+export class DepthLimitError extends Error {}
+
+/** The DepthLimitError behind an error (a node failure keeps what it wraps as its cause). */
+function depthLimit(err: unknown): DepthLimitError | undefined {
+  for (let e = err, n = 0; e instanceof Error && n < 8; e = e.cause, n++) if (e instanceof DepthLimitError) return e;
+  return undefined;
 }
 
 /** What resume restores from a log: completed nodes (in order, per node) and the last state. */
@@ -51,8 +65,13 @@ export interface StartSpec {
   /** The trigger node that fired (undefined: the manual entry rules). */
   triggerNodeId?: string;
   depth: number;
+  /** The workflow ids of the runs above this one, the top first (subworkflows). */
+  ancestry?: readonly string[];
   restore?: RestorePlan;
 }
+
+/** The template scope additions of a top-level node: none (one shared object, never written). */
+const NO_EXTRA: TemplateScope = Object.freeze({});
 
 type NodeStatus = 'waiting' | 'running' | 'done' | 'failed' | 'skipped';
 type EdgeStatus = 'pending' | 'taken' | 'dead';
@@ -64,6 +83,8 @@ export class WorkflowRun {
   readonly run: LiveRun;
   readonly attended: boolean;
   readonly depth: number;
+  /** The workflow ids from the top run down to this one. */
+  readonly ancestry: readonly string[];
   readonly source: RunSource;
   readonly state: Record<string, unknown>;
   private readonly nodes = new Map<string, NodeSpec>();
@@ -82,6 +103,7 @@ export class WorkflowRun {
   private running = 0;
   private completions = 0;
   private failure: string | undefined;
+  private failureCause: Error | undefined;
   private settled = false;
   private resolveDone!: (r: RunResult) => void;
   readonly done: Promise<RunResult> = new Promise((r) => (this.resolveDone = r));
@@ -94,6 +116,7 @@ export class WorkflowRun {
     this.run = spec.run;
     this.attended = spec.attended;
     this.depth = spec.depth;
+    this.ancestry = [...(spec.ancestry ?? []), spec.doc.id];
     this.source = spec.source;
     this.restore = spec.restore;
     this.signal = AbortSignal.any([spec.run.signal, this.internal.signal]);
@@ -318,15 +341,15 @@ export class WorkflowRun {
     const handled = this.outgoing.get(id)!.some((ei) => this.doc.edges[ei].when === 'error');
     this.run.emit('node.failed', { nodeId: id, error: message, handled });
     this.status.set(id, 'failed');
-    if (!handled) return this.fail(`node "${id}" failed: ${message}`);
+    if (!handled) return this.fail(`node "${id}" failed: ${message}`, depthLimit(err));
     this.nodesScope[id] = { output: { error: message } };
     await this.run.log.flushNow();
     this.decide(id, (e) => e.when === 'error');
     this.checkEnd();
   }
 
-  private fail(message: string): void {
-    if (this.failure === undefined) this.failure = message;
+  private fail(message: string, cause?: Error): void {
+    if (this.failure === undefined) (this.failure = message), (this.failureCause = cause);
     this.internal.abort(new Error(message));
     this.checkEnd();
   }
@@ -341,7 +364,7 @@ export class WorkflowRun {
       if (leaf) outputs[id] = this.nodesScope[id]?.output;
     }
     const status: RunResult['status'] = this.run.signal.aborted ? 'stopped' : this.failure !== undefined ? 'failed' : 'completed';
-    const result: RunResult = { status, state: this.state, outputs, ...(this.failure !== undefined && status === 'failed' ? { error: this.failure } : {}) };
+    const result: RunResult = { status, state: this.state, outputs, ...(this.failure !== undefined && status === 'failed' ? { error: this.failure, cause: this.failureCause } : {}) };
     // The workflow is free again before run.* goes out, so a client reacting to it can start the next run.
     this.deps.onEnd?.(this, result);
     void this.run
@@ -353,7 +376,7 @@ export class WorkflowRun {
 
   private async execute(spec: NodeSpec): Promise<NodeResult> {
     this.run.emit('node.started', { nodeId: spec.id, type: spec.type });
-    return this.attempts(spec, spec.id, {}, this.signal);
+    return this.attempts(spec, spec.id, NO_EXTRA, this.signal);
   }
 
   /** Runs a node spec with its retries and timeout; events carry `eventNodeId`. */
@@ -369,12 +392,13 @@ export class WorkflowRun {
       if (timeout) timer = this.deps.clock.setTimeout(() => timeout.abort(new NodeFailure(`timed out after ${spec.timeoutMs} ms`)), spec.timeoutMs!);
       const signal = timeout ? AbortSignal.any([parent, timeout.signal]) : parent;
       try {
-        const ctx = this.context(eventNodeId, spec, extra, signal);
-        return await untilAborted(type.run(spec.config ?? {}, ctx), signal);
+        if (signal.aborted) throw signal.reason;
+        const work = type.run(spec.config ?? {}, this.context(eventNodeId, spec, extra, signal));
+        return await (type.instant ? work : untilAborted(work, signal));
       } catch (err) {
         if (parent.aborted) throw parent.reason ?? err;
         const message = timeout?.signal.aborted ? describeError(timeout.signal.reason) : describeError(err);
-        if (attempt >= max) throw new NodeFailure(max > 1 ? `${message} (after ${max} attempts)` : message);
+        if (attempt >= max) throw new NodeFailure(max > 1 ? `${message} (after ${max} attempts)` : message, { cause: err });
         const delayMs = Math.min(backoff * 2 ** (attempt - 1), LIMITS.workflowRetryBackoffMaxMs);
         this.run.emit('node.retry', { nodeId: eventNodeId, attempt, nextAttempt: attempt + 1, error: message, delayMs });
         await sleep(this.deps.clock, delayMs, parent);
@@ -388,13 +412,14 @@ export class WorkflowRun {
     return { trigger: this.state.trigger, state: this.state, nodes: this.nodesScope, ...extra };
   }
 
-  /** One write through the key's reducer; emits state.updated. */
-  writeState(key: string, value: unknown, emit: (kind: string, p: EmitPayload) => void = this.run.emit): unknown {
+  /** One write through the key's reducer; emits state.updated (through `emit`, or run-scoped naming `nodeId`). */
+  writeState(key: string, value: unknown, emit?: (kind: string, p: EmitPayload) => void, nodeId?: string): unknown {
     if (key === 'trigger') throw new Error('the "trigger" state key holds the run\'s payload and cannot be written');
     const reducer = this.doc.state?.[key]?.reducer ?? 'replace';
     const next = reduce(reducer, key, this.state[key], value);
     this.state[key] = next;
-    emit('state.updated', { key, value: next, reducer });
+    if (emit) emit('state.updated', { key, value: next, reducer });
+    else this.run.emit('state.updated', { key, value: next, reducer, nodeId });
     return next;
   }
 
@@ -409,15 +434,16 @@ export class WorkflowRun {
   }
 
   /** Runs a node spec inline (a map item) under this run, events carrying `nodeId`. */
-  async inline(inner: NodeSpec, nodeId: string, extra: TemplateScope, signal: AbortSignal): Promise<unknown> {
-    return (await this.attempts(inner, nodeId, extra, signal)).output;
+  inline(inner: NodeSpec, nodeId: string, extra: TemplateScope, signal: AbortSignal): Promise<NodeResult> {
+    return this.attempts(inner, nodeId, extra, signal);
   }
 
 }
 
 /**
  * What a node's run function sees. A class, not an object of closures: a map builds one per item,
- * and per-call closures showed up in its profile.
+ * and per-call closures showed up in its profile (so did a named arrow field: the dev loader wraps
+ * each in a defineProperty for its name). `emit` is bound on first use; the scope is built once.
  */
 class NodeCtx implements NodeContext {
   readonly runId: string;
@@ -439,13 +465,24 @@ class NodeCtx implements NodeContext {
     this.services = deps.services;
   }
 
-  emit = (kind: string, p: EmitPayload = {}): void => this.wr.run.emit(kind, { ...p, nodeId: this.nodeId });
+  private boundEmit?: (kind: string, p?: EmitPayload) => void;
+  private baseScope?: TemplateScope;
+
+  /** Run-scoped, naming this node; a bound function (node types hand it on to services). */
+  get emit(): (kind: string, p?: EmitPayload) => void {
+    // A payload that already names this node goes on as is (the bus copies it anyway): a map's per-item delta.
+    return (this.boundEmit ??= (kind: string, p: EmitPayload = {}) => this.wr.run.emit(kind, p.nodeId === this.nodeId ? p : { ...p, nodeId: this.nodeId }));
+  }
 
   scope(more?: TemplateScope): TemplateScope {
-    return this.wr.scope(more ? { ...this.extra, ...more } : this.extra);
+    // The run's state and node outputs are objects updated in place, so one scope serves every render.
+    if (!more) return (this.baseScope ??= this.wr.scope(this.extra));
+    return this.wr.scope({ ...this.extra, ...more });
   }
 
   render(v: unknown, more?: TemplateScope): unknown {
+    // A literal (a number, a string without a template) needs no scope: a map item often writes one.
+    if (v === null || (typeof v !== 'object' && (typeof v !== 'string' || !v.includes('{{')))) return v;
     return render(v, this.scope(more));
   }
 
@@ -469,7 +506,7 @@ class NodeCtx implements NodeContext {
   }
 
   writeState(key: string, value: unknown): unknown {
-    return this.wr.writeState(key, value, this.emit);
+    return this.wr.writeState(key, value, undefined, this.nodeId);
   }
 
   readState(key?: string): unknown {
@@ -480,8 +517,8 @@ class NodeCtx implements NodeContext {
     return sleep(this.deps.clock, ms, this.signal);
   }
 
-  runInline(inner: NodeSpec, more: TemplateScope, signal: AbortSignal): Promise<unknown> {
-    return this.wr.inline(inner, this.nodeId, { ...this.extra, ...more }, signal);
+  runInline(inner: NodeSpec, more: TemplateScope, signal: AbortSignal): Promise<NodeResult> {
+    return this.wr.inline(inner, this.nodeId, this.extra === NO_EXTRA ? more : { ...this.extra, ...more }, signal);
   }
 
   runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
@@ -489,15 +526,25 @@ class NodeCtx implements NodeContext {
   }
 }
 
-/** The work's outcome, or the signal's reason when it aborts first (a node type that ignores its signal still ends at stop or timeout). */
+/**
+ * The work's outcome, or the signal's reason when it aborts first. An aborted node's work is given
+ * LIMITS.workflowStopGraceMs to wind down first, so what it started (a subworkflow, a map's child
+ * runs, a process group) has ended before the node does, and a stopped run's `run.stopped` comes
+ * after its children's; a node type that ignores its signal is abandoned at the grace's end.
+ */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      grace = setTimeout(() => reject(signal.reason), LIMITS.workflowStopGraceMs);
+      grace.unref();
+    };
     signal.addEventListener('abort', onAbort, { once: true });
+    const settle = () => (signal.removeEventListener('abort', onAbort), clearTimeout(grace));
     work.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+      (v) => (settle(), signal.aborted ? reject(signal.reason) : resolve(v)),
+      (e) => (settle(), reject(signal.aborted ? signal.reason : e)),
     );
   });
 }

@@ -13,7 +13,7 @@ import type { HistoryRecorder } from '../history/types.js';
 import { realClock, type Clock } from './clock.js';
 import { previewCron } from './cron.js';
 import { createCronScheduler } from './cron-scheduler.js';
-import { WorkflowRun, type ExecutorDeps, type RunResult } from './executor.js';
+import { DepthLimitError, WorkflowRun, type ExecutorDeps, type RunResult } from './executor.js';
 import { createGates } from './gates.js';
 import { NODE_TYPES, nodeType } from './nodes/index.js';
 import { planResume } from './resume.js';
@@ -155,14 +155,21 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   }
 
   async function runChild(parent: WorkflowRun, workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
-    if (parent.depth + 1 > LIMITS.workflowChildDepth) throw new Error(`subworkflows nest at most ${LIMITS.workflowChildDepth} deep; "${workflowId}" would be deeper`);
+    if (parent.depth + 1 > LIMITS.workflowChildDepth) {
+      const chain = [...parent.ancestry, workflowId].join(' > ');
+      throw new DepthLimitError(
+        `subworkflow "${workflowId}" would run ${parent.depth + 1} levels deep, past the limit of ${LIMITS.workflowChildDepth} (${chain}); ` +
+          'a workflow that calls itself, directly or through others, needs a condition that stops the calls',
+      );
+    }
     const doc = store.require(workflowId);
     if (doc.disabled) throw new Error(`subworkflow "${workflowId}" is disabled`);
     const run = deps.runs.start({ source: 'workflow', workflowId, parentRunId: parent.id, title: doc.name ?? doc.id, signal });
-    const wr = new WorkflowRun({ doc, run, source: 'workflow', payload, attended: parent.attended, depth: parent.depth + 1 }, executorDeps);
+    const wr = new WorkflowRun({ doc, run, source: 'workflow', payload, attended: parent.attended, depth: parent.depth + 1, ancestry: parent.ancestry }, executorDeps);
     live.set(run.id, wr);
     const result = await wr.start();
     if (result.status === 'stopped') throw signal.reason ?? new Error('stopped');
+    if (result.cause instanceof DepthLimitError) throw result.cause;
     if (result.status === 'failed') throw new Error(`subworkflow "${workflowId}" (run ${run.id}) failed: ${result.error}`);
     const { trigger: _trigger, ...state } = result.state;
     return { runId: run.id, state, outputs: result.outputs };

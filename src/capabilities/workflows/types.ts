@@ -74,7 +74,7 @@ export interface NodeContext {
   /** Services the node types reach (wired by the composition root). */
   services: NodeServices;
   /** Runs another node spec inline (map items); honours retry/timeouts of that spec. `signal` must follow this node's signal. */
-  runInline(spec: NodeSpec, extra: TemplateScope, signal: AbortSignal, label: string): Promise<unknown>;
+  runInline(spec: NodeSpec, extra: TemplateScope, signal: AbortSignal): Promise<NodeResult>;
   /** Starts a subworkflow as a child run and waits for its result. `signal` must follow this node's signal. */
   runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown>;
 }
@@ -107,6 +107,12 @@ export interface NodeType {
   /** The branch an edge without `when` follows (gate: approved; condition: true). Default: every success. */
   defaultBranch?: string;
   trigger?: boolean;
+  /**
+   * The run function waits on nothing (no I/O, no timer, no outside promise): it settles in the turn
+   * it is called. The executor then checks the signal before it instead of racing it against the
+   * signal (a listener and a promise per call: a map of state items paid for them on every item).
+   */
+  instant?: boolean;
   /** Config fields holding templates that may use `{{secret:name}}` (http headers). */
   secretFields?: readonly string[];
   /** The state key this node writes, when known from its config (validation). */

@@ -4,6 +4,7 @@ import type { NodeType } from '../types.js';
 
 export const conditionNode: NodeType = {
   type: 'condition',
+  instant: true,
   description:
     'Evaluates config.expr (e.g. `state.total >= 3 && trigger.branch == "main"`; paths start with trigger, state, nodes, item or index; operators || && == != < <= > >= in + - * / % !; ' +
     'functions len, contains, startsWith, endsWith, lower, upper, trim, exists, number, string, matches) and follows the edges with when "true" or "false". An edge without when follows "true". Output: the boolean.',

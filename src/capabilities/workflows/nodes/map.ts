@@ -26,8 +26,9 @@ export const mapNode: NodeType = {
     additionalProperties: false,
   },
   example: { id: 'each', type: 'map', config: { items: '{{trigger.files}}', concurrency: 4, node: { type: 'command', config: { command: 'wc -l {{item}}' } } } },
-  check(config) {
+  check(config, doc) {
     if ((config.node === undefined) === (config.workflow === undefined)) return ['give config.node (an inline node run per item) or config.workflow (a subworkflow per item), exactly one'];
+    if (config.workflow === doc.id) return ['a map cannot run its own workflow per item; point config.workflow at another workflow'];
     const node = config.node as { type?: string } | undefined;
     if (node && typeof node.type === 'string' && (node.type.startsWith('trigger.') || node.type === 'gate' || node.type === 'map')) {
       return [`config.node cannot be of type "${node.type}"; a map item runs an action node (agent, command, http, state, condition, notify, wait, workflow)`];
@@ -46,25 +47,29 @@ export const mapNode: NodeType = {
     const signal = AbortSignal.any([ctx.signal, local.signal]);
     let next = 0;
     let failure: unknown;
-    const runItem = async (index: number) => {
-      const item = items[index];
-      try {
-        results[index] = config.workflow
-          ? await ctx.runChild(String(config.workflow), item, signal)
-          : await ctx.runInline({ id: `${ctx.nodeId}[${index}]`, ...(config.node as Omit<NodeSpec, 'id'>) }, { item, index }, signal, `item ${index}`);
-        ctx.emit('node.delta', { item: index, status: 'completed' });
-      } catch (err) {
-        if (config.continueOnError === true && !ctx.signal.aborted) {
-          results[index] = { error: (err as Error).message };
-          ctx.emit('node.delta', { item: index, status: 'failed', error: (err as Error).message });
-          return;
-        }
-        if (failure === undefined) failure = err;
-        local.abort(err);
-      }
-    };
+    // One spec for every item (the id names the map; events carry the map's node id).
+    const inner = config.node ? ({ id: `${ctx.nodeId}[item]`, ...(config.node as Omit<NodeSpec, 'id'>) } as NodeSpec) : undefined;
+    const emit = ctx.emit;
+    const nodeId = ctx.nodeId;
+    const continueOnError = config.continueOnError === true;
+    // Each worker takes the next item until none is left (one loop, no promise per item of its own).
     const worker = async () => {
-      while (next < items.length && failure === undefined && !signal.aborted) await runItem(next++);
+      while (next < items.length && failure === undefined && !signal.aborted) {
+        const index = next++;
+        const item = items[index];
+        try {
+          results[index] = config.workflow ? await ctx.runChild(String(config.workflow), item, signal) : (await ctx.runInline(inner!, { item, index }, signal)).output;
+          emit('node.delta', { item: index, status: 'completed', nodeId });
+        } catch (err) {
+          if (continueOnError && !ctx.signal.aborted) {
+            results[index] = { error: (err as Error).message };
+            emit('node.delta', { item: index, status: 'failed', error: (err as Error).message, nodeId });
+            continue;
+          }
+          if (failure === undefined) failure = err;
+          local.abort(err);
+        }
+      }
     };
     await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('stopped');

@@ -3,6 +3,7 @@ import type { NodeType } from '../types.js';
 
 export const stateNode: NodeType = {
   type: 'state',
+  instant: true,
   description:
     'Writes config.value (a template such as "{{nodes.fetch.output.body}}" or any JSON value) into state key config.key through the key\'s reducer ' +
     '(replace, append, merge or add, declared in the workflow\'s state block; an undeclared key is replaced). Emits state.updated. Output: the key\'s new value.',

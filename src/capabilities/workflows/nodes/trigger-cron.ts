@@ -4,6 +4,7 @@ import type { NodeType } from '../types.js';
 
 export const triggerCron: NodeType = {
   type: 'trigger.cron',
+  instant: true,
   trigger: true,
   description:
     'Starts the workflow on a schedule: config.expr is a cron expression of 5 fields (minute hour day month weekday) or 6 (seconds first); config.timezone an IANA zone (default: the engine machine\'s). ' +

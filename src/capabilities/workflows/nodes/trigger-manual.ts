@@ -3,6 +3,7 @@ import type { NodeType } from '../types.js';
 
 export const triggerManual: NodeType = {
   type: 'trigger.manual',
+  instant: true,
   trigger: true,
   description: 'Starts the workflow when a person or a client asks (POST /api/runs/<workflowId> with an optional payload). Its output is the payload; {{trigger.x}} reads into it anywhere.',
   config: { type: 'object', properties: {}, additionalProperties: false },

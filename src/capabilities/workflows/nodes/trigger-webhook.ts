@@ -3,6 +3,7 @@ import type { NodeType } from '../types.js';
 
 export const triggerWebhook: NodeType = {
   type: 'trigger.webhook',
+  instant: true,
   trigger: true,
   description:
     'Starts the workflow on POST /hooks/<workflowId> (the first webhook trigger) or /hooks/<workflowId>/<nodeId> (this one). ' +
