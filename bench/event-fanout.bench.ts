@@ -15,7 +15,7 @@ const PAD = 'x'.repeat(80); // a frame of roughly the size of a typical node.del
 const CASES = [
   { clients: 100, events: 3_000, rounds: Number(process.env.BENCH_ROUNDS ?? 15) },
   { clients: 1000, events: 200, rounds: Number(process.env.BENCH_ROUNDS ?? 11) },
-];
+].filter((c) => !process.env.FANOUT_CLIENTS || process.env.FANOUT_CLIENTS.split(',').includes(String(c.clients))); // FANOUT_CLIENTS=1000: one case
 
 async function connect(port: number, n: number): Promise<WebSocket[]> {
   const out: WebSocket[] = [];
