@@ -28,7 +28,8 @@ export function methodTable(app: FastifyInstance): MethodTable {
   app.addHook('onRoute', (route) => {
     // Only a parametrised route can swallow another verb's literal path: the check runs on those
     // routes alone, as their own hook, instead of on every request (bench/status-throughput).
-    if (route.url.includes(':') || route.url.includes('*')) route.onRequest = [...hooksOf(route.onRequest), methodCheck(() => table!)];
+    // First among the route's hooks, as when it was a global one.
+    if (route.url.includes(':') || route.url.includes('*')) route.onRequest = [methodCheck(() => table!), ...hooksOf(route.onRequest)];
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (!(METHODS as readonly string[]).includes(method)) continue;

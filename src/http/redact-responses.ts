@@ -24,11 +24,11 @@ export function installResponseRedaction(app: FastifyInstance, redactor: Redacto
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (!methods.some((m) => EXEMPT.has(`${m} ${route.url}`))) return;
     route.onRequest = [
-      ...hooksOf(route.onRequest),
       (_req, reply, done) => {
         (reply as { [EXEMPTED]?: boolean })[EXEMPTED] = true;
         done();
       },
+      ...hooksOf(route.onRequest),
     ];
   });
   app.addHook('onSend', (_req, reply, payload, done) => {

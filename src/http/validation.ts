@@ -53,7 +53,8 @@ export function installValidation(app: FastifyInstance): void {
   // the route options on the others (bench/status-throughput). Call before routes are added.
   app.addHook('onRoute', (route) => {
     const schema = route.schema as { body?: unknown; consumes?: unknown } | undefined;
-    if (schema?.body && !schema.consumes) route.preValidation = [...hooksOf(route.preValidation), jsonBodyCheck];
+    // First, as when it was a global hook: before the route's own (which may fill in an absent body).
+    if (schema?.body && !schema.consumes) route.preValidation = [jsonBodyCheck, ...hooksOf(route.preValidation)];
   });
 }
 
