@@ -7,16 +7,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { canonicalTarget, TARGET_REFUSAL } from './request-path.js';
+import { canonicalTarget, TARGET_CANONICAL, TARGET_REFUSAL, type RequestTarget } from './request-path.js';
 
-type Refusable = IncomingMessage & { [TARGET_REFUSAL]?: string };
+type Refusable = IncomingMessage & { [TARGET_REFUSAL]?: string; [TARGET_CANONICAL]?: RequestTarget & { ok: true } };
 
 /** Spread into the Fastify factory options. */
 export function edgeOptions(): Pick<FastifyServerOptions, 'rewriteUrl' | 'frameworkErrors' | 'clientErrorHandler' | 'return503OnClosing'> {
   return {
     rewriteUrl(req) {
       const target = canonicalTarget(req.url);
-      if (target.ok) return target.path + target.query;
+      if (target.ok) {
+        // Kept for the guard, so it judges this very reading instead of making it again.
+        (req as Refusable)[TARGET_CANONICAL] = target;
+        return target.path + target.query;
+      }
       (req as Refusable)[TARGET_REFUSAL] = target.message;
       return '/'; // answered with the refusal by the first onRequest hook, before any route
     },
@@ -48,8 +52,12 @@ export function edgeOptions(): Pick<FastifyServerOptions, 'rewriteUrl' | 'framew
   };
 }
 
-/** Must be the first onRequest hook: refusals of the target and of a closing server come before the guard. */
-export function installEdge(app: FastifyInstance): void {
+/**
+ * Arms the edge and returns its per-request check, which must run first in the one onRequest hook
+ * (server.ts): refusals of the target and of a closing server come before the guard. True when it
+ * answered.
+ */
+export function installEdge(app: FastifyInstance): (req: FastifyRequest, reply: FastifyReply) => boolean {
   // Node answers an Expect other than 100-continue itself, with an empty 417; answer in JSON instead.
   app.server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
     const body = JSON.stringify({ error: 'only "Expect: 100-continue" is supported; send the request without that Expect header' });
@@ -61,10 +69,13 @@ export function installEdge(app: FastifyInstance): void {
     closing = true;
     done();
   });
-  app.addHook('onRequest', (req, reply, done) => {
+  return (req, reply) => {
     const refusal = (req.raw as Refusable)[TARGET_REFUSAL];
-    if (refusal) return void reply.code(400).send({ error: refusal });
-    if (closing) return void reply.code(503).header('connection', 'close').send({ error: 'the engine is shutting down; send the request again once it is back' });
-    done();
-  });
+    if (refusal) return void reply.code(400).send({ error: refusal }), true;
+    if (closing) return void reply.code(503).header('connection', 'close').send({ error: 'the engine is shutting down; send the request again once it is back' }), true;
+    return false;
+  };
 }
+
+/** The canonical reading the edge made of this request's target (undefined when it was refused). */
+export const canonicalOf = (req: IncomingMessage) => (req as Refusable)[TARGET_CANONICAL];

@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { canonicalTarget, guardedPath } from './request-path.js';
+import { canonicalTarget, guardedPath, type RequestTarget } from './request-path.js';
 
 export const FORBIDDEN = 'forbidden: non-local host or origin';
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -17,6 +17,11 @@ export interface GuardInput {
   headers: IncomingHttpHeaders;
   /** Path and query in canonical form (request-path.ts); anything else is refused. */
   url: string;
+  /**
+   * The canonical reading the HTTP edge already made of `url` (edge.ts), reused instead of made
+   * again; it counts only when it spells exactly `url`.
+   */
+  canonical?: RequestTarget & { ok: true };
   /** Every header line as received (IncomingMessage.rawHeaders): a duplicated Host or Origin is refused. */
   rawHeaders?: string[];
   /** The socket peer address. */
@@ -42,12 +47,13 @@ export class Guard {
    * Origin say which name a browser used, never where the caller sits (ENGINE_BIND=0.0.0.0).
    */
   check(input: GuardInput): GuardVerdict {
-    const target = canonicalTarget(input.url);
+    const target = input.canonical ?? canonicalTarget(input.url);
     if (!target.ok) return refused(target.message, 400);
     // The router routes the canonical form; a caller that skipped canonicalisation is refused, not trusted.
     if (target.path + target.query !== input.url) return refused('the request path is not in canonical form; send the canonical path', 400);
-    if (count(input.rawHeaders, 'host') > 1) return refused('the request carries more than one Host header; send exactly one', 400);
-    if (count(input.rawHeaders, 'origin') > 1) return refused();
+    const dup = duplicated(input.rawHeaders);
+    if (dup === 'host') return refused('the request carries more than one Host header; send exactly one', 400);
+    if (dup === 'origin') return refused();
     const { origin } = input.headers;
     const pathname = guardedPath(target.path);
     // A browser that hides the Origin of a cross-site request (a navigation, an <img>) is still a foreign
@@ -102,11 +108,19 @@ export class Guard {
   }
 }
 
+/** The verdicts on the Host values seen lately: a client sends the same one on every request. */
+const hostVerdicts = new Map<string, boolean>();
+
 /** `Host` must be localhost, 127.0.0.1 or [::1], with or without a port. */
 export function isLocalHost(host: string | undefined): boolean {
   if (!host) return false;
+  const known = hostVerdicts.get(host);
+  if (known !== undefined) return known;
   const match = /^(\[[0-9a-fA-F:.]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(host.trim());
-  return !!match && LOCAL_HOSTS.has(match[1].toLowerCase());
+  const verdict = !!match && LOCAL_HOSTS.has(match[1].toLowerCase());
+  if (hostVerdicts.size >= 64) hostVerdicts.clear(); // bounded: a caller varying Host cannot grow it
+  hostVerdicts.set(host, verdict);
+  return verdict;
 }
 
 export function isLoopback(address: string | undefined): boolean {
@@ -114,10 +128,18 @@ export function isLoopback(address: string | undefined): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
-function count(rawHeaders: string[] | undefined, name: string): number {
-  let n = 0;
-  if (rawHeaders) for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === name) n++;
-  return n;
+/** `host` or `origin` when that header line came more than once (Host first), in one pass. */
+function duplicated(rawHeaders: string[] | undefined): 'host' | 'origin' | undefined {
+  if (!rawHeaders) return undefined;
+  let hosts = 0;
+  let origins = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i];
+    // Only names of the right length are lower-cased and compared.
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++;
+    else if (name.length === 6 && name.toLowerCase() === 'origin') origins++;
+  }
+  return hosts > 1 ? 'host' : origins > 1 ? 'origin' : undefined;
 }
 
 function safeEqual(a: string, b: string): boolean {

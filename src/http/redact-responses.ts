@@ -11,14 +11,30 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redactor } from '../kernel/redact.js';
 import { maskSecrets } from '../permissions/mask.js';
+import { hooksOf } from './methods.js';
 
 const EXEMPT = new Set(['GET /api/files/*', 'POST /api/models/api']);
+/** Set on the reply of an exempt route by that route's own hook. */
+const EXEMPTED = Symbol('engine.redactionExempt');
 
+/** Call before routes are added: the exemption is attached to the exempt routes as they register. */
 export function installResponseRedaction(app: FastifyInstance, redactor: Redactor): void {
-  app.addHook('onSend', (req, reply, payload, done) => {
+  // Which route answers is known when it registers, not looked up on every answer (bench/status-throughput).
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((m) => EXEMPT.has(`${m} ${route.url}`))) return;
+    route.onRequest = [
+      (_req, reply, done) => {
+        (reply as { [EXEMPTED]?: boolean })[EXEMPTED] = true;
+        done();
+      },
+      ...hooksOf(route.onRequest),
+    ];
+  });
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (typeof payload !== 'string') return done(null, payload);
     if (reply.statusCode >= 400) return done(null, maskError(payload, redactor));
-    if (EXEMPT.has(`${req.method} ${req.routeOptions.url}`)) return done(null, payload);
+    if ((reply as { [EXEMPTED]?: boolean })[EXEMPTED]) return done(null, payload);
     const type = String(reply.getHeader('content-type') ?? '');
     if (!type.includes('json')) return done(null, redactor.text(payload));
     // `{ok: false, error}` answers (POST /api/test-provider) carry provider errors too.

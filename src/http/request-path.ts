@@ -61,6 +61,8 @@ export function canonicalTarget(raw: string | undefined): RequestTarget {
  */
 export function guardedPath(canonicalPath: string): string {
   let p = canonicalPath;
+  // Nothing to decode, turn or collapse (the common case): only the trailing slash.
+  if (!/[%\\]|\/\//.test(p)) return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
   try {
     p = decodeURIComponent(p);
   } catch {
@@ -69,6 +71,9 @@ export function guardedPath(canonicalPath: string): string {
   p = p.replace(/\\/g, '/').replace(/\/{2,}/g, '/');
   return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p; // the router ignores a trailing slash
 }
+
+/** Where the canonical reading made before routing waits for the guard. */
+export const TARGET_CANONICAL = Symbol('engine.targetCanonical');
 
 /** Where a refusal made before routing waits for the first hook to answer it. */
 export const TARGET_REFUSAL = Symbol('engine.targetRefusal');

@@ -7,9 +7,9 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { describeError, EngineError, jsonSyntaxReason } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
-import { edgeOptions, installEdge } from './edge.js';
+import { canonicalOf, edgeOptions, installEdge } from './edge.js';
 import type { Guard } from './guard.js';
-import { installMethodCheck, methodTable, sendMethodNotAllowed } from './methods.js';
+import { methodTable, sendMethodNotAllowed } from './methods.js';
 import { openApiRoute, routeCatalog } from './openapi.js';
 import { installValidation } from './validation.js';
 
@@ -33,17 +33,27 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
   const methods = methodTable(app);
   installValidation(app);
 
-  installEdge(app);
-  // A callback hook, not an async one: it runs on every request and a promise per call shows up in throughput.
+  const edge = installEdge(app);
+  // One callback hook for the edge and the guard, not an async one per concern: it runs on every
+  // request, and each hook and promise shows up in throughput (bench/status-throughput). The 405
+  // check of parametrised routes is their own route hook (methods.ts).
   app.addHook('onRequest', (req, reply, done) => {
-    const verdict = guard.check({ headers: req.headers, rawHeaders: req.raw.rawHeaders, url: req.url, method: req.method, remoteAddress: req.socket.remoteAddress, upgrade: false });
+    if (edge(req, reply)) return;
+    const verdict = guard.check({
+      headers: req.headers,
+      rawHeaders: req.raw.rawHeaders,
+      url: req.url,
+      canonical: canonicalOf(req.raw),
+      method: req.method,
+      remoteAddress: req.socket.remoteAddress,
+      upgrade: false,
+    });
     if (!verdict.ok) {
       reply.code(verdict.status).send({ error: verdict.message });
       return;
     }
     done();
   });
-  installMethodCheck(app, methods);
 
   // JSON bodies: an empty body is "no body"; anything else must parse.
   app.removeContentTypeParser('application/json');

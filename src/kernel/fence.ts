@@ -87,10 +87,13 @@ export class Fence {
     return found;
   }
 
-  /** Resolves a virtual path; throws a 400/403/404 EngineError with a sentence saying what to fix. */
-  async resolve(virtualPath: string, opts: { allowRoot?: boolean } = {}): Promise<Resolved> {
+  /**
+   * The text half of `resolve`, no disk access: the root a virtual path names and where it lies
+   * under that root's real path. Throws the same 400s as `resolve`. What is on the disk (symlinks,
+   * protected folders) is not judged here: a caller that acts on `real` must still prove it.
+   */
+  locate(virtualPath: string, opts: { allowRoot?: boolean } = {}, mounts = this.mounts()): { root: Root; rest: string[]; relative: string; virtual: string; real: string } {
     const segments = parseVirtual(virtualPath);
-    const mounts = this.mounts();
     let root = this.workspace;
     let rest = segments;
     if (segments.length > 0) {
@@ -107,6 +110,13 @@ export class Fence {
       throw badRequest(`"${virtualPath}" is ${what}; a root is never a valid target of a file operation, name a file or folder inside it`);
     }
     const real = rest.length ? path.join(root.path, ...rest) : root.path;
+    return { root, rest, relative, virtual, real };
+  }
+
+  /** Resolves a virtual path; throws a 400/403/404 EngineError with a sentence saying what to fix. */
+  async resolve(virtualPath: string, opts: { allowRoot?: boolean } = {}): Promise<Resolved> {
+    const mounts = this.mounts();
+    const { root, rest, relative, virtual, real } = this.locate(virtualPath, opts, mounts);
 
     let target: string;
     let entry: string;

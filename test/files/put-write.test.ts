@@ -59,3 +59,17 @@ test('a link leading outside is refused, a folder, a pipe or a link inside a lin
   assert.equal((await t.api('PUT', '/api/files/a-pipe', { content: 'x' })).status, 400);
   assert.ok((await lstat(path.join(ws, 'a-pipe'))).isFIFO(), 'the pipe is left as it was');
 });
+
+test('the quick path (folder opened and located by the kernel) hands everything else to the full fence', async () => {
+  // A linked folder inside the fence: the kernel places the opened folder elsewhere than the text
+  // path, so the quick path steps aside and the fence writes through the link.
+  await mkdir(path.join(ws, 'real-dir'));
+  await symlink(path.join(ws, 'real-dir'), path.join(ws, 'linked-dir'));
+  assert.equal((await t.api('PUT', '/api/files/linked-dir/f.txt', { content: 'via link' })).status, 200);
+  assert.equal(await readFile(path.join(ws, 'real-dir/f.txt'), 'utf8'), 'via link');
+  assert.ok((await lstat(path.join(ws, 'linked-dir'))).isSymbolicLink(), 'the folder link stays a link');
+  // A new file in an existing folder gets the default mode (0644 less the umask), no temp file left.
+  assert.equal((await t.api('PUT', '/api/files/real-dir/new.txt', { content: 'n' })).status, 200);
+  assert.equal((await lstat(path.join(ws, 'real-dir/new.txt'))).mode & 0o777, 0o644 & ~process.umask());
+  assert.deepEqual((await readdir(path.join(ws, 'real-dir'))).filter((f) => f.endsWith('.tmp')), []);
+});

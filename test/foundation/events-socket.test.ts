@@ -62,3 +62,18 @@ test('a client that stops reading is dropped; the others get every event', async
   await closed;
   healthy.close();
 });
+
+test('a burst emitted in one tick (corked per client) reaches every client whole and in order, and so do later bursts', async () => {
+  const clients = await Promise.all([collectEvents(t.url), collectEvents(t.url), collectEvents(t.url)]);
+  for (let burst = 0; burst < 3; burst++) {
+    for (let i = 0; i < 250; i++) t.engine.bus.emit('test.burst', { burst, i });
+    await new Promise((r) => setImmediate(r));
+  }
+  t.engine.bus.emit('test.burst.end', {}); // a lone event after the bursts, in its own tick
+  for (const c of clients) {
+    await c.waitFor((e) => e.kind === 'test.burst.end');
+    const got = c.events.filter((e) => e.kind === 'test.burst').map((e) => `${e.burst}.${e.i}`);
+    assert.deepEqual(got, Array.from({ length: 750 }, (_, n) => `${Math.floor(n / 250)}.${n % 250}`));
+    c.close();
+  }
+});

@@ -14,7 +14,7 @@ import { isInside, type Fence, type Resolved, type Root } from '../../kernel/fen
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Mount, MountStore } from './mounts.js';
-import { createPins, READ_FLAGS, readProvenSync } from './pinned.js';
+import { createPins, pinning, READ_FLAGS, readProvenSync } from './pinned.js';
 import { protectedWrite } from './protected.js';
 import { findOnPath, findRipgrep, searchText, virtualOf, type LineMatch, type SearchTarget } from './search.js';
 import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './walk.js';
@@ -217,8 +217,47 @@ export function createFilesService(deps: FilesDeps) {
     });
   }
 
+  /**
+   * A whole-file write to a path with no symlink on it into an existing folder (an editor saving):
+   * the folder opened and located by the kernel (pins.quickDir) stands in for the fence's realpath,
+   * which would have answered this same path. Anything else (a link on the way or at the name, a
+   * missing folder, a folder or a pipe at the name, another platform) answers undefined before
+   * anything is written, and the caller takes the general path with its sentences.
+   */
+  async function quickWrite(virtual: string, data: string | Uint8Array): Promise<{ virtual: string; created: boolean } | undefined> {
+    if (!pinning.proc) return undefined;
+    const loc = fence.locate(virtual); // the fence's own 400s, on the text
+    const { real } = loc;
+    if (!fence.allows(real)) return undefined; // engine state through a mount: the general path's 403
+    return home.serialize(real, () =>
+      asOwn([real], () =>
+        creating(loc.virtual, async () => {
+          const folder = await pins.quickDir(path.dirname(real));
+          if (!folder) return undefined;
+          try {
+            const name = path.basename(real);
+            const st = await lstatCurrent(folder.at(name), loc);
+            if (st && !st.isFile()) return undefined;
+            await pins.writeAtomic(folder, name, data, st ? st.mode & 0o777 : undefined, loc.virtual);
+            return { virtual: loc.virtual, created: !st };
+          } finally {
+            await folder.close();
+          }
+        }),
+      ),
+    );
+  }
+
+  /** A whole-file write: the quick path when it applies, else the fence's full resolution. */
+  async function writeWhole(virtual: string, data: string | Uint8Array): Promise<{ virtual: string; created: boolean }> {
+    const quick = await quickWrite(virtual, data);
+    if (quick) return quick;
+    const r = await fence.resolve(virtual);
+    return { virtual: r.virtual, created: await writeAt(r, data) };
+  }
+
   /** What is now at `at` (a pinned path), not following a link; undefined when there is nothing. */
-  async function lstatCurrent(at: string, r: Resolved) {
+  async function lstatCurrent(at: string, r: { virtual: string }) {
     try {
       return await lstat(at);
     } catch (err) {
@@ -244,16 +283,16 @@ export function createFilesService(deps: FilesDeps) {
 
   async function writeText(virtual: string, content: string, emit: Emit = deps.emit) {
     if (typeof content !== 'string') throw badRequest('send {"content": "<text>"}; content must be a string');
-    const r = await fence.resolve(virtual);
-    const created = await writeAt(r, content);
+    const r = await writeWhole(virtual, content);
+    const { created } = r;
     const bytes = Buffer.byteLength(content);
     emit('file.written', { path: r.virtual, bytes, created });
     return { ok: true, path: r.virtual, bytes };
   }
 
   async function writeBytes(virtual: string, data: Buffer, emit: Emit = deps.emit) {
-    const r = await fence.resolve(virtual);
-    const created = await writeAt(r, data);
+    const r = await writeWhole(virtual, data);
+    const { created } = r;
     emit('file.written', { path: r.virtual, bytes: data.length, created });
     return { ok: true, path: r.virtual, bytes: data.length };
   }

@@ -21,7 +21,7 @@ export function attachSockets(server: Server, guard: Guard, handlers: SocketHand
     const target = canonicalTarget(req.url);
     if (!target.ok) return refuse(socket, 400, target.message);
     req.url = target.path + target.query;
-    const verdict = guard.check({ headers: req.headers, rawHeaders: req.rawHeaders, url: req.url, remoteAddress: req.socket.remoteAddress, upgrade: true });
+    const verdict = guard.check({ headers: req.headers, rawHeaders: req.rawHeaders, url: req.url, canonical: target, remoteAddress: req.socket.remoteAddress, upgrade: true });
     if (!verdict.ok) return refuse(socket, verdict.status, verdict.message);
     const pathname = target.path.length > 1 && target.path.endsWith('/') ? target.path.slice(0, -1) : target.path;
     const handler = handlers.find((h) => h.path === pathname);
