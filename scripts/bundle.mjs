@@ -54,6 +54,9 @@ try {
   import vm from 'node:vm';
   import { fileURLToPath } from 'node:url';
   const file = fileURLToPath(new URL('./engine.cjs', import.meta.url));
+  // In a function so the source string and the cache buffer are garbage once compiled (the Script
+  // keeps its own copy of the source for lazy compilation): ~3 MB less idle memory (bench/memory).
+  function load() {
   const source = fs.readFileSync(file, 'utf8');
   // The cache lives in a cache folder the engine owns (an install folder may be read-only), keyed by
   // this install's bundle and the Node version so two installs or an upgrade never share one.
@@ -84,6 +87,9 @@ try {
       }
     }, 2000).unref();
   }
+  return mod.exports;
+  }
+  const mod = { exports: load() };
   export const startEngine = mod.exports.startEngine;
   export const defaultHome = mod.exports.defaultHome;
   `,

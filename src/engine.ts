@@ -421,11 +421,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const watching = options.files?.watch !== false ? watcher.rearm() : Promise.resolve();
   // Off the start path but before a first turn needs them: the model SDK and the bash grammar
   // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
+  // The model SDK (~110 ms of CPU and ~17 MB to load) only once a provider is configured: an engine
+  // that cannot chat yet does not hold it (bench/memory); adding a provider warms it then.
+  const warmModels = () => void (providers.names().length && warmSdk().catch(() => undefined));
   const warmUp = setTimeout(() => {
+    config.onChange(warmModels);
     // MCP servers are processes of their own (ten node servers take the CPU for half a second on two
     // cores): they start once the first requests have been answered, like the other warm-ups.
     void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
-    void warmSdk().catch(() => undefined);
+    warmModels();
     void ensureShellParser();
     void sandbox.probe();
   }, LIMITS.warmUpDelayMs);

@@ -2,7 +2,8 @@
  * CLI entry (`engine --help`). `engine serve` runs a supervisor that forks the engine process and
  * restarts it: at once after POST /api/home (restart code, new home), with backoff after a crash.
  * The supervisor's pid is the one to stop: it writes `<home>/engine.pid` for `engine status` and
- * `engine stop`, and takes the engine down with it.
+ * `engine stop`, and takes the engine down with it. `engine serve --no-supervisor` runs the engine
+ * in the first process (for service managers that restart it themselves; docs/architecture.md).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -41,9 +42,13 @@ interface ReadyMessage {
   pid: number;
 }
 
-/** The engine process itself (forked by the supervisor, which passes every setting as a variable). */
-async function runEngine(): Promise<void> {
-  const { port, gatewayPort, bind, home, secretsBackend } = settings({});
+/**
+ * The engine process itself: forked by the supervisor (which passes every setting as a variable), or
+ * `serve --no-supervisor`, where this process is all there is and keeps the pid file itself.
+ */
+async function runEngine(start: StartSettings = settings({}), alone = false): Promise<void> {
+  const { port, gatewayPort, bind, home, secretsBackend } = start;
+  const startedAt = Date.now();
   let stopping = false;
   // Imported here, not at the top: the supervisor process never needs the engine's modules.
   const { startEngine } = await import('./engine.js');
@@ -52,6 +57,7 @@ async function runEngine(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await engine?.close().catch(() => undefined);
+    if (alone) removePidFile(home, process.pid);
     process.exit(code);
   };
   try {
@@ -64,7 +70,11 @@ async function runEngine(): Promise<void> {
       onRestart: (next) => {
         // Exit only once the supervisor has the new home; otherwise it would restart the old one.
         if (process.send) process.send({ type: 'home', home: next }, () => void stop(EXIT.restart));
-        else void stop(EXIT.restart);
+        else {
+          // No supervisor: whoever restarts this process must pass the new home.
+          if (alone) say(`engine: the home moves to ${next}; exiting with code ${EXIT.restart} for the service manager to restart with ENGINE_HOME=${next}`);
+          void stop(EXIT.restart);
+        }
       },
     });
   } catch (err) {
@@ -93,6 +103,11 @@ async function runEngine(): Promise<void> {
   say(`engine: engine process pid ${process.pid}; stop everything with engine stop (or kill ${supervisor})`);
   const ready: ReadyMessage = { type: 'ready', url: running.url, bind: running.bind, port: running.port, pid: process.pid };
   process.send?.(ready);
+  if (alone) {
+    const record = { pid: process.pid, enginePid: process.pid, url: running.url, bind: running.bind, port: running.port, version: engineVersion(), startedAt };
+    await writePidFile(home, record).catch((err) => say(`engine: could not write ${home}/engine.pid: ${describeError(err)}`));
+    process.on('SIGHUP', () => void stop(0));
+  }
 }
 
 /** The supervisor: forks the engine, restarts it, forwards stop signals, keeps the pid file. */
@@ -181,7 +196,8 @@ async function main(argv: string[]): Promise<void> {
       if (other && other.pid !== process.pid && isEngine(other.pid)) {
         fail(`an engine already runs for home ${start.home} (pid ${other.pid}, ${other.url}/api); engine stop --home ${start.home} stops it`);
       }
-      return supervise(start);
+      // A service manager that supervises the engine itself needs no second Node process.
+      return parsed.flags.noSupervisor ? runEngine(start, true) : supervise(start);
     }
   }
 }

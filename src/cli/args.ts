@@ -9,11 +9,16 @@ export type Command = (typeof COMMANDS)[number];
 export interface Parsed {
   command: Command;
   help: boolean;
-  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string };
+  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string; noSupervisor?: boolean };
 }
 
+/** Flags without a value (switches), and the commands that take them. */
+const SWITCHES: Record<string, { key: 'noSupervisor'; commands: Command[] }> = {
+  '--no-supervisor': { key: 'noSupervisor', commands: ['serve'] },
+};
+
 /** Flags with a value, and the commands that take them. */
-const FLAGS: Record<string, { key: keyof Parsed['flags']; commands: Command[] }> = {
+const FLAGS: Record<string, { key: 'port' | 'gatewayPort' | 'bind' | 'home'; commands: Command[] }> = {
   '--port': { key: 'port', commands: ['serve'] },
   '--gateway-port': { key: 'gatewayPort', commands: ['serve'] },
   '--bind': { key: 'bind', commands: ['serve'] },
@@ -48,6 +53,11 @@ export function parseArgs(argv: string[]): Parsed {
       help = true;
       continue;
     }
+    const toggle = SWITCHES[arg];
+    if (toggle && toggle.commands.includes(command)) {
+      flags[toggle.key] = true;
+      continue;
+    }
     const [name, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const flag = FLAGS[name];
     if (!flag || !flag.commands.includes(command)) {
@@ -72,7 +82,7 @@ Commands:
 Run engine <command> --help for the flags of a command.`;
 
 export const COMMAND_USAGE: Record<Command, string> = {
-  serve: `usage: engine serve [--port <n>] [--gateway-port <n>] [--bind <address>] [--home <absolute path>]
+  serve: `usage: engine serve [--port <n>] [--gateway-port <n>] [--bind <address>] [--home <absolute path>] [--no-supervisor]
 
 Starts the engine under a supervisor that restarts it after a crash or a move of home
 (POST /api/home). The first line printed is the address really bound and the supervisor's pid:
@@ -83,6 +93,9 @@ Flags (each beats its environment variable):
   --gateway-port <n> port of the completions gateway      (ENGINE_GATEWAY_PORT, default 7778)
   --bind <address>   IP address to listen on              (ENGINE_BIND, default 127.0.0.1)
   --home <path>      the engine home, an absolute path    (ENGINE_HOME, default ~/.engine)
+  --no-supervisor    run the engine in this process, for a service manager that restarts it
+                     itself (systemd, launchd, a container): one Node process instead of two, a
+                     faster start; a crash or a move of home (exit 75) is the manager's to restart
 
 Environment only:
   ENGINE_SECRETS     secret store: auto (OS keychain when it answers, else file), keychain or file

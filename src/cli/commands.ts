@@ -40,7 +40,7 @@ export async function status(home: string): Promise<number> {
     answering = false;
   }
   say(`engine: running (home ${home})`);
-  say(`  pid      ${r.pid} (supervisor; engine process ${r.enginePid})`);
+  say(r.pid === r.enginePid ? `  pid      ${r.pid} (engine process, no supervisor)` : `  pid      ${r.pid} (supervisor; engine process ${r.enginePid})`);
   say(`  address  ${r.url}/api${answering ? '' : ' (not answering right now)'}`);
   say(`  version  ${r.version}`);
   say(`  uptime   ${uptime(Date.now() - r.startedAt)}`);

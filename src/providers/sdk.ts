@@ -3,6 +3,8 @@
  * needs. They load on first use (and are warmed in the background once the engine listens), so an
  * engine start answers its first request without paying for them.
  */
+import { lazyRequire } from '../kernel/lazy-require.js';
+
 type Ai = typeof import('ai');
 type Vendors = {
   createOpenAICompatible: typeof import('@ai-sdk/openai-compatible').createOpenAICompatible;
@@ -10,16 +12,21 @@ type Vendors = {
   createAnthropic: typeof import('@ai-sdk/anthropic').createAnthropic;
 };
 
+const requireAi = lazyRequire<Ai>('ai');
+const requireCompatible = lazyRequire<typeof import('@ai-sdk/openai-compatible')>('@ai-sdk/openai-compatible');
+const requireOpenAI = lazyRequire<typeof import('@ai-sdk/openai')>('@ai-sdk/openai');
+const requireAnthropic = lazyRequire<typeof import('@ai-sdk/anthropic')>('@ai-sdk/anthropic');
+
 let ai: Promise<Ai> | undefined;
 let loadedAi: Ai | undefined;
 let vendors: Promise<Vendors> | undefined;
 
 export function loadAi(): Promise<Ai> {
-  return (ai ??= import('ai').then((m) => (loadedAi = m)));
+  return (ai ??= Promise.resolve().then(() => (loadedAi = requireAi())));
 }
 
 export function loadVendors(): Promise<Vendors> {
-  return (vendors ??= Promise.all([import('@ai-sdk/openai-compatible'), import('@ai-sdk/openai'), import('@ai-sdk/anthropic')]).then(
+  return (vendors ??= Promise.resolve().then(() => [requireCompatible(), requireOpenAI(), requireAnthropic()] as const).then(
     ([compatible, openai, anthropic]) => ({
       createOpenAICompatible: compatible.createOpenAICompatible,
       createOpenAI: openai.createOpenAI,

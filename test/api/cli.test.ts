@@ -182,3 +182,35 @@ test('a stale pid file (its process gone) is reported and removed; a second serv
   serve.kill('SIGTERM');
   await serve.exited;
 });
+
+test('serve --no-supervisor: one process that keeps the pid file; status, stop, and exit 75 on a move of home', async () => {
+  const h = await home();
+  const serve = spawnNode(['src/main.ts', 'serve', '--no-supervisor'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: h, ENGINE_SECRETS: 'file' });
+  procs.push(serve);
+  const first = await serve.waitForLine(SERVING);
+  const pid = Number(first.match[3]);
+  assert.equal(pid, serve.child.pid, 'the printed pid is the process that was started');
+  assert.equal(Number((await serve.waitForLine(ENGINE_PID)).match[1]), pid, 'no second process');
+  for (let i = 0; i < 200 && !existsSync(path.join(h, 'engine.pid')); i++) await new Promise((ok) => setTimeout(ok, 50));
+  const record = JSON.parse(await readFile(path.join(h, 'engine.pid'), 'utf8'));
+  assert.deepEqual([record.pid, record.enginePid], [pid, pid]);
+  const st = await cli(['status', '--home', h]);
+  assert.equal(st.code, 0, st.out.join('\n'));
+  assert.match(st.out.join('\n'), new RegExp(`pid +${pid} \\(engine process, no supervisor\\)`));
+  const stopped = await cli(['stop', '--home', h]);
+  assert.equal(stopped.code, 0, stopped.out.join('\n'));
+  assert.equal((await serve.exited).code, 0);
+  assert.equal(existsSync(path.join(h, 'engine.pid')), false);
+
+  // A move of home: no supervisor restarts it, so the process exits with the restart code for its manager.
+  const other = await home();
+  const again = spawnNode(['src/main.ts', 'serve', '--no-supervisor'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: h, ENGINE_SECRETS: 'file' });
+  procs.push(again);
+  const up = await again.waitForLine(SERVING);
+  const moved = await fetch(`${up.match[1]}/api/home`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: other }) });
+  assert.equal(moved.status, 200);
+  assert.equal((await again.exited).code, 75);
+  assert.ok(again.lines.some((l) => l.includes(`ENGINE_HOME=${other}`)), again.lines.join('\n'));
+  assert.equal(existsSync(path.join(h, 'engine.pid')), false);
+  assert.equal((await cli(['status', '--no-supervisor'])).code, 2, '--no-supervisor belongs to serve only');
+});

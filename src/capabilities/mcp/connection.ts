@@ -4,18 +4,27 @@
  * `tools/list_changed` re-lists its tools. Stopping is final for this object: the pool makes a new
  * connection when an entry changes.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { lazyRequire } from '../../kernel/lazy-require.js';
 import { describeError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { transportOf } from './config.js';
 import type { McpServerEntry, McpServerStatus } from './types.js';
+
+// The MCP SDK (and the zod it builds its schemas with) loads when the first server connects, not at start.
+const sdk = {
+  client: lazyRequire<typeof import('@modelcontextprotocol/sdk/client/index.js')>('@modelcontextprotocol/sdk/client/index.js'),
+  auth: lazyRequire<typeof import('@modelcontextprotocol/sdk/client/auth.js')>('@modelcontextprotocol/sdk/client/auth.js'),
+  sse: lazyRequire<typeof import('@modelcontextprotocol/sdk/client/sse.js')>('@modelcontextprotocol/sdk/client/sse.js'),
+  stdio: lazyRequire<typeof import('@modelcontextprotocol/sdk/client/stdio.js')>('@modelcontextprotocol/sdk/client/stdio.js'),
+  http: lazyRequire<typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')>('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+  types: lazyRequire<typeof import('@modelcontextprotocol/sdk/types.js')>('@modelcontextprotocol/sdk/types.js'),
+};
 
 export interface ConnectionHooks {
   /** The server's tools changed (connected, re-listed, or gone: an empty list). */
@@ -52,7 +61,7 @@ export class McpConnection {
   async start(): Promise<void> {
     if (this.stopped) return;
     this.set({ state: 'connecting', error: undefined });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new (sdk.client().Client)(CLIENT_INFO, { capabilities: {} });
     let transport: Transport;
     try {
       transport = this.makeTransport();
@@ -61,7 +70,7 @@ export class McpConnection {
     } catch (err) {
       await client.close().catch(() => undefined);
       if (this.stopped) return;
-      if (err instanceof UnauthorizedError || /unauthorized/i.test(describeError(err))) {
+      if (err instanceof sdk.auth().UnauthorizedError || /unauthorized/i.test(describeError(err))) {
         this.set({ state: 'needs-auth', error: 'the server needs authorization: open the URL in authUrls of GET /api/mcp' });
         return;
       }
@@ -84,7 +93,7 @@ export class McpConnection {
       this.status.restarts++;
       this.fail(`the server stopped${this.stderr.length ? ` (${this.stderr.at(-1)})` : ''}; restarting`);
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.listTools());
+    client.setNotificationHandler(sdk.types().ToolListChangedNotificationSchema, () => void this.listTools());
     const info = client.getServerVersion();
     this.set({ state: 'connected', error: undefined, serverInfo: info ? { name: info.name, version: info.version } : undefined });
     await this.listTools();
@@ -134,7 +143,7 @@ export class McpConnection {
     const e = this.entry;
     const kind = transportOf(e);
     if (kind === 'stdio') {
-      const t = new StdioClientTransport({ command: e.command!, args: e.args, env: { ...getDefaultEnvironment(), ...e.env }, cwd: e.cwd, stderr: 'pipe' });
+      const t = new (sdk.stdio().StdioClientTransport)({ command: e.command!, args: e.args, env: { ...sdk.stdio().getDefaultEnvironment(), ...e.env }, cwd: e.cwd, stderr: 'pipe' });
       this.stderr = [];
       t.stderr?.on('data', (chunk: Buffer) => {
         for (const line of String(chunk).split('\n')) if (line.trim()) this.stderr.push(line.trim().slice(0, 300));
@@ -147,8 +156,8 @@ export class McpConnection {
     // A static Authorization header means the person chose a token; OAuth is for servers without one.
     const hasAuthHeader = Object.keys(e.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
     const authProvider = hasAuthHeader ? undefined : this.hooks.authProvider;
-    if (kind === 'sse') return new SSEClientTransport(url, { requestInit, authProvider, eventSourceInit: e.headers ? { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...e.headers } }) } : undefined });
-    return new StreamableHTTPClientTransport(url, { requestInit, authProvider });
+    if (kind === 'sse') return new (sdk.sse().SSEClientTransport)(url, { requestInit, authProvider, eventSourceInit: e.headers ? { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...e.headers } }) } : undefined });
+    return new (sdk.http().StreamableHTTPClientTransport)(url, { requestInit, authProvider });
   }
 
   private reason(err: unknown): string {

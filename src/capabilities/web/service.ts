@@ -5,6 +5,7 @@
  */
 import { badRequest, describeError, isEngineError } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
+import { lazyRequire } from '../../kernel/lazy-require.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { urlFloor, withoutCredentials, type UrlFloor } from './floor.js';
 import { floorGet } from './http-get.js';
@@ -129,8 +130,9 @@ function decode(body: Buffer, contentType: string): string {
 }
 
 /** html-to-text loads on the first fetch of a page: it is not needed to start the engine. */
+const requireHtmlToText = lazyRequire<typeof import('html-to-text')>('html-to-text');
 async function htmlToText(html: string): Promise<string> {
-  const { convert } = await import('html-to-text');
+  const { convert } = requireHtmlToText();
   const text = convert(html, {
     wordwrap: false,
     selectors: [

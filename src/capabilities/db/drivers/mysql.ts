@@ -9,9 +9,13 @@
  * the transaction stops the call and the session is thrown away. A timeout kills the query on the
  * server (KILL QUERY from a second session).
  */
-import mysql from 'mysql2';
+import type mysql from 'mysql2';
+import { lazyRequire } from '../../../kernel/lazy-require.js';
 import { quoteBacktick } from '../quote.js';
 import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
+
+/** The driver loads on the first MySQL/MariaDB connection, not at start. */
+const Mysql = lazyRequire<typeof mysql>('mysql2');
 
 type Core = mysql.PoolConnection;
 
@@ -50,7 +54,7 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
   };
   const pool = (readOnly: boolean): mysql.Pool => {
     const key = readOnly ? 'ro' : 'rw';
-    return (pools[key] ??= mysql.createPool(options()));
+    return (pools[key] ??= Mysql().createPool(options()));
   };
 
   const query = (c: Core | mysql.Connection, sql: string, values?: unknown[]): Promise<unknown> =>
@@ -78,7 +82,7 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
 
   /** Kills the running query of `threadId` from a second session (the server stops it, not only our wait). */
   const killQuery = async (threadId: number) => {
-    const killer = mysql.createConnection({ ...options(), connectionLimit: undefined, maxIdle: undefined, idleTimeout: undefined } as mysql.ConnectionOptions);
+    const killer = Mysql().createConnection({ ...options(), connectionLimit: undefined, maxIdle: undefined, idleTimeout: undefined } as mysql.ConnectionOptions);
     killer.on('error', () => undefined);
     try {
       await query(killer, `KILL QUERY ${Number(threadId)}`);

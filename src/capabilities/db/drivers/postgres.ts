@@ -10,10 +10,14 @@
  *   read-write only for a writable connection's human or approved calls.
  * statement_timeout (a startup parameter) stops a long query on the server.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { lazyRequire } from '../../../kernel/lazy-require.js';
 import { quoteDouble } from '../quote.js';
 import { copyOut } from './pg-copy.js';
 import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
+
+/** The driver loads on the first PostgreSQL connection, not at start. */
+const Pg = lazyRequire<typeof pg>('pg');
 
 type Client = pg.PoolClient & { connection: { on(event: 'readyForQuery', fn: (msg: { status: string }) => void): void } };
 
@@ -33,7 +37,7 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
     const base: pg.PoolConfig = conn.url
       ? { connectionString: conn.url }
       : { host: conn.host ?? '127.0.0.1', port: conn.port ?? 5432, database: conn.database, user: conn.user, password: conn.password };
-    const made = new pg.Pool({
+    const made = new (Pg().Pool)({
       ...base,
       ...(conn.ssl ? { ssl: { rejectUnauthorized: false } } : {}),
       max: 4,

@@ -1,0 +1,64 @@
+/**
+ * Start-up loads only what a first request needs (docs/performance.md, issue 11): the model SDKs,
+ * the MCP SDK (and its zod), pg, mysql2 and html-to-text stay out of the bundle and out of a
+ * started engine until first used; the model SDK is warmed only once a provider is configured.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../support/engine.js';
+import { REPO_ROOT } from '../support/process.js';
+
+let hasEsbuild = true;
+try {
+  await import('esbuild');
+} catch {
+  hasEsbuild = false;
+}
+
+const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text)\//;
+
+/** Runs in a plain node process: starts the bundled engine, reports which lazy packages are loaded when. */
+const probe = `
+const engine = require(process.argv[2]);
+const lazy = new RegExp(process.argv[4]);
+const loaded = () => [...new Set(Object.keys(require.cache).filter((f) => lazy.test(f)).map((f) => f.match(lazy)[1]))].sort();
+const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+(async () => {
+  const e = await engine.startEngine({ home: process.argv[3], port: 0, gatewayPort: 0, secretsBackend: 'file', log: () => {}, files: { watch: false } });
+  const atStart = loaded();
+  await (await fetch(e.url + '/api/status')).text();
+  await wait(2500);
+  const afterWarmUps = loaded();
+  const put = await fetch(e.url + '/api/config', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ providers: [{ type: 'openai-compatible', name: 'p', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }], defaultProvider: 'p' }) });
+  for (let i = 0; i < 100 && !loaded().includes('ai'); i++) await wait(100);
+  process.stdout.write(JSON.stringify({ atStart, afterWarmUps, put: put.status, withProvider: loaded() }));
+  await e.close();
+  process.exit(0);
+})();
+`;
+
+test('a start loads none of the heavy lazy packages; the model SDK loads once a provider is configured', { skip: hasEsbuild ? false : 'esbuild is not installed' }, async () => {
+  const out = path.join(REPO_ROOT, '.bench-tmp', `test-lazy-${process.pid}`);
+  const home = await tempDir();
+  try {
+    const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(built.status, 0, built.stderr);
+    const source = await readFile(path.join(out, 'engine.cjs'), 'utf8');
+    assert.doesNotMatch(source, new RegExp('^\\s*// .*' + LAZY.source, 'm'), 'no lazy package is bundled into engine.cjs');
+    await writeFile(path.join(out, 'probe.cjs'), probe);
+    const run = spawnSync(process.execPath, [path.join(out, 'probe.cjs'), path.join(out, 'engine.cjs'), home, LAZY.source], { cwd: out, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const seen = JSON.parse(run.stdout) as { atStart: string[]; afterWarmUps: string[]; put: number; withProvider: string[] };
+    assert.deepEqual(seen.atStart, []);
+    assert.deepEqual(seen.afterWarmUps, [], 'no provider configured: the warm-ups leave the model SDK unloaded');
+    assert.equal(seen.put, 200);
+    assert.ok(seen.withProvider.includes('ai') && seen.withProvider.includes('@ai-sdk/openai-compatible'), `loaded once a provider is configured: ${seen.withProvider.join(', ')}`);
+    assert.ok(!seen.withProvider.includes('mysql2') && !seen.withProvider.includes('pg') && !seen.withProvider.includes('@modelcontextprotocol/sdk'));
+  } finally {
+    await rm(out, { recursive: true, force: true });
+    await rm(home, { recursive: true, force: true });
+  }
+});
