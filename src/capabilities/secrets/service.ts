@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Bus } from '../../kernel/bus.js';
 import { describeError } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
+import { lazyRequire } from '../../kernel/lazy-require.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { serialQueue } from '../../kernel/serial.js';
 import { FileVault } from './file-store.js';
@@ -25,6 +26,12 @@ interface Backend {
 }
 
 type KeyringModule = typeof import('@napi-rs/keyring');
+/**
+ * A `require`, not `import()`: the engine runs as a vm-loaded bundle, where a dynamic `import()` of a
+ * package throws (no --experimental-vm-modules), which silently kept every bundled engine off the
+ * keychain. Loaded only by the probe, so a home that chose the file never loads the addon.
+ */
+const keyring = lazyRequire<KeyringModule>('@napi-rs/keyring');
 
 export async function createSecretStore(deps: { home: Home; bus: Bus; log: (line: string) => void; backend?: SecretsBackendChoice }): Promise<SecretStore> {
   const { home, bus, log } = deps;
@@ -139,7 +146,7 @@ function fileBackend(home: Home): Backend {
 async function probeKeychain(service: string): Promise<Backend | undefined> {
   let mod: KeyringModule;
   try {
-    mod = await import('@napi-rs/keyring');
+    mod = keyring();
   } catch {
     return undefined;
   }
