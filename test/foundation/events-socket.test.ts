@@ -77,3 +77,14 @@ test('a burst emitted in one tick (corked per client) reaches every client whole
     c.close();
   }
 });
+
+test('a burst larger than the lag bound, emitted in one tick, does not drop a client that keeps up', async () => {
+  const client = await collectEvents(t.url);
+  const pad = 'b'.repeat(100_000);
+  const total = 120; // ~12 MB corked at once: past the 8 MB bound only because it waits on purpose
+  for (let i = 0; i < total; i++) t.engine.bus.emit('test.big-burst', { i, pad });
+  const last = await client.waitFor((e) => e.kind === 'test.big-burst' && e.i === total - 1, 60_000);
+  assert.ok(last);
+  assert.equal(client.events.filter((e) => e.kind === 'test.big-burst').length, total);
+  client.close();
+});

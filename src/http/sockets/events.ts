@@ -20,8 +20,11 @@ export function eventsSocket(bus: Bus): SocketHandler & { clients: () => number 
   const clients = new Map<WebSocket, Duplex>();
   const corked: Duplex[] = [];
   let flushing = false;
+  /** Bytes of the burst now corked: they wait on purpose and do not count as a client falling behind. */
+  let burstBytes = 0;
   const flush = () => {
     flushing = false;
+    burstBytes = 0;
     for (const socket of corked.splice(0)) socket.uncork();
   };
 
@@ -37,7 +40,7 @@ export function eventsSocket(bus: Bus): SocketHandler & { clients: () => number 
     }
     for (const [ws, socket] of clients) {
       if (ws.readyState !== WebSocket.OPEN) continue;
-      if (ws.bufferedAmount > LIMITS.socketBufferBytes) {
+      if (ws.bufferedAmount - burstBytes > LIMITS.socketBufferBytes) {
         clients.delete(ws);
         ws.terminate();
         continue;
@@ -48,6 +51,7 @@ export function eventsSocket(bus: Bus): SocketHandler & { clients: () => number 
       }
       ws.send(frame, { binary: false });
     }
+    burstBytes += frame.length + 10; // plus at most a frame header
   });
 
   return {
