@@ -2,7 +2,7 @@
  * The model worker: a forked process (never the engine process) that runs one model with
  * @huggingface/transformers from local files only. It speaks src/capabilities/models/worker-protocol.ts
  * over the IPC channel: one load, then generations one at a time, each streamed token by token
- * (token_callback_function: the text streamer alone only fires at word boundaries) and stoppable
+ * (a streamer object whose put() sees every token: the text streamer only fires at word boundaries) and stoppable
  * between tokens.
  */
 import type { ChatMessageIn, FromWorker, ToWorker } from './worker-protocol.js';
@@ -70,10 +70,14 @@ async function generate(m: Extract<ToWorker, { type: 'generate' }>): Promise<voi
     let read = 0;
     const dec = (ids: bigint[]): string => (ids.length ? tokenizer.decode(ids, { skip_special_tokens: true }) : '');
     const eos = new Set<bigint>([...[tokenizer.eos_token_id, ...[model.generation_config?.eos_token_id ?? []].flat()].filter((x) => x !== undefined && x !== null).map((x: any) => BigInt(x))]);
-    const streamer = new tf.TextStreamer(tokenizer, {
-      skip_prompt: true,
-      callback_function: () => undefined,
-      token_callback_function: (tokens: bigint[]) => {
+    // generate() calls put() with the prompt, then once per step with the new token, then end(). Not a
+    // TextStreamer: it decodes its own growing word cache at every token (for a callback we do not
+    // use), a third decode per token beside the two of the window below.
+    let prompted = false;
+    const streamer = {
+      end: () => undefined,
+      put: ([tokens]: bigint[][]) => {
+        if (!prompted) return void (prompted = true);
         if (firstTokenMs === null) firstTokenMs = performance.now() - started;
         generated.push(...tokens);
         const before = dec(generated.slice(prefix, read));
@@ -85,7 +89,7 @@ async function generate(m: Extract<ToWorker, { type: 'generate' }>): Promise<voi
           read = generated.length;
         }
       },
-    });
+    };
     const sample = m.temperature !== undefined && m.temperature > 0;
     await model.generate({
       ...inputs,
