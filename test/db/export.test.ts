@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sqliteCsvExtension } from '../../src/capabilities/db/drivers/sqlite-native.js';
 import { engineAndCases } from './helpers.js';
 
 const env = engineAndCases();
@@ -83,6 +86,27 @@ describe('sqlite specifics', () => {
     const { status, text } = await exportCsv('lite-csv', sql);
     assert.equal(status, 200, text);
     assert.equal(text, 'a,a,b,r,whole,big\r\n1,2,\\x00ff,1.5,2.0,9007199254740993\r\n');
+  });
+
+  it('writes its lines with the compiled CSV function when it was built, and in SQL past 100 columns, the same bytes', async (ctx) => {
+    const built = sqliteCsvExtension();
+    if (!built) {
+      // CI installs a compiler (.ci/run), so there the function must have been built.
+      assert.ok(!process.env.CI, 'dist/native/sqlite-csv.* was not built: npm run build compiles it with cc');
+      return ctx.skip('dist/native/sqlite-csv.* is not built (npm run build needs a C compiler)');
+    }
+    await env.t.api('PUT', '/api/db/connections/lite-csv', c().definition());
+    const cells = ["'a,b'", 'NULL', "''", "'x\"y'", '3', '2.5', "x'0a'", "'line' || char(10) || 'break'", "' sp '", '-7'];
+    const expected = '"a,b",,"","x""y",3,2.5,\\x0a,"line\nbreak", sp ,-7';
+    const wide = (n: number) => `SELECT ${Array.from({ length: n }, (_, i) => `${cells[i % cells.length]} AS c${i}`).join(', ')}`;
+    const row = (n: number) => Array.from({ length: n / cells.length }, () => expected).join(',');
+    for (const n of [10, 110]) {
+      const { status, text } = await exportCsv('lite-csv', wide(n));
+      assert.equal(status, 200, text);
+      assert.equal(text.split('\r\n')[1], row(n), `${n} columns`);
+    }
+    // The worker thread is in this process: the library is mapped once an export has loaded it.
+    if (process.platform === 'linux') assert.match(await readFile('/proc/self/maps', 'utf8'), new RegExp(path.basename(built).replace('.', '\\.')));
   });
 
   it('exports what a CTE cannot wrap (a PRAGMA that returns rows) through the row encoder', async () => {

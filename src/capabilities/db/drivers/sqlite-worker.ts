@@ -18,9 +18,16 @@ function readOnlyHandle() {
     ro = new Database(workerData.file, { readonly: true, fileMustExist: true });
     ro.pragma('query_only = 1');
     ro.pragma('trusted_schema = 0');
+    nativeCsv = false;
+    // The engine's own compiled CSV-line function (native/sqlite-csv.c), when it was built. Loaded
+    // through the C API only: SQL's load_extension() stays disabled on every handle.
+    if (workerData.csvExtension) {
+      try { ro.loadExtension(workerData.csvExtension, 'sqlite3_enginecsv_init'); nativeCsv = true; } catch {}
+    }
   }
   return ro;
 }
+let nativeCsv = false;
 function writableHandle() {
   if (!workerData.writable) throw Object.assign(new Error('this connection is read-only'), { code: 'ENGINE_READ_ONLY' });
   if (!rw) {
@@ -72,14 +79,16 @@ function csvCell(v) {
   return t === '' || /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
 }
 
-// The CSV line of a row written by SQLite itself, in C: one string per row crosses into JavaScript
+// The CSV line of a row written by SQLite itself: one string per row crosses into JavaScript
 // instead of one value per cell, which is most of the cost of an export. The dialect is PostgreSQL
 // COPY's: NULL empty, text quoted when it holds a quote, comma, CR or LF or is empty, bytes as \x
-// hex, numbers as SQLite writes them (what sqlite3 -csv prints). The CTE's column list renames the
-// query's columns by position, so duplicate or odd names need no quoting.
+// hex, numbers as SQLite writes them (what sqlite3 -csv prints). engine_csv_line() does it in C when
+// it was built (native/sqlite-csv.c); the SQL expression below writes the same bytes, slower. The
+// CTE's column list renames the query's columns by position, so duplicate or odd names need no quoting.
 function csvLineSql(sql, n) {
   const cols = [];
   for (let i = 0; i < n; i++) cols.push('engine_c' + i);
+  if (nativeCsv && n <= 100) return 'WITH engine_csv(' + cols.join(', ') + ') AS (\n' + sql + '\n)\nSELECT engine_csv_line(' + cols.join(', ') + ') FROM engine_csv';
   const cell = (c) =>
     "CASE typeof(" + c + ") WHEN 'text' THEN IIF(instr(" + c + ", '\"') OR instr(" + c + ", ',') OR instr(" + c + ", char(10)) OR instr(" + c + ", char(13)) OR " + c + " = '', " +
     "'\"' || replace(" + c + ", '\"', '\"\"') || '\"', " + c + ") WHEN 'null' THEN '' WHEN 'blob' THEN '\\x' || lower(hex(" + c + ")) ELSE " + c + " END";

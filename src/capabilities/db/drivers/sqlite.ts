@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { quoteDouble } from '../quote.js';
 import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
+import { sqliteCsvExtension } from './sqlite-native.js';
 import { SQLITE_WORKER_SOURCE } from './sqlite-worker.js';
 
 const TERMINATE_GRACE_MS = 250;
@@ -49,7 +50,7 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
     if (worker) return worker;
     const w = new Worker(SQLITE_WORKER_SOURCE, {
       eval: true,
-      workerData: { modulePath, file: conn.file, writable: conn.writable, busyMs: Math.min(conn.timeoutMs, 5000) },
+      workerData: { modulePath, csvExtension: sqliteCsvExtension(), file: conn.file, writable: conn.writable, busyMs: Math.min(conn.timeoutMs, 5000) },
     });
     w.unref();
     w.on('message', (reply: Reply) => {
