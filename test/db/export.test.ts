@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sqliteCsvExtension } from '../../src/capabilities/db/drivers/sqlite-native.js';
+import { sqliteCsvExtension, useSqliteCsvExtension } from '../../src/capabilities/db/drivers/sqlite-native.js';
 import { engineAndCases } from './helpers.js';
 
 const env = engineAndCases();
@@ -88,25 +88,34 @@ describe('sqlite specifics', () => {
     assert.equal(text, 'a,a,b,r,whole,big\r\n1,2,\\x00ff,1.5,2.0,9007199254740993\r\n');
   });
 
-  it('writes its lines with the compiled CSV function when it was built, and in SQL past 100 columns, the same bytes', async (ctx) => {
+  it('writes the same bytes with the compiled CSV writer as with the SQL encoder, and uses the writer when built', async (ctx) => {
     const built = sqliteCsvExtension();
     if (!built) {
-      // CI installs a compiler (.ci/run), so there the function must have been built.
+      // CI installs a compiler (.ci/run), so there the writer must have been built.
       assert.ok(!process.env.CI, 'dist/native/sqlite-csv.* was not built: npm run build compiles it with cc');
       return ctx.skip('dist/native/sqlite-csv.* is not built (npm run build needs a C compiler)');
     }
-    await env.t.api('PUT', '/api/db/connections/lite-csv', c().definition());
-    const cells = ["'a,b'", 'NULL', "''", "'x\"y'", '3', '2.5', "x'0a'", "'line' || char(10) || 'break'", "' sp '", '-7'];
-    const expected = '"a,b",,"","x""y",3,2.5,\\x0a,"line\nbreak", sp ,-7';
-    const wide = (n: number) => `SELECT ${Array.from({ length: n }, (_, i) => `${cells[i % cells.length]} AS c${i}`).join(', ')}`;
-    const row = (n: number) => Array.from({ length: n / cells.length }, () => expected).join(',');
-    for (const n of [10, 110]) {
-      const { status, text } = await exportCsv('lite-csv', wide(n));
-      assert.equal(status, 200, text);
-      assert.equal(text.split('\r\n')[1], row(n), `${n} columns`);
-    }
+    const cells = ["'a,b'", 'NULL', "''", "'x\"y'", '3', '2.5', "x'0a'", "'line' || char(10) || 'break'", "' sp '", '-7', "'é ü'", '9223372036854775807', '1e20'];
+    const wide = `SELECT ${Array.from({ length: 130 }, (_, i) => `${cells[i % cells.length]} AS c${i}`).join(', ')} FROM tricky`;
+    const many = `WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 30000) SELECT n, 'q"' || n, n * 0.5 FROM s`;
+    const exports = async (id: string) => Promise.all([wide, many].map((sql) => exportCsv(id, sql)));
+    await env.t.api('PUT', '/api/db/connections/lite-native', c().definition());
+    const native = await exports('lite-native');
     // The worker thread is in this process: the library is mapped once an export has loaded it.
-    if (process.platform === 'linux') assert.match(await readFile('/proc/self/maps', 'utf8'), new RegExp(path.basename(built).replace('.', '\\.')));
+    if (process.platform === 'linux') assert.ok((await readFile('/proc/self/maps', 'utf8')).includes(path.basename(built)), 'the compiled writer is loaded');
+    useSqliteCsvExtension(false);
+    try {
+      await env.t.api('PUT', '/api/db/connections/lite-sql', c().definition());
+      const sql = await exports('lite-sql');
+      for (const [i, r] of native.entries()) {
+        assert.equal(r.status, 200, r.text);
+        assert.equal(r.text, sql[i]!.text);
+      }
+      assert.match(native[0]!.text.split('\r\n')[1]!, /^"a,b",,"","x""y",3,2\.5,\\x0a,"line\nbreak", sp ,-7,é ü,9223372036854775807,1\.0e\+20,/);
+      assert.equal(native[1]!.text.split('\r\n').length, 30_002, 'header, 30 000 rows, and the last CRLF');
+    } finally {
+      useSqliteCsvExtension(true);
+    }
   });
 
   it('exports what a CTE cannot wrap (a PRAGMA that returns rows) through the row encoder', async () => {

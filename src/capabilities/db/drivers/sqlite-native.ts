@@ -23,3 +23,8 @@ export function sqliteCsvExtension(): string | undefined {
   }
   return found ?? undefined;
 }
+
+/** For tests: connections opened after `false` use the SQL encoder, so both paths can be compared. */
+export function useSqliteCsvExtension(on: boolean): void {
+  found = on ? undefined : null;
+}

@@ -19,8 +19,8 @@ function readOnlyHandle() {
     ro.pragma('query_only = 1');
     ro.pragma('trusted_schema = 0');
     nativeCsv = false;
-    // The engine's own compiled CSV-line function (native/sqlite-csv.c), when it was built. Loaded
-    // through the C API only: SQL's load_extension() stays disabled on every handle.
+    // The engine's own compiled CSV writer (native/sqlite-csv.c), when it was built. Loaded through
+    // the C API only: SQL's load_extension() stays disabled on every handle.
     if (workerData.csvExtension) {
       try { ro.loadExtension(workerData.csvExtension, 'sqlite3_enginecsv_init'); nativeCsv = true; } catch {}
     }
@@ -28,6 +28,7 @@ function readOnlyHandle() {
   return ro;
 }
 let nativeCsv = false;
+const NATIVE_CHUNK_BYTES = 64 * 1024;
 function writableHandle() {
   if (!workerData.writable) throw Object.assign(new Error('this connection is read-only'), { code: 'ENGINE_READ_ONLY' });
   if (!rw) {
@@ -79,16 +80,15 @@ function csvCell(v) {
   return t === '' || /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
 }
 
-// The CSV line of a row written by SQLite itself: one string per row crosses into JavaScript
-// instead of one value per cell, which is most of the cost of an export. The dialect is PostgreSQL
-// COPY's: NULL empty, text quoted when it holds a quote, comma, CR or LF or is empty, bytes as \x
-// hex, numbers as SQLite writes them (what sqlite3 -csv prints). engine_csv_line() does it in C when
-// it was built (native/sqlite-csv.c); the SQL expression below writes the same bytes, slower. The
-// CTE's column list renames the query's columns by position, so duplicate or odd names need no quoting.
+// Without the compiled writer: the CSV line of a row written by SQLite itself, in SQL, so one string
+// per row crosses into JavaScript instead of one value per cell. The dialect is PostgreSQL COPY's:
+// NULL empty, text quoted when it holds a quote, comma, CR or LF or is empty, bytes as \x hex,
+// numbers as SQLite writes them (what sqlite3 -csv prints); native/sqlite-csv.c writes the same
+// bytes. The CTE's column list renames the query's columns by position, so duplicate or odd names
+// need no quoting.
 function csvLineSql(sql, n) {
   const cols = [];
   for (let i = 0; i < n; i++) cols.push('engine_c' + i);
-  if (nativeCsv && n <= 100) return 'WITH engine_csv(' + cols.join(', ') + ') AS (\n' + sql + '\n)\nSELECT engine_csv_line(' + cols.join(', ') + ') FROM engine_csv';
   const cell = (c) =>
     "CASE typeof(" + c + ") WHEN 'text' THEN IIF(instr(" + c + ", '\"') OR instr(" + c + ", ',') OR instr(" + c + ", char(10)) OR instr(" + c + ", char(13)) OR " + c + " = '', " +
     "'\"' || replace(" + c + ", '\"', '\"\"') || '\"', " + c + ") WHEN 'null' THEN '' WHEN 'blob' THEN '\\x' || lower(hex(" + c + ")) ELSE " + c + " END";
@@ -139,6 +139,12 @@ const ops = {
     if (!stmt.readonly) throw new Error('SQLite reports that this statement writes; it is refused on the read-only handle');
     const cursor = nextCursor++;
     const columns = stmt.columns().map((c) => c.name);
+    if (nativeCsv) {
+      // Whole chunks of CSV text from C: one crossing into JavaScript per ~64 KB, not one per row.
+      const it = readOnlyHandle().prepare('SELECT chunk, rows FROM engine_csv_chunks(?, ?)').raw(true).iterate(sql, NATIVE_CHUNK_BYTES);
+      cursors.set(cursor, { columns, chunks: true, it });
+      return { cursor, header: columns.map(csvCell).join(',') + '\r\n' };
+    }
     let lines;
     try {
       const wrapped = readOnlyHandle().prepare(csvLineSql(sql, columns.length));
@@ -161,6 +167,12 @@ const ops = {
     while (size < chars) {
       const r = c.it.next();
       if (r.done) { cursors.delete(cursor); break; }
+      if (c.chunks) {
+        parts.push(r.value[0]);
+        size += r.value[0].length;
+        k += r.value[1];
+        continue;
+      }
       let line = r.value;
       if (!c.lines) {
         const row = r.value;
