@@ -9,7 +9,9 @@
  * time (whole lines, CRLF-terminated), with how many rows each chunk holds. The dialect is
  * PostgreSQL COPY's, as on every engine: NULL empty; text quoted when empty or holding a quote,
  * comma, CR or LF, quotes doubled; blobs as \x and lower-case hex; numbers as SQLite renders them
- * (what `sqlite3 -csv` prints). A statement that writes is refused: the handle is read-only anyway.
+ * (what `sqlite3 -csv` prints). A statement that writes, or answers no rows (ATTACH, BEGIN), is
+ * refused; the engine loads this only into a read-only handle that runs nothing but its own wrapper
+ * around an export already checked elsewhere, so no query a person or a model writes can reach it.
  */
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT1
@@ -181,6 +183,8 @@ static int chunks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_str,
   if (rc != SQLITE_OK) return fail(c, rc, sqlite3_errmsg(db));
   if (!c->stmt) return fail(c, SQLITE_MISUSE, "engine_csv_chunks needs a statement");
   if (!sqlite3_stmt_readonly(c->stmt)) return fail(c, SQLITE_READONLY, "SQLite reports that this statement writes; an export only reads");
+  /* ATTACH, BEGIN and their kind count as read-only for SQLite but answer no rows: not an export. */
+  if (sqlite3_column_count(c->stmt) == 0) return fail(c, SQLITE_MISUSE, "an export needs a statement that returns rows");
   return fill(c);
 }
 

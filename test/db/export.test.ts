@@ -103,6 +103,13 @@ describe('sqlite specifics', () => {
     const native = await exports('lite-native');
     // The worker thread is in this process: the library is mapped once an export has loaded it.
     if (process.platform === 'linux') assert.ok((await readFile('/proc/self/maps', 'utf8')).includes(path.basename(built)), 'the compiled writer is loaded');
+    // The writer runs the SQL text it is given, so no query may reach it: not a query, not an export.
+    const smuggled = "SELECT * FROM engine_csv_chunks('ATTACH ''/etc/hostname'' AS h', 10)";
+    const q = await env.t.api('POST', '/api/db/lite-native/query', { sql: smuggled });
+    assert.match(JSON.stringify(q.body), /no such table: engine_csv_chunks/);
+    const e = await exportCsv('lite-native', smuggled);
+    assert.notEqual(e.status, 200);
+    assert.match(e.text, /no such table: engine_csv_chunks/);
     useSqliteCsvExtension(false);
     try {
       await env.t.api('PUT', '/api/db/connections/lite-sql', c().definition());

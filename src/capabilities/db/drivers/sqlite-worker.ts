@@ -18,16 +18,30 @@ function readOnlyHandle() {
     ro = new Database(workerData.file, { readonly: true, fileMustExist: true });
     ro.pragma('query_only = 1');
     ro.pragma('trusted_schema = 0');
-    nativeCsv = false;
-    // The engine's own compiled CSV writer (native/sqlite-csv.c), when it was built. Loaded through
-    // the C API only: SQL's load_extension() stays disabled on every handle.
-    if (workerData.csvExtension) {
-      try { ro.loadExtension(workerData.csvExtension, 'sqlite3_enginecsv_init'); nativeCsv = true; } catch {}
-    }
   }
   return ro;
 }
-let nativeCsv = false;
+// The engine's own compiled CSV writer (native/sqlite-csv.c), when it was built, on a read-only handle
+// of its own that runs nothing but the engine's fixed wrapper around an export already checked on
+// the read-only handle. Kept off the handle every other query uses: the writer runs the SQL text it
+// is given, so there a string literal could carry what the classifier never saw (an ATTACH, for one).
+// Loaded through the C API only: SQL's load_extension() stays disabled on every handle.
+let csvHandle;
+function nativeCsvHandle() {
+  if (csvHandle === undefined) {
+    csvHandle = null;
+    if (workerData.csvExtension) {
+      try {
+        const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+        db.pragma('query_only = 1');
+        db.pragma('trusted_schema = 0');
+        db.loadExtension(workerData.csvExtension, 'sqlite3_enginecsv_init');
+        csvHandle = db;
+      } catch {}
+    }
+  }
+  return csvHandle;
+}
 const NATIVE_CHUNK_BYTES = 64 * 1024;
 function writableHandle() {
   if (!workerData.writable) throw Object.assign(new Error('this connection is read-only'), { code: 'ENGINE_READ_ONLY' });
@@ -139,9 +153,10 @@ const ops = {
     if (!stmt.readonly) throw new Error('SQLite reports that this statement writes; it is refused on the read-only handle');
     const cursor = nextCursor++;
     const columns = stmt.columns().map((c) => c.name);
-    if (nativeCsv) {
+    const chunked = nativeCsvHandle();
+    if (chunked) {
       // Whole chunks of CSV text from C: one crossing into JavaScript per ~64 KB, not one per row.
-      const it = readOnlyHandle().prepare('SELECT chunk, rows FROM engine_csv_chunks(?, ?)').raw(true).iterate(sql, NATIVE_CHUNK_BYTES);
+      const it = chunked.prepare('SELECT chunk, rows FROM engine_csv_chunks(?, ?)').raw(true).iterate(sql, NATIVE_CHUNK_BYTES);
       cursors.set(cursor, { columns, chunks: true, it });
       return { cursor, header: columns.map(csvCell).join(',') + '\r\n' };
     }
@@ -207,7 +222,8 @@ const ops = {
     cursors.clear();
     if (ro) ro.close();
     if (rw) rw.close();
-    ro = rw = undefined;
+    if (csvHandle) csvHandle.close();
+    ro = rw = csvHandle = undefined;
     return true;
   },
 };
