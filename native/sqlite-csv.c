@@ -146,7 +146,8 @@ static int fill(ChunksCursor *c) {
   sqlite3 *db = ((ChunksTable *)c->base.pVtab)->db;
   sqlite3_str *out = sqlite3_str_new(db);
   int columns = sqlite3_column_count(c->stmt);
-  while (sqlite3_str_length(out) < c->limit) {
+  /* Stops at the first failure of the string (out of memory, too big): its length reads 0 from then on. */
+  while (sqlite3_str_errcode(out) == SQLITE_OK && sqlite3_str_length(out) < c->limit) {
     int rc = sqlite3_step(c->stmt);
     if (rc == SQLITE_DONE) { c->done = 1; break; }
     if (rc != SQLITE_ROW) {
