@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles native/sqlite-csv.c, the SQLite function that writes a CSV line in C, into
+// Compiles native/sqlite-csv.c, the SQLite table-valued function that writes export CSV in C, into
 // dist/native/sqlite-csv.<so|dylib> against the SQLite headers better-sqlite3 ships (the same SQLite
 // it loads into). Optional, like the bundle: without a C compiler (or on Windows) SQLite exports
 // build their lines in SQL instead, slower but the same bytes (src/capabilities/db/drivers/sqlite-worker.ts).

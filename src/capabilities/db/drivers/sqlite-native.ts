@@ -1,5 +1,5 @@
 /**
- * Where the compiled CSV-line function for SQLite lives (native/sqlite-csv.c, built by
+ * Where the compiled CSV writer for SQLite (the engine_csv_chunks table-valued function) lives (native/sqlite-csv.c, built by
  * scripts/build-native.mjs into dist/native/), from the sources, from dist/ and from the bundle.
  * Undefined when it was not built: exports then build their lines in SQL (same bytes, slower).
  */
