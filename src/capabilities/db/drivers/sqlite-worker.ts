@@ -13,12 +13,14 @@ let ro, rw;
 const cursors = new Map();
 let nextCursor = 1;
 
+function openReadOnly() {
+  const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
+  db.pragma('query_only = 1');
+  db.pragma('trusted_schema = 0');
+  return db;
+}
 function readOnlyHandle() {
-  if (!ro) {
-    ro = new Database(workerData.file, { readonly: true, fileMustExist: true });
-    ro.pragma('query_only = 1');
-    ro.pragma('trusted_schema = 0');
-  }
+  if (!ro) ro = openReadOnly();
   return ro;
 }
 // The engine's own compiled CSV writer (native/sqlite-csv.c), when it was built, on a read-only handle
@@ -31,13 +33,14 @@ function nativeCsvHandle() {
   if (csvHandle === undefined) {
     csvHandle = null;
     if (workerData.csvExtension) {
+      let db;
       try {
-        const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
-        db.pragma('query_only = 1');
-        db.pragma('trusted_schema = 0');
+        db = openReadOnly();
         db.loadExtension(workerData.csvExtension, 'sqlite3_enginecsv_init');
         csvHandle = db;
-      } catch {}
+      } catch {
+        if (db) db.close(); // the extension would not load: exports build their lines in SQL
+      }
     }
   }
   return csvHandle;
