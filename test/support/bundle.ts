@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './process.js';
 
@@ -18,8 +19,12 @@ export function bundleDir(name: string): string {
   return path.join(REPO_ROOT, '.bench-tmp', `test-${name}-${process.pid}`);
 }
 
-/** Bundles the CLI into `out` (main.js, engine.cjs); fails the test when the build does. */
+/**
+ * Bundles the CLI into `out` (main.js, engine.cjs); fails the test when the build does. The script
+ * exits 0 on a failed build (an install falls back to dist/), so the files are checked too.
+ */
 export function buildBundle(out: string): void {
   const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
   assert.equal(built.status, 0, built.stderr);
+  assert.ok(existsSync(path.join(out, 'main.js')) && existsSync(path.join(out, 'engine.cjs')), `no bundle was built: ${built.stderr}`);
 }
