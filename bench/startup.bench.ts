@@ -8,8 +8,9 @@
  *
  * Engine sides: `serve` from the bundle (supervisor + engine process, what `npm start` and
  * bin/engine.js run) and `serve --no-supervisor` (the engine in the first process, for service
- * managers), for what the supervisor's own Node boot costs. Node 20 has no code cache for a plain script, so the Fastify
- * baseline compiles from source in every case (it is ~20x less code than the engine).
+ * managers), for what the supervisor's own Node boot costs. Node 20 has no code cache for a plain
+ * script, so the Fastify baseline compiles from source in every case (it is ~20x less code than the
+ * engine).
  * Rounds alternate (order flipped every round); medians with spread. Builds go to .bench-tmp/.
  */
 import { spawn, spawnSync } from 'node:child_process';

@@ -57,41 +57,41 @@ try {
   // In a function so the source string and the cache buffer are garbage once compiled (the Script
   // keeps its own copy of the source for lazy compilation): ~3 MB less idle memory (bench/memory).
   function load() {
-  const source = fs.readFileSync(file, 'utf8');
-  // The cache lives in a cache folder the engine owns (an install folder may be read-only), keyed by
-  // this install's bundle and the Node version so two installs or an upgrade never share one.
-  const cacheDir = process.env.ENGINE_CACHE_DIR
-    || (process.platform === 'darwin' ? path.join(os.homedir(), 'Library', 'Caches', 'workbench-engine')
-      : process.platform === 'win32' ? path.join(process.env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local'), 'workbench-engine', 'Cache')
-      : path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'workbench-engine'));
-  const st = fs.statSync(file);
-  const key = createHash('sha256').update([file, st.size, st.mtimeMs, process.version, process.arch].join('\\0')).digest('hex').slice(0, 16);
-  const cacheFile = path.join(cacheDir, 'code', 'engine-' + key + '.cache');
-  let cachedData;
-  try { cachedData = fs.readFileSync(cacheFile); } catch {}
-  const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: file, cachedData });
-  const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, createRequire(file), mod, file, path.dirname(file));
-  if (!cachedData || script.cachedDataRejected) {
-    // Written once start-up code has run, so the cache holds the functions a start compiles too.
-    setTimeout(() => {
-      const tmp = cacheFile + '.' + process.pid + '.tmp';
-      try {
-        fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
-        fs.writeFileSync(tmp, script.createCachedData());
-        fs.renameSync(tmp, cacheFile);
-      } catch (err) {
-        try { fs.rmSync(tmp, { force: true }); } catch {}
-        // Said once (this runs once per process): starts still work, they compile from source.
-        process.stderr.write('engine: could not write the code cache ' + cacheFile + ' (' + (err && err.code || err) + '); starts compile the engine from source. Set ENGINE_CACHE_DIR to a writable folder.\\n');
-      }
-    }, 2000).unref();
+    const source = fs.readFileSync(file, 'utf8');
+    // The cache lives in a cache folder the engine owns (an install folder may be read-only), keyed by
+    // this install's bundle and the Node version so two installs or an upgrade never share one.
+    const cacheDir = process.env.ENGINE_CACHE_DIR
+      || (process.platform === 'darwin' ? path.join(os.homedir(), 'Library', 'Caches', 'workbench-engine')
+        : process.platform === 'win32' ? path.join(process.env.LOCALAPPDATA || path.join(os.homedir(), 'AppData', 'Local'), 'workbench-engine', 'Cache')
+        : path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'workbench-engine'));
+    const st = fs.statSync(file);
+    const key = createHash('sha256').update([file, st.size, st.mtimeMs, process.version, process.arch].join('\\0')).digest('hex').slice(0, 16);
+    const cacheFile = path.join(cacheDir, 'code', 'engine-' + key + '.cache');
+    let cachedData;
+    try { cachedData = fs.readFileSync(cacheFile); } catch {}
+    const script = new vm.Script('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: file, cachedData });
+    const mod = { exports: {} };
+    script.runInThisContext()(mod.exports, createRequire(file), mod, file, path.dirname(file));
+    if (!cachedData || script.cachedDataRejected) {
+      // Written once start-up code has run, so the cache holds the functions a start compiles too.
+      setTimeout(() => {
+        const tmp = cacheFile + '.' + process.pid + '.tmp';
+        try {
+          fs.mkdirSync(path.dirname(cacheFile), { recursive: true, mode: 0o700 });
+          fs.writeFileSync(tmp, script.createCachedData());
+          fs.renameSync(tmp, cacheFile);
+        } catch (err) {
+          try { fs.rmSync(tmp, { force: true }); } catch {}
+          // Said once (this runs once per process): starts still work, they compile from source.
+          process.stderr.write('engine: could not write the code cache ' + cacheFile + ' (' + (err && err.code || err) + '); starts compile the engine from source. Set ENGINE_CACHE_DIR to a writable folder.\\n');
+        }
+      }, 2000).unref();
+    }
+    return mod.exports;
   }
-  return mod.exports;
-  }
-  const mod = { exports: load() };
-  export const startEngine = mod.exports.startEngine;
-  export const defaultHome = mod.exports.defaultHome;
+  const engine = load();
+  export const startEngine = engine.startEngine;
+  export const defaultHome = engine.defaultHome;
   `,
       }));
     },

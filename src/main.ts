@@ -43,6 +43,15 @@ interface ReadyMessage {
 }
 
 /**
+ * Writes `<home>/engine.pid` for `engine status` and `engine stop`, naming this process (the
+ * supervisor, or the engine without one) as the one to stop; a failed write is said, not fatal.
+ */
+function recordPid(home: string, engine: Omit<ReadyMessage, 'type'>, startedAt: number): Promise<void> {
+  const record = { pid: process.pid, enginePid: engine.pid, url: engine.url, bind: engine.bind, port: engine.port, version: engineVersion(), startedAt };
+  return writePidFile(home, record).catch((err) => void say(`engine: could not write ${home}/engine.pid: ${describeError(err)}`));
+}
+
+/**
  * The engine process itself: forked by the supervisor (which passes every setting as a variable), or
  * `serve --no-supervisor`, where this process is all there is and keeps the pid file itself.
  */
@@ -104,8 +113,7 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
   const ready: ReadyMessage = { type: 'ready', url: running.url, bind: running.bind, port: running.port, pid: process.pid };
   process.send?.(ready);
   if (alone) {
-    const record = { pid: process.pid, enginePid: process.pid, url: running.url, bind: running.bind, port: running.port, version: engineVersion(), startedAt };
-    await writePidFile(home, record).catch((err) => say(`engine: could not write ${home}/engine.pid: ${describeError(err)}`));
+    await recordPid(home, ready, startedAt);
     process.on('SIGHUP', () => void stop(0));
   }
 }
@@ -130,8 +138,7 @@ function supervise(start: StartSettings): void {
         removePidFile(home, process.pid);
         home = m.home;
       } else if (m?.type === 'ready' && m.url && m.pid) {
-        const record = { pid: process.pid, enginePid: m.pid, url: m.url, bind: m.bind ?? start.bind, port: m.port ?? start.port, version: engineVersion(), startedAt };
-        void writePidFile(home, record).catch((err) => say(`engine: could not write ${home}/engine.pid: ${describeError(err)}`));
+        void recordPid(home, { pid: m.pid, url: m.url, bind: m.bind ?? start.bind, port: m.port ?? start.port }, startedAt);
       }
     });
     child.on('exit', (code, signal) => {

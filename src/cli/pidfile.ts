@@ -1,7 +1,8 @@
 /**
- * `<home>/engine.pid`: what `engine status` and `engine stop` read. The supervisor writes it
- * atomically once the engine listens and removes it on a clean stop; a file whose pid is gone is
- * stale (a kill -9 or a power cut) and is reported and removed.
+ * `<home>/engine.pid`: what `engine status` and `engine stop` read. The supervisor (or the engine
+ * itself under `serve --no-supervisor`) writes it atomically once the engine listens and removes it
+ * on a clean stop; a file whose pid is gone is stale (a kill -9 or a power cut) and is reported and
+ * removed.
  */
 import { promises as fs, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { writeFileAtomic } from '../kernel/home.js';
 export const PID_FILE = 'engine.pid';
 
 export interface PidRecord {
-  /** The supervisor: the process to stop. */
+  /** The process to stop: the supervisor, or the engine itself under `serve --no-supervisor` (then equal to enginePid). */
   pid: number;
   enginePid: number;
   url: string;

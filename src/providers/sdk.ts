@@ -17,22 +17,21 @@ const requireCompatible = lazyRequire<typeof import('@ai-sdk/openai-compatible')
 const requireOpenAI = lazyRequire<typeof import('@ai-sdk/openai')>('@ai-sdk/openai');
 const requireAnthropic = lazyRequire<typeof import('@ai-sdk/anthropic')>('@ai-sdk/anthropic');
 
-let ai: Promise<Ai> | undefined;
+/** Set by the first load, for isApiCallError (which must not load the SDK itself). */
 let loadedAi: Ai | undefined;
-let vendors: Promise<Vendors> | undefined;
 
+// Promises (the packages load synchronously, each once, through lazyRequire): a package that fails
+// to load is a rejection, which every caller and warmSdk already handle.
 export function loadAi(): Promise<Ai> {
-  return (ai ??= Promise.resolve().then(() => (loadedAi = requireAi())));
+  return Promise.resolve().then(() => (loadedAi = requireAi()));
 }
 
 export function loadVendors(): Promise<Vendors> {
-  return (vendors ??= Promise.resolve().then(() => [requireCompatible(), requireOpenAI(), requireAnthropic()] as const).then(
-    ([compatible, openai, anthropic]) => ({
-      createOpenAICompatible: compatible.createOpenAICompatible,
-      createOpenAI: openai.createOpenAI,
-      createAnthropic: anthropic.createAnthropic,
-    }),
-  ));
+  return Promise.resolve().then(() => ({
+    createOpenAICompatible: requireCompatible().createOpenAICompatible,
+    createOpenAI: requireOpenAI().createOpenAI,
+    createAnthropic: requireAnthropic().createAnthropic,
+  }));
 }
 
 /** Loads everything a model call needs; the engine calls it after it starts listening. */

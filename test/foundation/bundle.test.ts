@@ -3,28 +3,19 @@
  * This checks the bundle serves the same engine as the sources: same tools, a working socket.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { collectEvents } from '../support/events.js';
 import { startTestEngine, tempDir } from '../support/engine.js';
-import { REPO_ROOT, SERVING, spawnNode } from '../support/process.js';
+import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
+import { SERVING, spawnNode } from '../support/process.js';
 
-let hasEsbuild = true;
-try {
-  await import('esbuild');
-} catch {
-  hasEsbuild = false;
-}
-
-test('the bundled CLI serves the same engine as the sources', { skip: hasEsbuild ? false : 'esbuild is not installed' }, async () => {
-  // Inside the repository, so the bundle resolves the external packages from node_modules.
-  const out = path.join(REPO_ROOT, '.bench-tmp', `test-bundle-${process.pid}`);
+test('the bundled CLI serves the same engine as the sources', { skip: NO_ESBUILD }, async () => {
+  const out = bundleDir('bundle');
   const home = await tempDir();
   const ref = await startTestEngine();
-  const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
-  assert.equal(built.status, 0, built.stderr);
+  buildBundle(out);
   // Plain node (the spawn helper adds tsx, which the bundle does not need but tolerates).
   const serve = spawnNode([path.join(out, 'main.js'), 'serve'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file', ENGINE_CACHE_DIR: path.join(home, 'code-cache') });
   try {

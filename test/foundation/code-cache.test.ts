@@ -3,19 +3,12 @@
  * next to the install, and a cache folder that cannot be written is said once and costs nothing else.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../support/engine.js';
-import { REPO_ROOT, SERVING, spawnNode } from '../support/process.js';
-
-let hasEsbuild = true;
-try {
-  await import('esbuild');
-} catch {
-  hasEsbuild = false;
-}
+import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
+import { SERVING, spawnNode } from '../support/process.js';
 
 const until = async (what: string, check: () => Promise<boolean>) => {
   for (let i = 0; i < 600; i++) {
@@ -25,12 +18,11 @@ const until = async (what: string, check: () => Promise<boolean>) => {
   throw new Error(`gave up waiting for ${what}`);
 };
 
-test('the code cache is written to the cache folder, not the install folder; a failed write is logged once', { skip: hasEsbuild ? false : 'esbuild is not installed' }, async () => {
-  const out = path.join(REPO_ROOT, '.bench-tmp', `test-cache-${process.pid}`);
+test('the code cache is written to the cache folder, not the install folder; a failed write is logged once', { skip: NO_ESBUILD }, async () => {
+  const out = bundleDir('cache');
   const home = await tempDir();
   const cache = await tempDir();
-  const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
-  assert.equal(built.status, 0, built.stderr);
+  buildBundle(out);
   const env = { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: 'file' };
   const first = spawnNode([path.join(out, 'main.js'), 'serve'], { ...env, ENGINE_CACHE_DIR: cache });
   try {

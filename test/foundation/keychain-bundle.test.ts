@@ -5,29 +5,22 @@
  * the machine; whether the probe loads the addon does not: /proc/<pid>/maps shows it.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { tempDir } from '../support/engine.js';
-import { REPO_ROOT, SERVING, spawnNode, type Spawned } from '../support/process.js';
+import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
+import { SERVING, spawnNode, type Spawned } from '../support/process.js';
 
-let hasEsbuild = true;
-try {
-  await import('esbuild');
-} catch {
-  hasEsbuild = false;
-}
-const skip = !hasEsbuild ? 'esbuild is not installed' : process.platform !== 'linux' ? 'reads /proc/<pid>/maps (Linux)' : false;
+const skip = NO_ESBUILD || (process.platform !== 'linux' ? 'reads /proc/<pid>/maps (Linux)' : false);
 
 const procs: Spawned[] = [];
 after(() => procs.forEach((p) => p.kill('SIGKILL')));
 
 test('the bundled engine loads the keychain addon to probe it, and not on a home that uses the file', { skip }, async () => {
-  const out = path.join(REPO_ROOT, '.bench-tmp', `test-keychain-${process.pid}`);
+  const out = bundleDir('keychain');
   try {
-    const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
-    assert.equal(built.status, 0, built.stderr);
+    buildBundle(out);
     const addonLoaded = async (secrets: string | undefined) => {
       const home = await tempDir();
       const serve = spawnNode([path.join(out, 'main.js'), 'serve', '--no-supervisor'], { ENGINE_PORT: '0', ENGINE_GATEWAY_PORT: '0', ENGINE_HOME: home, ENGINE_SECRETS: secrets, ENGINE_CACHE_DIR: path.join(home, 'cache') });

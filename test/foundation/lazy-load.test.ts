@@ -9,14 +9,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../support/engine.js';
-import { REPO_ROOT } from '../support/process.js';
-
-let hasEsbuild = true;
-try {
-  await import('esbuild');
-} catch {
-  hasEsbuild = false;
-}
+import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
 
 const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text)\//;
 
@@ -40,12 +33,11 @@ const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 })();
 `;
 
-test('a start loads none of the heavy lazy packages; the model SDK loads once a provider is configured', { skip: hasEsbuild ? false : 'esbuild is not installed' }, async () => {
-  const out = path.join(REPO_ROOT, '.bench-tmp', `test-lazy-${process.pid}`);
+test('a start loads none of the heavy lazy packages; the model SDK loads once a provider is configured', { skip: NO_ESBUILD }, async () => {
+  const out = bundleDir('lazy');
   const home = await tempDir();
   try {
-    const built = spawnSync(process.execPath, ['scripts/bundle.mjs', out], { cwd: REPO_ROOT, encoding: 'utf8' });
-    assert.equal(built.status, 0, built.stderr);
+    buildBundle(out);
     const source = await readFile(path.join(out, 'engine.cjs'), 'utf8');
     assert.doesNotMatch(source, new RegExp('^\\s*// .*' + LAZY.source, 'm'), 'no lazy package is bundled into engine.cjs');
     await writeFile(path.join(out, 'probe.cjs'), probe);

@@ -4,13 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
-import { connected, stdio, waitForMcp } from './support.js';
+import { callTool, connected, stdio, waitForMcp } from './support.js';
 
 const GROWING = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'growing-server.mjs');
 
-async function call(t: TestEngine, name: string) {
-  return t.engine.tools.call({ callId: `c-${Math.random()}`, name, args: {} }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
-}
 const registered = async (t: TestEngine) => ((await t.api('GET', '/api/tools')).body as any[]).map((x) => x.name);
 
 describe('mcp tools/list_changed', () => {
@@ -27,17 +24,17 @@ describe('mcp tools/list_changed', () => {
     assert.deepEqual([...first.status.growing.tools].sort(), ['growing_grow', 'growing_prune']);
     assert.ok(!(await registered(t)).includes('growing_grown'));
 
-    assert.equal((await call(t, 'growing_grow')).text, 'grew');
+    assert.equal((await callTool(t, 'growing_grow')).text, 'grew');
     await waitForMcp(t, (v) => v.status?.growing?.tools.includes('growing_grown'), 'the announced tool');
     assert.ok((await registered(t)).includes('growing_grown'), 'the registry holds the new tool');
-    const out = await call(t, 'growing_grown');
+    const out = await callTool(t, 'growing_grown');
     assert.equal(out.isError, false, out.text);
     assert.equal(out.text, 'grown here');
 
-    assert.equal((await call(t, 'growing_prune')).text, 'pruned');
+    assert.equal((await callTool(t, 'growing_prune')).text, 'pruned');
     await waitForMcp(t, (v) => v.status?.growing && !v.status.growing.tools.includes('growing_grown'), 'the withdrawn tool gone');
     assert.ok(!(await registered(t)).includes('growing_grown'), 'the registry dropped it');
-    const gone = await call(t, 'growing_grown');
+    const gone = await callTool(t, 'growing_grown');
     assert.equal(gone.isError, true);
   });
 });

@@ -4,11 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
-import { connected, EVERYTHING, FILESYSTEM, serverPids, stdio, waitForMcp } from './support.js';
-
-async function call(t: TestEngine, name: string, args: Record<string, unknown>) {
-  return t.engine.tools.call({ callId: `c-${Math.random()}`, name, args }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
-}
+import { callTool, connected, EVERYTHING, FILESYSTEM, serverPids, stdio, waitForMcp } from './support.js';
 
 describe('mcp pool (stdio reference servers)', () => {
   let t: TestEngine;
@@ -37,18 +33,18 @@ describe('mcp pool (stdio reference servers)', () => {
   });
 
   it('calls a tool through the registry and gets its text back', async () => {
-    const out = await call(t, 'everything_echo', { message: 'hello pool' });
+    const out = await callTool(t, 'everything_echo', { message: 'hello pool' });
     assert.equal(out.isError, false, out.text);
     assert.match(out.text, /hello pool/);
   });
 
   it('clips a 100 KB text result at 20 000 characters with a note, and passes errors whole', async () => {
     await writeFile(path.join(t.home, 'workspace', 'big.txt'), 'y'.repeat(100_000));
-    const big = await call(t, 'files_read_text_file', { path: path.join(t.home, 'workspace', 'big.txt') });
+    const big = await callTool(t, 'files_read_text_file', { path: path.join(t.home, 'workspace', 'big.txt') });
     assert.equal(big.isError, false, big.text.slice(0, 300));
     assert.ok(big.text.length < 21_000, `clipped (${big.text.length})`);
     assert.match(big.text, /clipped: the tool returned 100000 characters; the first 20000 are shown/);
-    const missing = await call(t, 'files_read_text_file', { path: path.join(t.home, 'workspace', 'no-such-file.txt') });
+    const missing = await callTool(t, 'files_read_text_file', { path: path.join(t.home, 'workspace', 'no-such-file.txt') });
     assert.equal(missing.isError, true);
     assert.match(missing.text, /no-such-file|ENOENT|not found/i);
   });
@@ -56,7 +52,7 @@ describe('mcp pool (stdio reference servers)', () => {
   it('a server killed mid-call fails the call with a sentence and comes back with its tools', async () => {
     const [pid] = serverPids(EVERYTHING);
     assert.ok(pid, 'the everything server runs as a child of the engine');
-    const pending = call(t, 'everything_trigger-long-running-operation', { duration: 30, steps: 30 });
+    const pending = callTool(t, 'everything_trigger-long-running-operation', { duration: 30, steps: 30 });
     await new Promise((r) => setTimeout(r, 300));
     process.kill(pid, 'SIGKILL');
     const out = await pending;
@@ -64,7 +60,7 @@ describe('mcp pool (stdio reference servers)', () => {
     assert.match(out.text, /everything/);
     const view = await waitForMcp(t, (v) => connected('everything')(v) && v.status.everything.restarts >= 1, 'the restart');
     assert.ok(view.status.everything.tools.includes('everything_echo'));
-    const again = await call(t, 'everything_echo', { message: 'back' });
+    const again = await callTool(t, 'everything_echo', { message: 'back' });
     assert.match(again.text, /back/);
   });
 
@@ -90,7 +86,7 @@ describe('mcp pool (stdio reference servers)', () => {
     assert.ok(mounted.status < 300, JSON.stringify(mounted.body));
     await waitForMcp(t, (v) => connected('files')(v) && serverPids(FILESYSTEM).every((p) => !filesBefore.includes(p)), 'files restarted');
     assert.deepEqual(serverPids(EVERYTHING), everythingBefore, 'a server without ${mounts} keeps its session');
-    const read = await call(t, 'files_read_text_file', { path: path.join(await realpathOf(docs), 'note.txt') });
+    const read = await callTool(t, 'files_read_text_file', { path: path.join(await realpathOf(docs), 'note.txt') });
     assert.equal(read.isError, false, read.text);
     assert.match(read.text, /mounted note/);
   });

@@ -8,11 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 import { collectEvents } from '../support/events.js';
 import { startOAuthMcpServer, type OAuthMcpServer } from '../support/mcp-oauth-server.js';
-import { connected, EVERYTHING, stdio, waitForMcp } from './support.js';
-
-async function call(t: TestEngine, name: string, args: Record<string, unknown>) {
-  return t.engine.tools.call({ callId: `c-${Math.random()}`, name, args }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
-}
+import { callTool, connected, EVERYTHING, stdio, waitForMcp } from './support.js';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -54,7 +50,7 @@ describe('mcp: remote servers and secrets', () => {
     const file = await readFile(path.join(t.home, 'mcp.json'), 'utf8');
     assert.doesNotMatch(file, /tok-remote-98765/);
     assert.ok((await t.api('GET', '/api/secrets')).body.names.includes('mcp.remote.token'));
-    const out = await call(t, 'remote_echo', { message: 'over http' });
+    const out = await callTool(t, 'remote_echo', { message: 'over http' });
     assert.match(out.text, /over http/);
 
     const cleared = await t.api('PUT', '/api/mcp', { servers: { remote: { ...view.servers.remote, clearToken: true } } });
@@ -123,7 +119,7 @@ describe('mcp: OAuth 2.1 against a loopback authorization server', () => {
 
     const view = await waitForMcp(t, connected('secure'), 'connected after authorization');
     assert.deepEqual(view.authUrls, {});
-    const first = await call(t, 'secure_whoami', {});
+    const first = await callTool(t, 'secure_whoami', {});
     assert.match(first.text, /authorized as /);
     const names = (await t.api('GET', '/api/secrets')).body.names as string[];
     assert.ok(names.includes('mcp.secure.oauth.tokens') && names.includes('mcp.secure.oauth.client'));
@@ -131,7 +127,7 @@ describe('mcp: OAuth 2.1 against a loopback authorization server', () => {
 
     // The access token expires: the next call refreshes it without a person.
     auth.expireAccessTokens();
-    const second = await call(t, 'secure_whoami', {});
+    const second = await callTool(t, 'secure_whoami', {});
     assert.equal(second.isError, false, second.text);
     assert.ok(auth.stats.refreshes >= 1, 'the token was refreshed');
 

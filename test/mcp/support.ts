@@ -1,4 +1,4 @@
-/** The reference MCP servers from npm, and helpers to wait on the pool and find a server's process. */
+/** The reference MCP servers from npm, and helpers to wait on the pool, call a tool and find a server's process. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -26,6 +26,11 @@ export async function waitForMcp(t: TestEngine, test: (view: any) => boolean, wh
 }
 
 export const connected = (name: string) => (v: any) => v.status?.[name]?.state === 'connected' && v.status[name].tools.length > 0;
+
+/** Calls a registered tool as an unattended run would, without events. */
+export function callTool(t: TestEngine, name: string, args: Record<string, unknown> = {}) {
+  return t.engine.tools.call({ callId: `c-${Math.random()}`, name, args }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
+}
 
 /** Pids of this process's descendants whose command line contains `needle`. */
 export function serverPids(needle: string): number[] {

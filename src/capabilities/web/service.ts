@@ -36,7 +36,7 @@ export function createWebService(deps: WebDeps = {}) {
     if (offset > 0 && hit && Date.now() - hit.at < LIMITS.webFetchCacheMs) return { page: hit.page, cached: true };
     const fetched = await floorGet(url, { floor, signal, timeoutMs });
     const kind = classify(fetched.contentType, fetched.body);
-    const text = kind === 'binary' ? '' : kind === 'html' ? await htmlToText(decode(fetched.body, fetched.contentType)) : decode(fetched.body, fetched.contentType);
+    const text = kind === 'binary' ? '' : kind === 'html' ? htmlToText(decode(fetched.body, fetched.contentType)) : decode(fetched.body, fetched.contentType);
     // Credentials in a URL (user:pass@) never reach an event or a result.
     const page: Page = { url: withoutCredentials(fetched.url), status: fetched.status, contentType: fetched.contentType, truncated: fetched.truncated, binary: kind === 'binary', text };
     if (!page.binary) {
@@ -129,11 +129,14 @@ function decode(body: Buffer, contentType: string): string {
   }
 }
 
-/** html-to-text loads on the first fetch of a page: it is not needed to start the engine. */
+/**
+ * html-to-text loads, and compiles these options once (what its convert() redoes on every call), on
+ * the first fetch of a page: it is not needed to start the engine.
+ */
 const requireHtmlToText = lazyRequire<typeof import('html-to-text')>('html-to-text');
-async function htmlToText(html: string): Promise<string> {
-  const { convert } = requireHtmlToText();
-  const text = convert(html, {
+let toText: ((html: string) => string) | undefined;
+function htmlToText(html: string): string {
+  toText ??= requireHtmlToText().compile({
     wordwrap: false,
     selectors: [
       { selector: 'a', options: { hideLinkHrefIfSameAsText: true, ignoreHref: false, noAnchorUrl: true } },
@@ -154,5 +157,5 @@ async function htmlToText(html: string): Promise<string> {
       { selector: 'table', format: 'dataTable' },
     ],
   });
-  return text.replace(/\n{3,}/g, '\n\n').trim();
+  return toText(html).replace(/\n{3,}/g, '\n\n').trim();
 }
