@@ -317,12 +317,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     memoryTool(memory),
     engineActivityTool(reports),
   );
+  // Git as the engine runs it on a person's behalf (vault commits, board links): never walking up into the home.
+  const gitAt = (args: string[], cwd: string) => runGit(args, { cwd, ceilings: [home.root] });
   // vaults (issue 17): mounted through the files capability, kept in step by its file events.
   const vaults = await createVaultsService({
     home,
     emit,
     log,
-    git: (args, cwd) => runGit(args, { cwd, ceilings: [home.root] }),
+    git: gitAt,
     subscribe: (listener) => bus.subscribe((e) => listener(e)),
     files: {
       mounts: () => files.mounts(),
@@ -358,7 +360,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       runs: () => runs.all(),
       chatDir: () => home.path(HOME_LAYOUT.chat),
       roots: () => fence.roots(),
-      git: (args, cwd) => runGit(args, { cwd, ceilings: [home.root] }),
+      git: gitAt,
     },
   });
   closers.push(() => work.store.flush());

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { collectEvents } from '../support/events.js';
 import { freePort } from '../support/databases.js';
 import { startTestEngine } from '../support/engine.js';

@@ -4,8 +4,8 @@
  * row cap), writable governing people, history, table-data, update-cell, export.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { engineAndCases, USERS, victimRows, type EngineCase } from './helpers.js';
+import { before, describe, it } from 'node:test';
+import { engineAndCases, USERS, victimRows } from './helpers.js';
 
 const env = engineAndCases();
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { EngineEvent } from '../../src/kernel/bus.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
-import { engineAndCases, victimRows, type EngineCase } from './helpers.js';
+import { engineAndCases, victimRows } from './helpers.js';
 
 const env = engineAndCases();
 let seq = 0;

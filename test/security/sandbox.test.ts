@@ -55,7 +55,7 @@ test('writes outside the workspace fail; the workspace itself is writable', asyn
   await mkdir(path.join(victim, 'sub'), { recursive: true });
   await writeFile(path.join(victim, 'keep.txt'), 'keep');
   await writeFile(path.join(victim, 'sub', 'doomed.txt'), 'still here');
-  const out = await sh(`echo pwned > ${victim}/keep.txt; rm -f ${victim}/sub/doomed.txt; touch ${victim}/new; echo inside > made-here.txt`);
+  await sh(`echo pwned > ${victim}/keep.txt; rm -f ${victim}/sub/doomed.txt; touch ${victim}/new; echo inside > made-here.txt`);
   assert.equal(await readFile(path.join(victim, 'keep.txt'), 'utf8'), 'keep');
   assert.equal(await readFile(path.join(victim, 'sub', 'doomed.txt'), 'utf8'), 'still here');
   assert.ok(!existsSync(path.join(victim, 'new')));
