@@ -1,8 +1,11 @@
 /** The /events socket: unlogged kinds, and a client that stops reading is dropped without stalling others. */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { eventsSocket } from '../../src/http/sockets/events.js';
+import { Bus } from '../../src/kernel/bus.js';
 import { collectEvents } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 
@@ -79,12 +82,25 @@ test('a burst emitted in one tick (corked per client) reaches every client whole
 });
 
 test('a burst larger than the lag bound, emitted in one tick, does not drop a client that keeps up', async () => {
-  const client = await collectEvents(t.url);
-  const pad = 'b'.repeat(100_000);
-  const total = 120; // ~12 MB corked at once: past the 8 MB bound only because it waits on purpose
-  for (let i = 0; i < total; i++) t.engine.bus.emit('test.big-burst', { i, pad });
-  const last = await client.waitFor((e) => e.kind === 'test.big-burst' && e.i === total - 1, 60_000);
-  assert.ok(last);
-  assert.equal(client.events.filter((e) => e.kind === 'test.big-burst').length, total);
-  client.close();
+  // The socket handler on a bus of its own: nothing else emits, so the only bytes queued are the
+  // burst's. (In a whole engine a start-up event arriving while the client is still 8 MB behind
+  // would drop it, as the bound says; that is not what this test is about.)
+  const bus = new Bus();
+  const events = eventsSocket(bus);
+  const server = http.createServer();
+  server.on('upgrade', (req, socket, head) => events.handle(req, socket, head));
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const client = await collectEvents(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  try {
+    const pad = 'b'.repeat(100_000);
+    const total = 120; // ~12 MB corked at once: past the 8 MB bound only because it waits on purpose
+    for (let i = 0; i < total; i++) bus.emit('test.big-burst', { i, pad });
+    await client.waitFor((e) => e.kind === 'test.big-burst' && e.i === total - 1, 60_000);
+    assert.equal(client.events.filter((e) => e.kind === 'test.big-burst').length, total);
+    assert.equal(events.clients(), 1, 'still connected');
+  } finally {
+    client.close();
+    events.close();
+    server.close();
+  }
 });
