@@ -292,7 +292,7 @@ export class RunLedger {
     this.index.append(this.bus.redactor.value({ ...run.record }));
     // A run with a shared log is one of many short ones (a gateway completion): its end lines join the
     // next batch (LIMITS.runLogFlushMs) instead of costing two writes of their own; reads flush first.
-    if (run.record.log) return;
+    if (sharedLogOf(run.record)) return;
     await Promise.all([run.log.close(), this.index.flush()]);
   }
 
@@ -322,10 +322,12 @@ export class RunLedger {
   /** The full event log of a run. */
   async events(runId: string): Promise<EngineEvent[]> {
     if (!isRunId(runId) || !this.records.has(runId)) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
-    await this.liveRuns.get(runId)?.log.flush();
     const record = this.records.get(runId)!;
     const shared = sharedLogOf(record);
-    if (!shared) return readJsonl<EngineEvent>(this.logFile(runId));
+    if (!shared) {
+      await this.liveRuns.get(runId)?.log.flush();
+      return readJsonl<EngineEvent>(this.logFile(runId));
+    }
     await this.shared.get(shared)?.flush();
     return (await readJsonl<EngineEvent>(this.logOf(record))).filter((e) => e?.runId === runId);
   }
@@ -346,14 +348,14 @@ export class RunLedger {
   /** Flushes every log and closes the index (engine shutdown). Runs still live stay `running` on disk and are marked interrupted by the next engine. */
   async close(): Promise<void> {
     this.unsubscribe?.();
-    await Promise.all([...this.liveRuns.values()].filter((r) => !r.record.log).map((r) => r.log.close()));
+    await Promise.all([...this.liveRuns.values()].filter((r) => !sharedLogOf(r.record)).map((r) => r.log.close()));
     await Promise.all([...this.shared.values()].map((log) => log.close()));
     await this.index?.close();
   }
 
   /** Last-chance synchronous flush on process exit. */
   flushSync(): void {
-    for (const run of this.liveRuns.values()) run.log.flushSync();
+    for (const run of this.liveRuns.values()) if (!sharedLogOf(run.record)) run.log.flushSync();
     for (const log of this.shared.values()) log.flushSync();
     this.index?.flushSync();
   }
