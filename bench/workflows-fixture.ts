@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEngine, type Engine } from '../src/engine.js';
 
-export const RUN_END = /^run\.(completed|failed|stopped)$/;
+const RUN_END = /^run\.(completed|failed|stopped)$/;
 export const tmp = () => mkdtemp(path.join(os.tmpdir(), 'wf-bench-'));
 
 export async function engineAt(home: string): Promise<Engine> {

@@ -69,6 +69,9 @@ export interface StartRun extends RunLabels {
 
 const SHARED_LOG = /^[a-z][a-z0-9-]{0,39}$/;
 
+/** The shared log a record names, when the name is a valid one (an index line is input, never a path). */
+const sharedLogOf = (record: RunRecord): string | undefined => (record.log && SHARED_LOG.test(record.log) ? record.log : undefined);
+
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cached: 0, reasoning: 0 });
 
 const RUN_ID = /^run-\d+-\d+$/;
@@ -171,7 +174,8 @@ export class RunLedger {
 
   /** Where a run's events are: its own file, or the shared log it was started with. */
   private logOf(record: RunRecord): string {
-    return record.log && SHARED_LOG.test(record.log) ? path.join(this.dir, `${record.log}.jsonl`) : this.logFile(record.runId);
+    const shared = sharedLogOf(record);
+    return shared ? path.join(this.dir, `${shared}.jsonl`) : this.logFile(record.runId);
   }
 
   private segment(name: string): JsonlAppender {
@@ -210,11 +214,13 @@ export class RunLedger {
     const orphans = [...this.records.values()].filter((r) => r.status === 'running');
     if (lines.length > this.records.size * 2 + 100) await this.compact();
     this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
-    const sharedNames = new Set([...this.records.values()].flatMap((r) => (r.log && SHARED_LOG.test(r.log) ? [r.log] : [])));
+    const sharedNames = new Set([...this.records.values()].flatMap((r) => sharedLogOf(r) ?? []));
     for (const name of sharedNames) await repairTail(path.join(this.dir, `${name}.jsonl`));
     for (const record of orphans) {
-      if (record.log && !SHARED_LOG.test(record.log)) delete record.log;
-      if (!record.log) await repairTail(this.logFile(record.runId));
+      if (!sharedLogOf(record)) {
+        delete record.log;
+        await repairTail(this.logFile(record.runId));
+      }
       record.status = 'interrupted';
       this.index.append(this.bus.redactor.value(record));
       const log = new JsonlAppender(this.logOf(record), 0);
@@ -271,7 +277,8 @@ export class RunLedger {
     record.status = 'running';
     delete record.endedAt;
     delete record.error;
-    const run = new LiveRun(record, this, record.log && SHARED_LOG.test(record.log) ? this.segment(record.log) : this.logFile(runId));
+    const shared = sharedLogOf(record);
+    const run = new LiveRun(record, this, shared ? this.segment(shared) : this.logFile(runId));
     this.liveRuns.set(runId, run);
     this.index.append(this.bus.redactor.value({ ...record }));
     const { runId: _id, status: _s, startedAt: _t, usage: _u, models: _m, log: _l, ...labels } = record;
@@ -285,7 +292,7 @@ export class RunLedger {
     this.index.append(this.bus.redactor.value({ ...run.record }));
     // A run with a shared log is one of many short ones (a gateway completion): its end lines join the
     // next batch (LIMITS.runLogFlushMs) instead of costing two writes of their own; reads flush first.
-    if (run.record.log) return;
+    if (sharedLogOf(run.record)) return;
     await Promise.all([run.log.close(), this.index.flush()]);
   }
 
@@ -315,10 +322,13 @@ export class RunLedger {
   /** The full event log of a run. */
   async events(runId: string): Promise<EngineEvent[]> {
     if (!isRunId(runId) || !this.records.has(runId)) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
-    await this.liveRuns.get(runId)?.log.flush();
     const record = this.records.get(runId)!;
-    if (!record.log || !SHARED_LOG.test(record.log)) return readJsonl<EngineEvent>(this.logFile(runId));
-    await this.shared.get(record.log)?.flush();
+    const shared = sharedLogOf(record);
+    if (!shared) {
+      await this.liveRuns.get(runId)?.log.flush();
+      return readJsonl<EngineEvent>(this.logFile(runId));
+    }
+    await this.shared.get(shared)?.flush();
     return (await readJsonl<EngineEvent>(this.logOf(record))).filter((e) => e?.runId === runId);
   }
 
@@ -338,14 +348,14 @@ export class RunLedger {
   /** Flushes every log and closes the index (engine shutdown). Runs still live stay `running` on disk and are marked interrupted by the next engine. */
   async close(): Promise<void> {
     this.unsubscribe?.();
-    await Promise.all([...this.liveRuns.values()].filter((r) => !r.record.log).map((r) => r.log.close()));
+    await Promise.all([...this.liveRuns.values()].filter((r) => !sharedLogOf(r.record)).map((r) => r.log.close()));
     await Promise.all([...this.shared.values()].map((log) => log.close()));
     await this.index?.close();
   }
 
   /** Last-chance synchronous flush on process exit. */
   flushSync(): void {
-    for (const run of this.liveRuns.values()) run.log.flushSync();
+    for (const run of this.liveRuns.values()) if (!sharedLogOf(run.record)) run.log.flushSync();
     for (const log of this.shared.values()) log.flushSync();
     this.index?.flushSync();
   }

@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { addressRefusal, createUrlFloor, hostRefusal, type ResolveAll } from '../../src/capabilities/web/floor.js';
+import { floorRequest, schemeOnly } from '../../src/capabilities/web/floor-request.js';
 import { floorGet } from '../../src/capabilities/web/http-get.js';
 
 // A fake DNS: public names resolve to a public address, the rest as the test says. No network.
@@ -179,4 +180,14 @@ test('redirects are followed at most five times', async () => {
 test('the real engine floor refuses the loopback server itself', async () => {
   const { urlFloor } = await import('../../src/capabilities/web/floor.js');
   await assert.rejects(floorGet(`http://127.0.0.1:${port}/plain`, { floor: urlFloor }), /loopback/);
+});
+
+test('floorRequest: a POST gets its 3xx as the answer, a long body is cut or fails as asked, schemeOnly takes http(s) only', async () => {
+  const post = await floorRequest(`http://127.0.0.1:${port}/to-loopback`, { floor: schemeOnly, method: 'POST', body: 'x' });
+  assert.equal(post.status, 302, 'a body is never replayed to another URL');
+  assert.equal(post.headers.location, `http://127.0.0.1:${port}/secret`);
+  const cut = await floorRequest(`http://127.0.0.1:${port}/plain`, { floor: schemeOnly, maxBytes: 3 });
+  assert.deepEqual([cut.body.toString(), cut.truncated], ['ins', true]);
+  await assert.rejects(floorRequest(`http://127.0.0.1:${port}/plain`, { floor: schemeOnly, maxBytes: 3, overflow: 'fail' }), (e: any) => e.status === 502 && /answered more than 3 bytes/.test(e.message));
+  await assert.rejects(floorRequest('file:///etc/passwd', { floor: schemeOnly }), (e: any) => e.status === 400 && /not a valid http\(s\) URL/.test(e.message));
 });

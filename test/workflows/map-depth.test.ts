@@ -12,8 +12,6 @@ after(async () => {
   await h.close();
 });
 
-const RUN_END = /^run\.(completed|failed|stopped)$/;
-
 test('map with continueOnError: failing items put {error} in their place, the others complete, the run completes; without it the same map fails the run', async () => {
   // An `add` key refuses anything but a number: items "x" and {} fail (the second after its retry), 1 and 3 add up.
   const doc = (id: string, continueOnError: boolean) =>
@@ -164,7 +162,7 @@ test('subworkflows nest at most LIMITS.workflowChildDepth deep: a chain at the l
   const family = new Set([loopId]);
   for (const e of h.events.events) if (e.kind === 'run.started' && e.parentRunId && family.has(String(e.parentRunId))) family.add(e.runId!);
   assert.equal(family.size, depth + 1);
-  for (const id of family) assert.equal((await h.events.waitFor((e) => e.runId === id && RUN_END.test(e.kind))).kind, 'run.failed', id);
+  for (const id of family) assert.equal((await h.end(id)).kind, 'run.failed', id);
   assert.deepEqual(
     h.t.engine.runs.live().filter((r) => family.has(r.id)),
     [],

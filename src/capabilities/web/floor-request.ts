@@ -2,8 +2,8 @@
  * One HTTP request through the URL floor: any method, headers and body. Every hop (the first URL and
  * each redirect, at most LIMITS.webRedirects) is checked, and the connection itself resolves names
  * through the floor's lookup, so no redirect or DNS answer leads past it. Bounded in time (one
- * deadline for the whole chain) and in bytes. Redirects are followed for GET and HEAD unless asked
- * otherwise (a body is never replayed to another URL). A compressed answer is decompressed.
+ * deadline for the whole chain) and in bytes. Redirects are followed for GET and HEAD only (a body
+ * is never replayed to another URL). A compressed answer is decompressed.
  *
  * The web tools (floorGet), load_skill and the workflow `http` node all come through here.
  */
@@ -33,8 +33,6 @@ export interface FloorRequestOptions {
   maxBytes?: number;
   /** A body past maxBytes is cut there (`truncated: true`, the default) or fails the request (502). */
   overflow?: 'truncate' | 'fail';
-  /** Default: follow for GET and HEAD only; otherwise a 3xx is the answer. */
-  followRedirects?: boolean;
 }
 
 export interface FloorResponse {
@@ -64,7 +62,8 @@ export const schemeOnly: RequestFloor = {
 
 export async function floorRequest(input: string | URL, options: FloorRequestOptions): Promise<FloorResponse> {
   const method = (options.method ?? 'GET').toUpperCase();
-  const follow = options.followRedirects ?? (method === 'GET' || method === 'HEAD');
+  // Redirects are followed for GET and HEAD only; for any other method a 3xx is the answer.
+  const follow = method === 'GET' || method === 'HEAD';
   const timeoutMs = options.timeoutMs ?? LIMITS.webFetchTimeoutMs;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
