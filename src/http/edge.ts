@@ -71,9 +71,10 @@ export function installEdge(app: FastifyInstance): (req: FastifyRequest, reply: 
   });
   return (req, reply) => {
     const refusal = (req.raw as Refusable)[TARGET_REFUSAL];
-    if (refusal) return void reply.code(400).send({ error: refusal }), true;
-    if (closing) return void reply.code(503).header('connection', 'close').send({ error: 'the engine is shutting down; send the request again once it is back' }), true;
-    return false;
+    if (refusal) reply.code(400).send({ error: refusal });
+    else if (closing) reply.code(503).header('connection', 'close').send({ error: 'the engine is shutting down; send the request again once it is back' });
+    else return false;
+    return true;
   };
 }
 

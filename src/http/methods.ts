@@ -21,36 +21,35 @@ export interface MethodTable {
 
 /** Mirrors the route table as it is built (call before routes are added). */
 export function methodTable(app: FastifyInstance): MethodTable {
-  let table: MethodTable | undefined;
   const opts = { ignoreTrailingSlash: true, maxParamLength: 4096 };
   const all = FindMyWay(opts);
   const literal = FindMyWay(opts);
-  app.addHook('onRoute', (route) => {
-    // Only a parametrised route can swallow another verb's literal path: the check runs on those
-    // routes alone, as their own hook, instead of on every request (bench/status-throughput).
-    // First among the route's hooks, as when it was a global one.
-    if (route.url.includes(':') || route.url.includes('*')) route.onRequest = [methodCheck(() => table!), ...hooksOf(route.onRequest)];
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    for (const method of methods) {
-      if (!(METHODS as readonly string[]).includes(method)) continue;
-      const isLiteral = !route.url.includes(':') && !route.url.includes('*');
-      for (const table of isLiteral ? [all, literal] : [all]) {
-        try {
-          table.on(method as Method, route.url, () => undefined);
-        } catch {
-          // Already mirrored (a route re-registered with constraints).
-        }
-      }
-    }
-  });
   const matching = (table: typeof all, path: string, except?: string) => METHODS.filter((m) => m !== except && table.find(m, path));
-  table = {
+  const table: MethodTable = {
     allowed(path) {
       const literals = matching(literal, path);
       return literals.length ? literals : matching(all, path);
     },
     literalElsewhere: (method, path) => matching(literal, path, method),
   };
+  app.addHook('onRoute', (route) => {
+    const isLiteral = !route.url.includes(':') && !route.url.includes('*');
+    // Only a parametrised route can swallow another verb's literal path: the check runs on those
+    // routes alone, as their own hook, instead of on every request (bench/status-throughput).
+    // First among the route's hooks, as when it was a global one.
+    if (!isLiteral) route.onRequest = [methodCheck(table), ...hooksOf(route.onRequest)];
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (!(METHODS as readonly string[]).includes(method)) continue;
+      for (const mirror of isLiteral ? [all, literal] : [all]) {
+        try {
+          mirror.on(method as Method, route.url, () => undefined);
+        } catch {
+          // Already mirrored (a route re-registered with constraints).
+        }
+      }
+    }
+  });
   return table;
 }
 
@@ -69,12 +68,12 @@ export function sendMethodNotAllowed(reply: FastifyReply, allowed: Method[]): Fa
  * The onRequest check of a parametrised route: when the same path is a literal route of another
  * verb, the literal wins and this verb is not allowed.
  */
-function methodCheck(table: () => MethodTable): onRequestHookHandler {
+function methodCheck(table: MethodTable): onRequestHookHandler {
   return (req, reply, done) => {
     const q = req.url.indexOf('?');
     const path = q === -1 ? req.url : req.url.slice(0, q);
-    if (table().literalElsewhere(req.method === 'HEAD' ? 'GET' : req.method, path).length) {
-      sendMethodNotAllowed(reply, table().allowed(path));
+    if (table.literalElsewhere(req.method === 'HEAD' ? 'GET' : req.method, path).length) {
+      sendMethodNotAllowed(reply, table.allowed(path));
       return;
     }
     done();

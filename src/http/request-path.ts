@@ -61,14 +61,15 @@ export function canonicalTarget(raw: string | undefined): RequestTarget {
  */
 export function guardedPath(canonicalPath: string): string {
   let p = canonicalPath;
-  // Nothing to decode, turn or collapse (the common case): only the trailing slash.
-  if (!/[%\\]|\/\//.test(p)) return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
-  try {
-    p = decodeURIComponent(p);
-  } catch {
-    // canonicalTarget already refused paths that do not decode.
+  // Only a path with something to decode, turn or collapse is worked on (not the common case).
+  if (/[%\\]|\/\//.test(p)) {
+    try {
+      p = decodeURIComponent(p);
+    } catch {
+      // canonicalTarget already refused paths that do not decode.
+    }
+    p = p.replace(/\\/g, '/').replace(/\/{2,}/g, '/');
   }
-  p = p.replace(/\\/g, '/').replace(/\/{2,}/g, '/');
   return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p; // the router ignores a trailing slash
 }
 
