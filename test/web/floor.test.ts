@@ -191,3 +191,28 @@ test('floorRequest: a POST gets its 3xx as the answer, a long body is cut or fai
   await assert.rejects(floorRequest(`http://127.0.0.1:${port}/plain`, { floor: schemeOnly, maxBytes: 3, overflow: 'fail' }), (e: any) => e.status === 502 && /answered more than 3 bytes/.test(e.message));
   await assert.rejects(floorRequest('file:///etc/passwd', { floor: schemeOnly }), (e: any) => e.status === 400 && /not a valid http\(s\) URL/.test(e.message));
 });
+
+test('floorRequest: credentials the caller set never follow a redirect to another origin', async () => {
+  // Two loopback servers are two origins (the port differs). Each echoes the credentials it received.
+  const echo = (req: http.IncomingMessage, res: http.ServerResponse) => res.end(JSON.stringify({ authorization: req.headers.authorization ?? null, cookie: req.headers.cookie ?? null, other: req.headers['x-other'] ?? null }));
+  const other = http.createServer(echo);
+  await new Promise<void>((ok) => other.listen(0, '127.0.0.1', ok));
+  const otherPort = (other.address() as AddressInfo).port;
+  const first = http.createServer((req, res) => {
+    if (req.url === '/away') return res.writeHead(302, { location: `http://127.0.0.1:${otherPort}/` }).end();
+    if (req.url === '/here') return res.writeHead(302, { location: '/echo' }).end();
+    echo(req, res);
+  });
+  await new Promise<void>((ok) => first.listen(0, '127.0.0.1', ok));
+  const firstPort = (first.address() as AddressInfo).port;
+  try {
+    const headers = { Authorization: 'Bearer s3cret', Cookie: 'sid=1', 'X-Other': 'kept' };
+    const away = await floorRequest(`http://127.0.0.1:${firstPort}/away`, { floor: schemeOnly, headers });
+    assert.deepEqual(JSON.parse(away.body.toString()), { authorization: null, cookie: null, other: 'kept' });
+    const here = await floorRequest(`http://127.0.0.1:${firstPort}/here`, { floor: schemeOnly, headers });
+    assert.deepEqual(JSON.parse(here.body.toString()), { authorization: 'Bearer s3cret', cookie: 'sid=1', other: 'kept' }, 'same origin keeps them');
+  } finally {
+    other.close();
+    first.close();
+  }
+});

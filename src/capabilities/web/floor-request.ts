@@ -68,8 +68,9 @@ export async function floorRequest(input: string | URL, options: FloorRequestOpt
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   let url = await options.floor.check(input);
+  let hopOptions = options;
   for (let hop = 0; ; hop++) {
-    const res = await requestOnce(url, method, follow, options, signal, timeoutMs);
+    const res = await requestOnce(url, method, follow, hopOptions, signal, timeoutMs);
     if (res.location === undefined) return { url: url.href, ...res };
     if (hop >= LIMITS.webRedirects) throw new EngineError(502, `too many redirects (more than ${LIMITS.webRedirects}) starting at ${withoutCredentials(String(input))}`);
     let next: URL;
@@ -78,8 +79,17 @@ export async function floorRequest(input: string | URL, options: FloorRequestOpt
     } catch {
       throw new EngineError(502, `${withoutCredentials(url.href)} redirected to an invalid URL`);
     }
+    // As browsers do: credentials the caller set for one origin never follow a redirect to another
+    // (a workflow's `Authorization: Bearer {{secret:...}}` must not reach whoever the host sends us to).
+    if (next.origin !== url.origin && hopOptions.headers) hopOptions = { ...hopOptions, headers: withoutCredentialHeaders(hopOptions.headers) };
     url = await options.floor.check(next);
   }
+}
+
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+function withoutCredentialHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
 }
 
 type Hop = Omit<FloorResponse, 'url'> & { location?: string };
