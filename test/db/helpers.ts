@@ -72,7 +72,12 @@ export async function serverCase(engine: 'postgres' | 'mysql'): Promise<EngineCa
   const skip = missing(engine);
   if (skip) return { engine, skip, definition: () => ({}), admin: async () => [], stop: async () => undefined };
   const server = engine === 'postgres' ? await startPostgres() : await startMariaDb();
-  for (const s of seedSql(engine)) await server.admin(s);
+  try {
+    for (const s of seedSql(engine)) await server.admin(s);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
   return {
     engine,
     server,
@@ -83,9 +88,22 @@ export async function serverCase(engine: 'postgres' | 'mysql'): Promise<EngineCa
   };
 }
 
+/**
+ * Starts every one of `starts` side by side. When any fails, the ones that did start are stopped
+ * before the error is thrown: a server or an engine left running keeps the test process alive, and
+ * the runner would wait on it for ever instead of reporting the failure.
+ */
+export async function startAllOrNone<T>(starts: Array<Promise<T>>, stop: (started: T) => Promise<void>): Promise<T[]> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as Error] : []));
+  if (!failed.length) return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+  await Promise.allSettled(settled.flatMap((s) => (s.status === 'fulfilled' ? [stop(s.value)] : [])));
+  throw new Error(failed.map((e) => e?.message ?? String(e)).join('\n---\n'));
+}
+
 /** All three, the servers started side by side. */
 export async function allCases(): Promise<EngineCase[]> {
-  return Promise.all([sqliteCase(), serverCase('postgres'), serverCase('mysql')]);
+  return startAllOrNone([sqliteCase(), serverCase('postgres'), serverCase('mysql')], (c) => c.stop());
 }
 
 /** Rows of the victim table, read outside the engine. */
@@ -97,10 +115,21 @@ export async function victimRows(c: EngineCase): Promise<Array<{ id: number; v: 
 /** A test file's engine and the three databases: started side by side in `before`, stopped in `after`. */
 export function engineAndCases(): { t: TestEngine; cases: EngineCase[]; ready: Promise<void> } {
   let started!: () => void;
-  const env = { cases: [] as EngineCase[], ready: new Promise<void>((r) => (started = r)) } as { t: TestEngine; cases: EngineCase[]; ready: Promise<void> };
+  let failed!: (err: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => ((started = resolve), (failed = reject)));
+  ready.catch(() => undefined); // a file that never awaits it still sees the hook's own failure
+  const env = { cases: [] as EngineCase[], ready } as { t: TestEngine; cases: EngineCase[]; ready: Promise<void> };
   before(async () => {
-    [env.t, env.cases] = await Promise.all([startTestEngine(), allCases()]);
-    started();
+    try {
+      const [t, cases] = await startAllOrNone<TestEngine | EngineCase[]>([startTestEngine(), allCases()], async (x) =>
+        Array.isArray(x) ? void (await Promise.all(x.map((c) => c.stop()))) : x.close(),
+      );
+      [env.t, env.cases] = [t as TestEngine, cases as EngineCase[]];
+      started();
+    } catch (err) {
+      failed(err as Error);
+      throw err;
+    }
   });
   after(async () => {
     await env.t?.close();

@@ -6,7 +6,7 @@
  * Without the Debian package (and only outside CI) `missing()` names the package so a test can skip.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -85,14 +85,13 @@ function run(cmd: string, args: string[], what: string): void {
   if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error)).slice(-2000)}`);
 }
 
-function startProcess(cmd: string, args: string[], logFile: string): { child: ChildProcess; output: () => string } {
+function startProcess(cmd: string, args: string[]): { child: ChildProcess; output: () => string } {
   let out = '';
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => (out = (out + d).slice(-8000)));
   child.stderr!.on('data', (d) => (out = (out + d).slice(-8000)));
   live.add(child);
   child.once('exit', () => live.delete(child));
-  void logFile;
   return { child, output: () => out };
 }
 
@@ -102,7 +101,10 @@ async function waitUntil(probe: () => Promise<void>, child: ChildProcess, output
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} before accepting connections:\n${output()}`);
     try {
-      await probe();
+      // A probe that never answers (a half-open socket) must not outlast the deadline.
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the probe did not answer within 10 s')), 10_000)));
+      await Promise.race([probe(), stalled]).finally(() => clearTimeout(timer));
       return;
     } catch (err) {
       last = err;
@@ -121,6 +123,20 @@ async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise
   clearTimeout(timer);
 }
 
+/**
+ * A start that fails is tried again on a new port, up to three times, each failure written to the
+ * test's output. The usual cause is a race: freePort() closes the port it found before the server
+ * binds it, and another process (two test files start servers side by side) may take it in between.
+ * A failure that is not transient fails every attempt and is thrown with the server's own words.
+ */
+const START_ATTEMPTS = 3;
+
+function retrying(what: string, attempt: number, err: unknown): boolean {
+  if (attempt >= START_ATTEMPTS) return false;
+  process.stderr.write(`${what} failed to start (attempt ${attempt} of ${START_ATTEMPTS}), trying a new port: ${(err as Error).message.slice(0, 2000)}\n`);
+  return true;
+}
+
 export async function startPostgres(): Promise<DbServer> {
   if (!PG_BIN) throw new Error('PostgreSQL is not installed: /usr/lib/postgresql/<version>/bin/initdb is missing (apt-get install postgresql)');
   const pg = (await import('pg')).default;
@@ -136,14 +152,10 @@ export async function startPostgres(): Promise<DbServer> {
   }
   const data = path.join(dir, 'data');
   run(...asUser(user, path.join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pw')}`, '-E', 'UTF8', '--no-sync', '--no-instructions']), 'initdb');
-  const port = await freePort();
-  const { child, output } = startProcess(
-    ...asUser(user, path.join(PG_BIN, 'postgres'), ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=60']),
-    path.join(dir, 'log'),
-  );
-  const base = { host: '127.0.0.1', port, user: 'postgres', password };
+  let port = 0;
+  let child!: ChildProcess;
   const admin = async (sql: string, params: unknown[] = [], database = 'test') => {
-    const c = new pg.Client({ ...base, database });
+    const c = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database, connectionTimeoutMillis: 10_000 });
     await c.connect();
     try {
       return (await c.query(sql, params)).rows;
@@ -151,14 +163,25 @@ export async function startPostgres(): Promise<DbServer> {
       await c.end();
     }
   };
-  try {
-    await waitUntil(() => admin('SELECT 1', [], 'postgres').then(() => undefined), child, output, 'postgres');
-    await admin('CREATE DATABASE test', [], 'postgres');
-  } catch (err) {
-    await stopProcess(child, 'SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-    throw err;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    const started = startProcess(
+      ...asUser(user, path.join(PG_BIN, 'postgres'), ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=60']),
+    );
+    child = started.child;
+    try {
+      await waitUntil(() => admin('SELECT 1', [], 'postgres').then(() => undefined), child, started.output, 'postgres');
+      // An attempt before this one may have got as far as creating it.
+      if (!(await admin("SELECT 1 FROM pg_database WHERE datname = 'test'", [], 'postgres')).length) await admin('CREATE DATABASE test', [], 'postgres');
+      break;
+    } catch (err) {
+      await stopProcess(child, 'SIGKILL');
+      if (retrying('postgres', attempt, err)) continue;
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    }
   }
+  const base = { host: '127.0.0.1', port, user: 'postgres', password };
   return {
     engine: 'postgres',
     ...base,
@@ -191,11 +214,15 @@ export async function startMariaDb(): Promise<DbServer> {
     await chown(files, ids.uid, ids.gid);
   }
   run(install, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(user ? [`--user=${user}`] : [])], 'mariadb-install-db');
-  const port = await freePort();
   const socket = path.join(dir, 'sock');
-  const { child, output } = startProcess(
-    mariadbd,
-    [
+  const errorLog = path.join(dir, 'err.log');
+  const password = `pw-${Math.random().toString(36).slice(2)}-test`;
+  const rootOver = (database?: string) => mysql.createConnection({ socketPath: socket, user: 'root', database, multipleStatements: true });
+  let port = 0;
+  let child!: ChildProcess;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    const started = startProcess(mariadbd, [
       '--no-defaults',
       `--datadir=${data}`,
       `--socket=${socket}`,
@@ -208,24 +235,30 @@ export async function startMariaDb(): Promise<DbServer> {
       '--innodb-log-file-size=16M',
       '--innodb-flush-log-at-trx-commit=0',
       '--skip-name-resolve',
-      `--log-error=${path.join(dir, 'err.log')}`,
+      `--log-error=${errorLog}`,
       ...(user ? [`--user=${user}`] : []),
-    ],
-    path.join(dir, 'log'),
-  );
-  const password = `pw-${Math.random().toString(36).slice(2)}-test`;
-  const rootOver = (database?: string) => mysql.createConnection({ socketPath: socket, user: 'root', database, multipleStatements: true });
-  try {
-    await waitUntil(async () => (await rootOver()).end(), child, output, 'mariadbd');
-    const c = await rootOver();
-    await c.query(
-      `CREATE DATABASE test; CREATE USER 'engine'@'127.0.0.1' IDENTIFIED BY '${password}'; GRANT ALL ON *.* TO 'engine'@'127.0.0.1' WITH GRANT OPTION; FLUSH PRIVILEGES;`,
-    );
-    await c.end();
-  } catch (err) {
-    await stopProcess(child, 'SIGKILL');
-    await rm(dir, { recursive: true, force: true });
-    throw new Error(`${(err as Error).message}\n${output()}`);
+    ]);
+    child = started.child;
+    // The server writes its complaints to --log-error, not to its output.
+    const output = () => `${started.output()}${existsSync(errorLog) ? readFileSync(errorLog, 'utf8').slice(-4000) : ''}`;
+    try {
+      await waitUntil(async () => (await rootOver()).end(), child, output, 'mariadbd');
+      const c = await rootOver();
+      await c.query(
+        `CREATE DATABASE IF NOT EXISTS test; CREATE OR REPLACE USER 'engine'@'127.0.0.1' IDENTIFIED BY '${password}'; GRANT ALL ON *.* TO 'engine'@'127.0.0.1' WITH GRANT OPTION; FLUSH PRIVILEGES;`,
+      );
+      await c.end();
+      break;
+    } catch (err) {
+      await stopProcess(child, 'SIGKILL');
+      const failure = new Error(`${(err as Error).message}\n${output()}`);
+      if (retrying('mariadbd', attempt, failure)) {
+        await rm(errorLog, { force: true });
+        continue;
+      }
+      await rm(dir, { recursive: true, force: true });
+      throw failure;
+    }
   }
   const base = { host: '127.0.0.1', port, user: 'engine', password };
   return {
