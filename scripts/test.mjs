@@ -33,7 +33,7 @@ if (otherNode && !addonLoads('better-sqlite3')) {
 // A ceiling on every test, hook and file (node applies --test-timeout to each file's process too):
 // a test that hangs, or a file whose process never exits (a server left running after a failed
 // hook), fails with the file's name instead of holding CI until its own limit. The slowest file
-// takes about 20 s on a quiet two-core machine; five minutes is far past any honest run.
+// takes 13 s alone on a quiet two-core machine (cli.test.ts); five minutes is far past any honest run.
 const TEST_TIMEOUT_MS = 300_000;
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${TEST_TIMEOUT_MS}`, ...chosen], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
