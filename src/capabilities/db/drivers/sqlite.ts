@@ -12,6 +12,8 @@ import { sqliteCsvExtension } from './sqlite-native.js';
 import { SQLITE_WORKER_SOURCE } from './sqlite-worker.js';
 
 const TERMINATE_GRACE_MS = 250;
+const STOPPED_BY_TIMEOUT = 'the SQLite worker was stopped because a query on this connection ran longer than its timeout; run this again';
+const CURSOR_LOST = 'the SQLite worker holding these rows was stopped (a query on this connection ran longer than its timeout, or the connection closed); the rows were not all read';
 /**
  * Characters of CSV the worker encodes per message. 64 K: few enough messages that their cost is
  * lost in the noise, and small enough that each string stays in V8's young generation on both
@@ -40,11 +42,18 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
   const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
   let worker: Worker | undefined;
   let nextId = 1;
-  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  type Waiter = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+  /**
+   * The requests each worker owes an answer, per worker: a worker terminated after a timeout goes on
+   * with its SQLite step until the step returns (native code cannot be interrupted), and its exit,
+   * seconds later, must fail only its own requests, not those of the worker that replaced it.
+   */
+  const owed = new Map<Worker, Map<number, Waiter>>();
+  const waitingOn = (w: Worker): Map<number, Waiter> => owed.get(w) ?? new Map();
 
-  const failAll = (err: Error) => {
-    for (const w of waiting.values()) w.reject(err);
-    waiting.clear();
+  const failAll = (w: Worker, err: Error) => {
+    for (const entry of waitingOn(w).values()) entry.reject(err);
+    owed.delete(w);
   };
   const start = (): Worker => {
     if (worker) return worker;
@@ -53,6 +62,8 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
       workerData: { modulePath, csvExtension: sqliteCsvExtension(), file: conn.file, writable: conn.writable, busyMs: Math.min(conn.timeoutMs, 5000) },
     });
     w.unref();
+    const waiting = new Map<number, Waiter>();
+    owed.set(w, waiting);
     w.on('message', (reply: Reply) => {
       const entry = waiting.get(reply.id);
       if (!entry) return;
@@ -63,19 +74,24 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
     });
     w.on('error', (err) => {
       if (worker === w) worker = undefined;
-      failAll(err);
+      failAll(w, err);
     });
     w.on('exit', () => {
       if (worker === w) worker = undefined;
-      failAll(new SqliteError('the SQLite worker stopped'));
+      failAll(w, new SqliteError('the SQLite worker stopped'));
     });
     worker = w;
     return w;
   };
 
-  /** One request to the worker; past `deadline` + grace the worker is terminated. */
-  const call = <T>(op: string, payload: Record<string, unknown>, deadline?: number): Promise<T> => {
-    const w = start();
+  /**
+   * One request to the worker (to `on`, for a cursor: the worker that holds it); past `deadline` +
+   * grace the worker is terminated, and every other request it owed fails at once.
+   */
+  const call = <T>(op: string, payload: Record<string, unknown>, deadline?: number, on?: Worker): Promise<T> => {
+    if (on && !owed.has(on)) return Promise.reject(new SqliteError(CURSOR_LOST));
+    const w = on ?? start();
+    const waiting = waitingOn(w);
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -88,6 +104,7 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
           waiting.delete(id);
           entry.reject(new SqliteError('the query ran longer than the timeout and was interrupted', 'ENGINE_TIMEOUT'));
           if (worker === w) worker = undefined;
+          failAll(w, new SqliteError(STOPPED_BY_TIMEOUT));
           void w.terminate();
         }, Math.max(0, deadline - Date.now()) + TERMINATE_GRACE_MS);
       }
@@ -112,26 +129,28 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
       return call<number>('write', { sql, params, expectAtMost: options.expectAtMost }, Date.now() + options.timeoutMs);
     },
     async cursor(sql, options): Promise<RowCursor> {
-      const opened = await call<{ cursor: number; columns: string[] }>('cursorOpen', { sql, readOnly: options.readOnly }, Date.now() + options.timeoutMs);
+      const owner = start();
+      const opened = await call<{ cursor: number; columns: string[] }>('cursorOpen', { sql, readOnly: options.readOnly }, Date.now() + options.timeoutMs, owner);
       return {
         columns: async () => opened.columns,
-        next: (count) => call<Row[]>('cursorNext', { cursor: opened.cursor, count }),
+        next: (count) => call<Row[]>('cursorNext', { cursor: opened.cursor, count }, undefined, owner),
         close: async () => {
-          if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
+          await call('cursorClose', { cursor: opened.cursor }, undefined, owner).catch(() => undefined);
         },
       };
     },
     async exportCsv(sql, options) {
-      const opened = await call<{ cursor: number; header: string }>('csvOpen', { sql }, Date.now() + options.timeoutMs);
+      const owner = start();
+      const opened = await call<{ cursor: number; header: string }>('csvOpen', { sql }, Date.now() + options.timeoutMs, owner);
       let closed = false;
       let rows = 0;
       const close = async () => {
         if (closed) return;
         closed = true;
-        if (worker) await call('cursorClose', { cursor: opened.cursor }).catch(() => undefined);
+        await call('cursorClose', { cursor: opened.cursor }, undefined, owner).catch(() => undefined);
       };
       const next = () => {
-        const p = call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, chars: CSV_CHUNK_CHARS });
+        const p = call<{ text: string; rows: number }>('csvNext', { cursor: opened.cursor, chars: CSV_CHUNK_CHARS }, undefined, owner);
         p.catch(() => undefined); // it may fail while nobody awaits it yet; the await below still throws
         return p;
       };
@@ -165,16 +184,8 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
       const w = worker;
       worker = undefined;
       if (!w) return;
-      await Promise.race([new Promise((r) => setTimeout(r, 1000).unref()), callOn(w)]).catch(() => undefined);
+      await Promise.race([new Promise((r) => setTimeout(r, 1000).unref()), call('close', {}, undefined, w)]).catch(() => undefined);
       await w.terminate();
     },
   };
-
-  function callOn(w: Worker): Promise<unknown> {
-    const id = nextId++;
-    return new Promise((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
-      w.postMessage({ id, op: 'close' });
-    });
-  }
 }
