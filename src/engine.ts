@@ -170,7 +170,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const emit: Emit = (kind, payload) => void bus.emit(kind, payload);
   const embeddingsConfigured = () => !!config.get().embeddings;
   const runs = new RunLedger(home, bus);
-  const tools = new ToolRegistry(bus);
+  const tools = new ToolRegistry();
   // Independent start-up reads run side by side (start-up time is measured in bench/startup).
   const [, mobileToken] = await Promise.all([runs.init(), loadMobileToken(home)]);
 

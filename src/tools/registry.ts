@@ -2,7 +2,6 @@
  * The one tool registry, built-in and MCP alike. Every call goes the seed's way:
  * coerce -> validate -> allowlist -> gate -> run -> clip, with `tool.call` / `tool.result` events.
  */
-import type { Bus } from '../kernel/bus.js';
 import { conflict, describeError, isEngineError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { clipResult } from './clip.js';
@@ -38,8 +37,6 @@ export class ToolRegistry {
   private gate: Gate = allowAllGate;
   private mask: (text: string) => string = (t) => t;
   private beforeWrite: ((ctx: ToolContext) => Promise<void>) | undefined;
-
-  constructor(private readonly bus: Bus) {}
 
   register(...tools: AnyTool[]): void {
     for (const tool of tools) {

@@ -12,7 +12,7 @@ async function setup(server: ModelServer, type: 'openai-compatible' | 'anthropic
   const bus = new Bus();
   const events: EngineEvent[] = [];
   bus.subscribe((e) => events.push(e));
-  const tools = new ToolRegistry(bus);
+  const tools = new ToolRegistry();
   let running = 0;
   let peak = 0;
   const look = defineTool<{ path: string }>({

@@ -18,7 +18,7 @@ it('runs a tool step and a text step with usage over the openai type', async () 
   const bus = new Bus();
   const usage: unknown[] = [];
   bus.subscribe((e) => e.kind === 'token.usage' && usage.push(e));
-  const tools = new ToolRegistry(bus);
+  const tools = new ToolRegistry();
   tools.register(defineTool({ name: 'echo', group: 'test', description: 'Echoes.', parameters: { type: 'object', properties: { v: { type: 'string' } } }, permission: 'other', run: async (a) => `echo ${String(a.v)}` }));
   server.script({ toolCalls: [{ name: 'echo', args: { v: 'x' } }], usage: { input: 10, output: 2, reasoning: 1 } }, { text: 'echoed', usage: { input: 20, output: 3, cached: 5 } });
   const model = await buildClient({ type: 'openai', name: 'oa', baseUrl: server.baseUrl, model: 'gpt-test' }, 'sk-oa');
