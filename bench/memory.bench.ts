@@ -1,7 +1,10 @@
 /**
  * Idle memory: the built CLI's `serve` (supervisor + engine process) on a fresh home, answered one
- * GET /api/status, then left idle past the warm-ups (IDLE_S seconds); resident set size of each
- * process from /proc. Baseline: a bare `ws` server on node:http (plain node, no tsx) answering the
+ * GET /api/status, then left idle; resident set size of each process from /proc, read twice: past
+ * the warm-ups (IDLE_S seconds), and once settled (SETTLED_S), after V8's memory reducer has run.
+ * That reducer starts about 8 s after a process's last full collection when it allocates little,
+ * and gives back the young generation start-up grew: every process here, baselines included, drops
+ * then (the engine by ~10 MB), and a daemon spends its life in the settled state. Baseline: a bare `ws` server on node:http (plain node, no tsx) answering the
  * same route and holding an /events socket server, started and measured the same way; a bare
  * Fastify hello-world is shown for context. Rounds alternate; medians with spread. Linux only.
  *
@@ -24,6 +27,7 @@ const OUT = path.join(ROOT, '.bench-tmp');
 const BUNDLE = path.join(OUT, 'bundle-mem');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 6);
+const SETTLED_S = Number(process.env.BENCH_SETTLED_S ?? 15);
 
 const bundled = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'bundle.mjs'), BUNDLE], { cwd: ROOT, stdio: 'inherit' });
 if (bundled.status !== 0) throw new Error('the bundle failed');
@@ -55,8 +59,15 @@ const cache = path.join(tmp, 'cache');
 
 const PROVIDER = JSON.stringify({ providers: [{ type: 'openai-compatible', name: 'p', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }], defaultProvider: 'p' });
 
-/** Starts `args`, waits for a 200 (then configures a provider if asked), idles; [own RSS, first child's RSS or 0, own private, child's private] in MB. */
-async function idle(args: string[], provider = false): Promise<[number, number, number, number]> {
+interface Idle {
+  /** At IDLE_S: [own RSS, first child's RSS or 0, own private, child's private] in MB. */
+  early: [number, number, number, number];
+  /** The same at SETTLED_S. */
+  settled: [number, number, number, number];
+}
+
+/** Starts `args`, waits for a 200 (then configures a provider if asked), idles, reads its memory twice. */
+async function idle(args: string[], provider = false): Promise<Idle> {
   const port = await freePort();
   const home = mkdtempSync(path.join(tmp, 'home-'));
   const child = spawn(process.execPath, args, { env: { ...process.env, ENGINE_PORT: String(port), ENGINE_GATEWAY_PORT: '0', ENGINE_SECRETS: 'file', ENGINE_HOME: home, ENGINE_CACHE_DIR: cache }, stdio: 'ignore' });
@@ -71,9 +82,14 @@ async function idle(args: string[], provider = false): Promise<[number, number, 
       const put = await fetch(`http://127.0.0.1:${port}/api/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: PROVIDER });
       if (!put.ok) throw new Error(`PUT /api/config answered ${put.status}`);
     }
+    const read = (): Idle['early'] => {
+      const kids = children(child.pid!);
+      return [rssMb(child.pid!), kids.length ? rssMb(kids[0]) : 0, privateMb(child.pid!), kids.length ? privateMb(kids[0]) : 0];
+    };
     await new Promise((r) => setTimeout(r, IDLE_S * 1000));
-    const kids = children(child.pid!);
-    return [rssMb(child.pid!), kids.length ? rssMb(kids[0]) : 0, privateMb(child.pid!), kids.length ? privateMb(kids[0]) : 0];
+    const early = read();
+    await new Promise((r) => setTimeout(r, (SETTLED_S - IDLE_S) * 1000));
+    return { early, settled: read() };
   } finally {
     await new Promise<void>((resolve) => {
       if (child.exitCode !== null) return resolve();
@@ -85,46 +101,53 @@ async function idle(args: string[], provider = false): Promise<[number, number, 
 
 try {
   const serve = [path.join(BUNDLE, 'main.js'), 'serve'];
-  const engineMb: number[] = [];
-  const supervisorMb: number[] = [];
-  const enginePrivate: number[] = [];
-  const supervisorPrivate: number[] = [];
-  const fastifyPrivate: number[] = [];
+  const kept = { engine: [] as number[], engineSettled: [] as number[], supervisor: [] as number[], supervisorSettled: [] as number[] };
+  const privates = { engine: [] as number[], supervisor: [] as number[], fastify: [] as number[] };
+  const settled = { provider: [] as number[], ws: [] as number[], fastify: [] as number[] };
   const s = await alternate(ROUNDS, {
     serve: async () => {
-      const [sup, eng, supPrivate, engPrivate] = await idle(serve);
-      supervisorMb.push(sup);
-      engineMb.push(eng);
-      supervisorPrivate.push(supPrivate);
-      enginePrivate.push(engPrivate);
-      return sup + eng;
+      const { early, settled: late } = await idle(serve);
+      kept.supervisor.push(early[0]);
+      kept.engine.push(early[1]);
+      kept.supervisorSettled.push(late[0]);
+      kept.engineSettled.push(late[1]);
+      privates.supervisor.push(late[2]);
+      privates.engine.push(late[3]);
+      return early[0] + early[1];
     },
-    provider: async () => (await idle(serve, true))[1],
-    ws: async () => (await idle([wsScript]))[0],
+    provider: async () => {
+      const { early, settled: late } = await idle(serve, true);
+      settled.provider.push(late[1]);
+      return early[1];
+    },
+    ws: async () => {
+      const { early, settled: late } = await idle([wsScript]);
+      settled.ws.push(late[0]);
+      return early[0];
+    },
     fastify: async () => {
-      const [rss, , own] = await idle([fastifyScript]);
-      fastifyPrivate.push(own);
-      return rss;
+      const { early, settled: late } = await idle([fastifyScript]);
+      settled.fastify.push(late[0]);
+      privates.fastify.push(late[2]);
+      return early[0];
     },
   });
   // The warm-up round's figures are not kept.
-  engineMb.shift();
-  supervisorMb.shift();
-  enginePrivate.shift();
-  supervisorPrivate.shift();
-  fastifyPrivate.shift();
+  for (const xs of [...Object.values(kept), ...Object.values(privates), ...Object.values(settled)]) xs.shift();
   console.log(await loadNote());
+  console.log(`RSS at ${IDLE_S} s (past the warm-ups) and at ${SETTLED_S} s (settled, after V8's memory reducer); private memory settled.`);
   table([
-    { process: 'engine process (idle)', 'RSS MB': describe(engineMb), 'private MB': describe(enginePrivate) },
-    { process: 'engine process, a provider configured (model SDK warmed)', 'RSS MB': describe(s.provider), 'private MB': '' },
-    { process: 'supervisor process', 'RSS MB': describe(supervisorMb), 'private MB': describe(supervisorPrivate) },
-    { process: 'serve, both', 'RSS MB': describe(s.serve), 'private MB': '' },
-    { process: 'bare ws server', 'RSS MB': describe(s.ws), 'private MB': '' },
-    { process: 'bare Fastify hello-world', 'RSS MB': describe(s.fastify), 'private MB': describe(fastifyPrivate) },
+    { process: 'engine process', [`RSS MB ${IDLE_S} s`]: describe(kept.engine), [`RSS MB ${SETTLED_S} s`]: describe(kept.engineSettled), 'private MB': describe(privates.engine) },
+    { process: 'engine process, a provider configured (model SDK warmed)', [`RSS MB ${IDLE_S} s`]: describe(s.provider), [`RSS MB ${SETTLED_S} s`]: describe(settled.provider), 'private MB': '' },
+    { process: 'supervisor process', [`RSS MB ${IDLE_S} s`]: describe(kept.supervisor), [`RSS MB ${SETTLED_S} s`]: describe(kept.supervisorSettled), 'private MB': describe(privates.supervisor) },
+    { process: 'serve, both', [`RSS MB ${IDLE_S} s`]: describe(s.serve), [`RSS MB ${SETTLED_S} s`]: '', 'private MB': '' },
+    { process: 'bare ws server', [`RSS MB ${IDLE_S} s`]: describe(s.ws), [`RSS MB ${SETTLED_S} s`]: describe(settled.ws), 'private MB': '' },
+    { process: 'bare Fastify hello-world', [`RSS MB ${IDLE_S} s`]: describe(s.fastify), [`RSS MB ${SETTLED_S} s`]: describe(settled.fastify), 'private MB': describe(privates.fastify) },
   ]);
-  result('idle engine process RSS', 'MB', engineMb, s.ws, { under: 70 });
-  result('idle engine process RSS, a provider configured', 'MB', s.provider, s.ws, { under: 70 });
-  result('supervisor RSS', 'MB', supervisorMb, s.ws, { under: 45 });
+  result(`idle engine process RSS at ${IDLE_S} s`, 'MB', kept.engine, s.ws, { under: 70 });
+  result(`idle engine process RSS, settled (${SETTLED_S} s)`, 'MB', kept.engineSettled, settled.ws, { under: 70 });
+  result(`idle engine process RSS, a provider configured, settled (${SETTLED_S} s)`, 'MB', settled.provider, settled.ws, { under: 70 });
+  result(`supervisor RSS, settled (${SETTLED_S} s)`, 'MB', kept.supervisorSettled, settled.ws, { under: 45 });
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
