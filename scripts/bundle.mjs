@@ -4,7 +4,7 @@
 //   engine.cjs  the engine and every dependency in one CommonJS file, loaded by main.js through
 //               node:vm with a V8 code cache (written after the first start into the engine's cache
 //               folder, ENGINE_CACHE_DIR or ~/.cache/workbench-engine/code/), so later starts skip
-//               parsing and compiling ~5 MB of JavaScript.
+//               parsing and compiling ~2 MB of JavaScript.
 // bin/engine.js uses the bundle when it exists and dist/main.js otherwise, so a missing esbuild (a
 // dependency of tsx) only costs start-up time, never correctness.
 import { rmSync } from 'node:fs';
@@ -27,6 +27,11 @@ try {
     entryPoints: ['src/engine.ts'],
     outfile: `${outdir}/engine.cjs`,
     bundle: true,
+    // Whitespace and syntax only, names kept (stack traces still name their functions): the bundle
+    // goes from 2.9 to 1.9 MB, and V8 holds its whole source for the life of the process, so the
+    // idle engine is ~1 MB smaller (bench/memory) and a start without a code cache parses less.
+    minifyWhitespace: true,
+    minifySyntax: true,
     format: 'cjs',
     platform: 'node',
     target: 'node20',
