@@ -15,8 +15,8 @@ import { after, before, describe, it } from 'node:test';
 import { createDriver } from '../../src/capabilities/db/drivers/index.js';
 import type { DbDriver } from '../../src/capabilities/db/types.js';
 
-/** One result row after a long native step (about a second on a quiet machine): no row to check a deadline at. */
-const LONG_STEP = 'SELECT count(*) AS n FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 6000000) SELECT n FROM r)';
+/** One result row after a long native step (about two seconds on a quiet two-core machine, against a timeout of 50 ms): no row to check a deadline at. */
+const LONG_STEP = 'SELECT count(*) AS n FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r LIMIT 10000000) SELECT n FROM r)';
 
 describe('sqlite: a timeout stops its own worker, and nothing else', () => {
   let dir: string;
@@ -37,11 +37,11 @@ describe('sqlite: a timeout stops its own worker, and nothing else', () => {
   });
 
   it('a query after a timeout is not failed by the stopped worker exiting late', async () => {
-    await assert.rejects(driver.run([LONG_STEP], { readOnly: true, rowLimit: 1, timeoutMs: 200 }), /longer than the timeout/);
+    await assert.rejects(driver.run([LONG_STEP], { readOnly: true, rowLimit: 1, timeoutMs: 50 }), /longer than the timeout/);
     // The same step again on a fresh worker: it starts after the first and runs as long, so the
     // first worker's exit (when its step returns) comes while this one is still running.
     const [result] = await driver.run([LONG_STEP], { readOnly: true, rowLimit: 1, timeoutMs: 60_000 });
-    assert.deepEqual(result.rows, [{ n: 6000000 }]);
+    assert.deepEqual(result.rows, [{ n: 10000000 }]);
   });
 
   it('an export whose worker was stopped by another query fails instead of ending short', async () => {
@@ -49,7 +49,7 @@ describe('sqlite: a timeout stops its own worker, and nothing else', () => {
     const chunks = exported.chunks[Symbol.asyncIterator]();
     assert.match(String((await chunks.next()).value), /^id,v\r\n/);
     assert.match(String((await chunks.next()).value), /^1,row 1\r\n/);
-    await assert.rejects(driver.run([LONG_STEP], { readOnly: true, rowLimit: 1, timeoutMs: 200 }), /longer than the timeout/);
+    await assert.rejects(driver.run([LONG_STEP], { readOnly: true, rowLimit: 1, timeoutMs: 50 }), /longer than the timeout/);
     await assert.rejects(
       (async () => {
         for (let r = await chunks.next(); !r.done; r = await chunks.next());
