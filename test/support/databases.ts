@@ -95,11 +95,11 @@ function startProcess(cmd: string, args: string[]): { child: ChildProcess; outpu
   return { child, output: () => out };
 }
 
-async function waitUntil(probe: () => Promise<void>, child: ChildProcess, output: () => string, what: string): Promise<void> {
+async function waitUntil(probe: () => Promise<void>, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   let last: unknown;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode} before accepting connections:\n${output()}`);
+    if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before accepting connections`);
     try {
       // A probe that never answers (a half-open socket) must not outlast the deadline.
       let timer: NodeJS.Timeout | undefined;
@@ -111,7 +111,7 @@ async function waitUntil(probe: () => Promise<void>, child: ChildProcess, output
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  throw new Error(`${what} did not accept connections within 60 s (${(last as Error)?.message}):\n${output()}`);
+  throw new Error(`did not accept connections within 60 s (${(last as Error)?.message})`);
 }
 
 async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -124,17 +124,36 @@ async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise
 }
 
 /**
- * A start that fails is tried again on a new port, up to three times, each failure written to the
- * test's output. The usual cause is a race: freePort() closes the port it found before the server
- * binds it, and another process (two test files start servers side by side) may take it in between.
- * A failure that is not transient fails every attempt and is thrown with the server's own words.
+ * Starts a server on a free port and waits until `ready` passes. A start that fails is tried again
+ * on a new port, up to three times, each failure written to the test's output: freePort() closes
+ * the port it found before the server binds it, and another process (two test files start servers
+ * side by side) may take it in between. A failure that is not transient fails every attempt and is
+ * thrown with the server's own words; `dir` is removed then.
  */
 const START_ATTEMPTS = 3;
 
-function retrying(what: string, attempt: number, err: unknown): boolean {
-  if (attempt >= START_ATTEMPTS) return false;
-  process.stderr.write(`${what} failed to start (attempt ${attempt} of ${START_ATTEMPTS}), trying a new port: ${(err as Error).message.slice(0, 2000)}\n`);
-  return true;
+async function startOnFreePort(
+  what: string,
+  dir: string,
+  spawnAt: (port: number) => { child: ChildProcess; output: () => string },
+  ready: (child: ChildProcess) => Promise<void>,
+): Promise<{ port: number; child: ChildProcess }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const { child, output } = spawnAt(port);
+    try {
+      await ready(child);
+      return { port, child };
+    } catch (err) {
+      await stopProcess(child, 'SIGKILL');
+      const failure = new Error(`${what} ${(err as Error).message}:\n${output().slice(-4000)}`);
+      if (attempt >= START_ATTEMPTS) {
+        await rm(dir, { recursive: true, force: true });
+        throw failure;
+      }
+      process.stderr.write(`${what} failed to start (attempt ${attempt} of ${START_ATTEMPTS}), trying a new port: ${failure.message.slice(0, 2000)}\n`);
+    }
+  }
 }
 
 export async function startPostgres(): Promise<DbServer> {
@@ -153,7 +172,6 @@ export async function startPostgres(): Promise<DbServer> {
   const data = path.join(dir, 'data');
   run(...asUser(user, path.join(PG_BIN, 'initdb'), ['-D', data, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${path.join(dir, 'pw')}`, '-E', 'UTF8', '--no-sync', '--no-instructions']), 'initdb');
   let port = 0;
-  let child!: ChildProcess;
   const admin = async (sql: string, params: unknown[] = [], database = 'test') => {
     const c = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database, connectionTimeoutMillis: 10_000 });
     await c.connect();
@@ -163,24 +181,20 @@ export async function startPostgres(): Promise<DbServer> {
       await c.end();
     }
   };
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    const started = startProcess(
-      ...asUser(user, path.join(PG_BIN, 'postgres'), ['-D', data, '-k', dir, '-p', String(port), '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=60']),
-    );
-    child = started.child;
-    try {
-      await waitUntil(() => admin('SELECT 1', [], 'postgres').then(() => undefined), child, started.output, 'postgres');
+  const started = await startOnFreePort(
+    'postgres',
+    dir,
+    (p) =>
+      startProcess(
+        ...asUser(user, path.join(PG_BIN, 'postgres'), ['-D', data, '-k', dir, '-p', String((port = p)), '-h', '127.0.0.1', '-c', 'fsync=off', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_connections=60']),
+      ),
+    async (child) => {
+      await waitUntil(() => admin('SELECT 1', [], 'postgres').then(() => undefined), child);
       // An attempt before this one may have got as far as creating it.
       if (!(await admin("SELECT 1 FROM pg_database WHERE datname = 'test'", [], 'postgres')).length) await admin('CREATE DATABASE test', [], 'postgres');
-      break;
-    } catch (err) {
-      await stopProcess(child, 'SIGKILL');
-      if (retrying('postgres', attempt, err)) continue;
-      await rm(dir, { recursive: true, force: true });
-      throw err;
-    }
-  }
+    },
+  );
+  const child = started.child;
   const base = { host: '127.0.0.1', port, user: 'postgres', password };
   return {
     engine: 'postgres',
@@ -218,48 +232,42 @@ export async function startMariaDb(): Promise<DbServer> {
   const errorLog = path.join(dir, 'err.log');
   const password = `pw-${Math.random().toString(36).slice(2)}-test`;
   const rootOver = (database?: string) => mysql.createConnection({ socketPath: socket, user: 'root', database, multipleStatements: true });
-  let port = 0;
-  let child!: ChildProcess;
-  for (let attempt = 1; ; attempt++) {
-    port = await freePort();
-    const started = startProcess(mariadbd, [
-      '--no-defaults',
-      `--datadir=${data}`,
-      `--socket=${socket}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--pid-file=${path.join(dir, 'pid')}`,
-      `--secure-file-priv=${files}`,
-      '--skip-log-bin',
-      '--innodb-buffer-pool-size=64M',
-      '--innodb-log-file-size=16M',
-      '--innodb-flush-log-at-trx-commit=0',
-      '--skip-name-resolve',
-      `--log-error=${errorLog}`,
-      ...(user ? [`--user=${user}`] : []),
-    ]);
-    child = started.child;
-    // The server writes its complaints to --log-error, not to its output.
-    const output = () => `${started.output()}${existsSync(errorLog) ? readFileSync(errorLog, 'utf8').slice(-4000) : ''}`;
-    try {
-      await waitUntil(async () => (await rootOver()).end(), child, output, 'mariadbd');
+  // The server writes its complaints to --log-error, not to its output.
+  const withLog = (started: { child: ChildProcess; output: () => string }) => ({
+    child: started.child,
+    output: () => `${started.output()}${existsSync(errorLog) ? readFileSync(errorLog, 'utf8').slice(-4000) : ''}`,
+  });
+  const { port, child } = await startOnFreePort(
+    'mariadbd',
+    dir,
+    (p) =>
+      withLog(
+        startProcess(mariadbd, [
+          '--no-defaults',
+          `--datadir=${data}`,
+          `--socket=${socket}`,
+          `--port=${p}`,
+          '--bind-address=127.0.0.1',
+          `--pid-file=${path.join(dir, 'pid')}`,
+          `--secure-file-priv=${files}`,
+          '--skip-log-bin',
+          '--innodb-buffer-pool-size=64M',
+          '--innodb-log-file-size=16M',
+          '--innodb-flush-log-at-trx-commit=0',
+          '--skip-name-resolve',
+          `--log-error=${errorLog}`,
+          ...(user ? [`--user=${user}`] : []),
+        ]),
+      ),
+    async (child) => {
+      await waitUntil(async () => (await rootOver()).end(), child);
       const c = await rootOver();
       await c.query(
         `CREATE DATABASE IF NOT EXISTS test; CREATE OR REPLACE USER 'engine'@'127.0.0.1' IDENTIFIED BY '${password}'; GRANT ALL ON *.* TO 'engine'@'127.0.0.1' WITH GRANT OPTION; FLUSH PRIVILEGES;`,
       );
       await c.end();
-      break;
-    } catch (err) {
-      await stopProcess(child, 'SIGKILL');
-      const failure = new Error(`${(err as Error).message}\n${output()}`);
-      if (retrying('mariadbd', attempt, failure)) {
-        await rm(errorLog, { force: true });
-        continue;
-      }
-      await rm(dir, { recursive: true, force: true });
-      throw failure;
-    }
-  }
+    },
+  );
   const base = { host: '127.0.0.1', port, user: 'engine', password };
   return {
     engine: 'mysql',
