@@ -49,10 +49,9 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
    * seconds later, must fail only its own requests, not those of the worker that replaced it.
    */
   const owed = new Map<Worker, Map<number, Waiter>>();
-  const waitingOn = (w: Worker): Map<number, Waiter> => owed.get(w) ?? new Map();
 
   const failAll = (w: Worker, err: Error) => {
-    for (const entry of waitingOn(w).values()) entry.reject(err);
+    for (const entry of owed.get(w)?.values() ?? []) entry.reject(err);
     owed.delete(w);
   };
   const start = (): Worker => {
@@ -91,7 +90,7 @@ export function createSqliteDriver(conn: ResolvedConnection): DbDriver {
   const call = <T>(op: string, payload: Record<string, unknown>, deadline?: number, on?: Worker): Promise<T> => {
     if (on && !owed.has(on)) return Promise.reject(new SqliteError(CURSOR_LOST));
     const w = on ?? start();
-    const waiting = waitingOn(w);
+    const waiting = owed.get(w)!; // a live worker: just started, or `on` checked above
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
