@@ -318,7 +318,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     engineActivityTool(reports),
   );
   // Git as the engine runs it on a person's behalf (vault commits, board links): never walking up into the home.
-  const gitAt = (args: string[], cwd: string) => runGit(args, { cwd, ceilings: [home.root] });
+  const gitAt = (args: string[], cwd: string) => runGit(args, { cwd, ceilings: [home.root], confine: sandbox.confineGit });
   // vaults (issue 17): mounted through the files capability, kept in step by its file events.
   const vaults = await createVaultsService({
     home,
@@ -345,7 +345,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   history.registerAdapter('agent', agents.historyAdapter);
   history.registerAdapter('skill', skills.historyAdapter);
   // Git and checkpoints (issue 13): a run's first file-changing tool call snapshots every root first.
-  const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log });
+  const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log, confine: sandbox.confineGit });
   await git.init();
   closers.push(() => git.close());
   tools.setBeforeWrite((ctx) => git.checkpoints.beforeWrite(ctx.runId!));

@@ -137,7 +137,23 @@ export function createSandbox(deps: SandboxDeps) {
     };
   }
 
-  return { status, request, prepare, probe };
+  /**
+   * How the engine starts its own git on a tree a model can write (docs/security.md, "Engine-side
+   * git"): inside a sandbox like the model's commands (network off, the engine home hidden, nothing
+   * outside `writable` writable), so a filter, hook or fsmonitor a command planted runs no more
+   * freely than that command did. Undefined when no bwrap sandbox is active; the command line's
+   * neutralised settings then hold alone.
+   */
+  async function confineGit(writable: string[], cwd: string): Promise<{ program: string; prefix: string[] } | undefined> {
+    if (!(await status()).active) return undefined;
+    const p = await probe();
+    if (p.backend !== 'bwrap' || !p.program) return undefined;
+    const [engineHome, realUserHome] = await Promise.all([realpath(deps.engineHome).catch(() => deps.engineHome), realpath(userHome).catch(() => userHome)]);
+    const plan: SandboxPlan = { mode: 'workspace-write', network: false, roots: writable, engineHome, userHome: realUserHome, readOnly: [], cwd };
+    return { program: p.program, prefix: bwrapArgs(plan) };
+  }
+
+  return { status, request, prepare, probe, confineGit };
 }
 
 function refusal(st: SandboxStatus, attended: boolean): string {

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { driverOverrides, NEUTRAL_CONFIG, withSubcommandFlags } from './neutral.js';
 
 export interface GitOptions {
   /** The working directory (a repository top, or a root for the shadow repositories). */
@@ -20,11 +21,20 @@ export interface GitOptions {
   maxBytes?: number;
   /** Exit codes that are answers, not failures (`diff --quiet` answers 1 for "differs"). */
   okCodes?: number[];
-  /** Ignore the user's global and system configuration (the shadow repositories). */
+  /** Ignore the user's global and system configuration (the shadow repositories: their configuration is the engine's own). */
   isolated?: boolean;
+  /** Start git inside the sandbox when one is active (`confine`), with these folders writable besides `cwd`. */
+  confine?: GitConfine;
+  writable?: string[];
   signal?: AbortSignal;
   timeoutMs?: number;
 }
+
+/**
+ * Starts git inside the sandbox (the sandbox service's `confineGit`): the program to spawn and the
+ * arguments before `git`, or undefined when no sandbox is active (then the command line alone holds).
+ */
+export type GitConfine = (writable: string[], cwd: string) => Promise<{ program: string; prefix: string[] } | undefined>;
 
 export interface GitResult {
   code: number;
@@ -53,6 +63,7 @@ export function gitEnv(opts: Pick<GitOptions, 'ceilings' | 'env' | 'isolated'>):
     PAGER: 'cat',
     GIT_TERMINAL_PROMPT: '0',
     GIT_ASKPASS: '',
+    GIT_EDITOR: ':',
     SSH_ASKPASS: '',
     GIT_OPTIONAL_LOCKS: '0',
     GIT_NO_REPLACE_OBJECTS: '1',
@@ -67,19 +78,41 @@ export function gitEnv(opts: Pick<GitOptions, 'ceilings' | 'env' | 'isolated'>):
 }
 
 /**
- * Settings every command gets on its command line: stable, unquoted paths, no colour, no pager, and
- * no hooks or fsmonitor program. A repository's `.git` lies inside the fence, so a model with file
- * tools could write a hook; nothing the engine runs on a person's behalf may execute it.
+ * Settings every command gets on its command line: stable, unquoted paths, no colour, and every
+ * setting that names a program neutralised (neutral.ts). A repository's `.git` lies inside the
+ * fence, so a sandboxed command can write its hooks and configuration; nothing the engine runs on a
+ * person's behalf may execute them.
  */
-const BASE_CONFIG = ['-c', 'core.quotePath=false', '-c', 'color.ui=false', '-c', 'core.pager=cat', '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+const BASE_CONFIG = ['-c', 'core.quotePath=false', '-c', 'color.ui=false', ...NEUTRAL_CONFIG.flatMap(([k, v]) => ['-c', `${k}=${v}`])];
 /** Our own (shadow) commands also store bytes as they are and never pack on their own. */
 const ISOLATED_CONFIG = ['-c', 'core.autocrlf=false', '-c', 'core.safecrlf=false', '-c', 'gc.auto=0'];
 
-/** Runs git; resolves with its exit code and output, rejects only when git cannot be started. */
-export function git(args: string[], opts: GitOptions): Promise<GitResult> {
-  const full = [...BASE_CONFIG, ...(opts.isolated ? ISOLATED_CONFIG : []), ...args];
+/**
+ * Runs git; resolves with its exit code and output, rejects only when git cannot be started. On a
+ * tree a model can write (not `isolated`): inside the sandbox when one is active, else with every
+ * driver program the repository's configuration names switched off (read just before, as data).
+ */
+export async function git(args: string[], opts: GitOptions): Promise<GitResult> {
+  const writable = [opts.cwd, ...(opts.writable ?? []), ...(opts.env?.GIT_INDEX_FILE ? [path.dirname(opts.env.GIT_INDEX_FILE)] : [])];
+  const jail = opts.isolated ? undefined : await opts.confine?.(writable, opts.cwd);
+  const drivers = opts.isolated || jail ? {} : driverOverrides(await configNames(opts));
+  const full = [...BASE_CONFIG, ...(opts.isolated ? ISOLATED_CONFIG : []), ...withSubcommandFlags(args)];
+  return spawnGit(jail ? [jail.program, ...jail.prefix, 'git'] : ['git'], full, { ...opts, env: { ...opts.env, ...drivers } });
+}
+
+/**
+ * The names of every setting git would read in `cwd` (`git config --list` reads files and runs
+ * nothing). A listing that fails (no repository yet, a broken file) names no drivers: the command
+ * itself then fails on the same file, or has no repository whose drivers it could run.
+ */
+async function configNames(opts: GitOptions): Promise<string[]> {
+  const r = await spawnGit(['git'], [...BASE_CONFIG, 'config', '--list', '--name-only', '-z'], { ...opts, input: undefined, maxBytes: 4 * 1024 * 1024 });
+  return r.code === 0 ? nulFields(r.stdout) : [];
+}
+
+function spawnGit(program: string[], full: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', full, {
+    const child = spawn(program[0], [...program.slice(1), ...full], {
       cwd: opts.cwd,
       env: gitEnv(opts),
       stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
