@@ -3,6 +3,8 @@
  * clean environment and bounded output. Every git route and the checkpoints go through `git()`.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
@@ -26,6 +28,8 @@ export interface GitOptions {
   /** Start git inside the sandbox when one is active (`confine`), with these folders writable besides `cwd`. */
   confine?: GitConfine;
   writable?: string[];
+  /** Let git start git (only `gc`, which runs repack and prune): every other command gets the inert one. */
+  childGit?: boolean;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -96,8 +100,28 @@ export async function git(args: string[], opts: GitOptions): Promise<GitResult> 
   const writable = [opts.cwd, ...(opts.writable ?? []), ...(opts.env?.GIT_INDEX_FILE ? [path.dirname(opts.env.GIT_INDEX_FILE)] : [])];
   const jail = opts.isolated ? undefined : await opts.confine?.(writable, opts.cwd);
   const drivers = opts.isolated || jail ? {} : driverOverrides(await configNames(opts));
+  // Inside the sandbox a git started by git is confined too; outside it, it would read a nested
+  // repository's own configuration (add -A asks every gitlink for its status, and no setting of
+  // ours reaches that check), so the only git it can start is one that runs nothing.
+  const inert: Record<string, string> = jail || opts.childGit ? {} : { GIT_EXEC_PATH: inertExecPath() };
   const full = [...BASE_CONFIG, ...(opts.isolated ? ISOLATED_CONFIG : []), ...withSubcommandFlags(args)];
-  return spawnGit(jail ? [jail.program, ...jail.prefix, 'git'] : ['git'], full, { ...opts, env: { ...opts.env, ...drivers } });
+  return spawnGit(jail ? [jail.program, ...jail.prefix, 'git'] : ['git'], full, { ...opts, env: { ...opts.env, ...drivers, ...inert } });
+}
+
+let inertDir: string | undefined;
+/**
+ * A folder holding a `git` that prints nothing and succeeds, as GIT_EXEC_PATH: git finds the git it
+ * starts (a submodule's `status --porcelain=2`, `gc --auto`) there first, and reads "nothing
+ * changed". Builtins need nothing from the exec path. Made once per process, removed at exit.
+ */
+function inertExecPath(): string {
+  if (!inertDir) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-git-inert-'));
+    writeFileSync(path.join(dir, 'git'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    inertDir = dir;
+  }
+  return inertDir;
 }
 
 /**

@@ -147,7 +147,7 @@ export class Shadow {
    */
   async gc(signal?: AbortSignal): Promise<void> {
     const args = ['-c', 'gc.auto=6700', '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet', '--prune=1.hour.ago'];
-    await this.run(args, { signal, timeoutMs: 10 * 60_000 }).catch(() => undefined);
+    await this.run(args, { signal, timeoutMs: 10 * 60_000, childGit: true }).catch(() => undefined);
   }
 
   /**
