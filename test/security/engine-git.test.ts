@@ -62,6 +62,7 @@ before(async () => {
 });
 after(async () => {
   await h.close();
+  await rm(out, { recursive: true, force: true });
 });
 
 /** One chat turn in which the model runs `command` (allowed by the rule) and then answers. */

@@ -104,19 +104,17 @@ type Cover = 'command line' | 'driver' | 'flag' | 'transport' | 'no terminal' | 
  */
 export const PROGRAM_SETTINGS: Record<string, Cover> = {
   'core.fsmonitor': 'command line',
-  'core.fsmonitorHookVersion': 'command line',
   'core.hooksPath': 'command line',
   'core.pager': 'command line',
   'core.editor': 'command line',
   'sequence.editor': 'command line',
   'core.askPass': 'command line',
   'credential.helper': 'command line',
-  'credential.<url>.helper': 'command line',
+  'credential.<url>.helper': 'transport',
   'filter.<driver>.clean': 'driver',
   'filter.<driver>.smudge': 'driver',
   'filter.<driver>.process': 'driver',
   'diff.<driver>.textconv': 'driver',
-  'diff.<driver>.cachetextconv': 'driver',
   'diff.<driver>.command': 'flag',
   'diff.external': 'flag',
   'merge.<driver>.driver': 'driver',
@@ -157,6 +155,4 @@ export const PROGRAM_SETTINGS: Record<string, Cover> = {
   'sendemail.tocmd': 'not run',
   'gitcvs.dbDriver': 'not run',
   'notes.rewrite.<command>': 'not run',
-  'rebase.rescheduleFailedExec': 'not run',
-  'completion.commands': 'not run',
 };
