@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { driverOverrides, NEUTRAL_CONFIG, PROGRAM_SETTINGS, subcommandFlags, withSubcommandFlags } from '../../src/capabilities/git/neutral.js';
 
 /** The last part of a key when it names a program (or a command line for one). */
-const PROGRAM_NAMES = new Set(['cmd', 'command', 'program', 'helper', 'textconv', 'editor', 'pager', 'driver', 'clean', 'smudge', 'process', 'sshcommand', 'askpass', 'gitproxy', 'external', 'fsmonitor', 'hookspath', 'packobjectshook', 'alternaterefscommand', 'browser', 'tocmd', 'cccmd', 'receivepack', 'uploadpack', 'vcs', 'proxy', 'defaultkeycommand', 'dbdriver', '<command>', 'rescheduledfailedexec', 'rescheduleFailedExec'.toLowerCase()]);
+const PROGRAM_NAMES = new Set(['cmd', 'command', 'program', 'helper', 'textconv', 'editor', 'pager', 'driver', 'clean', 'smudge', 'process', 'sshcommand', 'askpass', 'gitproxy', 'external', 'fsmonitor', 'hookspath', 'packobjectshook', 'alternaterefscommand', 'browser', 'tocmd', 'cccmd', 'receivepack', 'uploadpack', 'vcs', 'proxy', 'defaultkeycommand', 'dbdriver', '<command>']);
 /** Sections where `path` is a program's path or more configuration. */
 const PATH_SECTIONS = new Set(['include', 'includeif', 'man', 'browser', 'difftool', 'mergetool']);
 
