@@ -266,7 +266,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
 
   // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.
-  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
+  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, log, ...options.sandbox });
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
