@@ -5,6 +5,8 @@
  * Masking errs on the side of hiding: a false positive costs a person a glance, a miss leaks a key.
  */
 
+import { secretForms } from '../kernel/redact.js';
+
 const MASK = '***';
 
 /** Values shorter than this are never masked as "known": masking "ab" everywhere would garble text. */
@@ -97,9 +99,9 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** One pattern for the known values, longest first; undefined when none is long enough to mask. */
+/** One pattern for the known values in every spelling (encoded ones too), longest first; undefined when none is long enough to mask. */
 function knownPattern(known: readonly string[]): RegExp | undefined {
-  const values = known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).sort((a, b) => b.length - a.length);
+  const values = [...new Set(known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).flatMap(secretForms))].sort((a, b) => b.length - a.length);
   return values.length ? new RegExp(values.map(escapeRegExp).join('|'), 'g') : undefined;
 }
 
