@@ -3,7 +3,7 @@
  * clean environment and bounded output. Every git route and the checkpoints go through `git()`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
@@ -115,7 +115,8 @@ let inertDir: string | undefined;
  * changed". Builtins need nothing from the exec path. Made once per process, removed at exit.
  */
 function inertExecPath(): string {
-  if (!inertDir) {
+  // Made again when a /tmp cleaner removed it: a missing folder would let git find the real git.
+  if (!inertDir || !existsSync(path.join(inertDir, 'git'))) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'engine-git-inert-'));
     writeFileSync(path.join(dir, 'git'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -126,13 +127,15 @@ function inertExecPath(): string {
 
 /**
  * The names of every setting git would read in `cwd` (`git config --list` reads files and runs
- * nothing). A listing that fails (no repository yet, a broken file) names no drivers: the command
- * itself then fails on the same file, or has no repository whose drivers it could run.
+ * nothing). A listing that fails (a broken file) names no drivers: the command itself then fails
+ * on the same file. One too long to read whole is refused, never half-trusted.
  */
 async function configNames(opts: GitOptions): Promise<string[]> {
-  const r = await spawnGit(['git'], [...BASE_CONFIG, 'config', '--list', '--name-only', '-z'], { ...opts, input: undefined, maxBytes: 4 * 1024 * 1024 });
+  const r = await spawnGit(['git'], [...BASE_CONFIG, 'config', '--list', '--name-only', '-z'], { ...opts, input: undefined, maxBytes: CONFIG_LISTING_BYTES });
+  if (r.truncated) throw new EngineError(500, `the git configuration read in ${opts.cwd} is over ${CONFIG_LISTING_BYTES / 1024 / 1024} MB of setting names; shorten it before the engine runs git there`);
   return r.code === 0 ? nulFields(r.stdout) : [];
 }
+const CONFIG_LISTING_BYTES = 4 * 1024 * 1024;
 
 function spawnGit(program: string[], full: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
