@@ -1,8 +1,8 @@
 /**
  * Issue 22 §1 end to end: a model, through chat turns and a narrow shell rule, plants programs in
  * git's configuration (a nested repository's clean filter; the workspace repository's fsmonitor,
- * filters, diff drivers, hooks and signing program, after stepping around the read-only binds by
- * renaming and copying `.git`), then the engine runs its own git: checkpoints, status, tree-status,
+ * filters, diff drivers, hooks and signing program, after stepping around the read-only binds with
+ * a `commondir` pointing at a writable copy), then the engine runs its own git: checkpoints, status, tree-status,
  * diffs, commit, suggest-message. Every planted program would leave a marker in a folder outside
  * every root; none may appear.
  */
@@ -43,15 +43,16 @@ before(async () => {
       'elif [ "$1" = edit ]; then',
       '  echo xyz > nested/f.txt',
       'elif [ "$1" = repo ]; then',
-      // The read-only binds of .git/config and hooks move with a renamed .git: copy it back, writable.
-      '  mv .git .git-old && cp -a .git-old .git',
+      // .git cannot be renamed inside the sandbox, and its config and hooks are read-only, but a new
+      // commondir can point git at a writable copy: git then reads config and hooks from there.
+      '  cp -a .git .gitcopy && echo ../.gitcopy > .git/commondir',
       `  git config core.fsmonitor '${mark('fsmonitor')}'`,
       `  git config filter.x.clean '${mark('clean')}' && git config filter.x.smudge '${mark('smudge')}' && git config filter.x.required true`,
       `  git config diff.x.textconv '${mark('textconv')}' && git config diff.x.command '${mark('diff-command')}'`,
       `  git config diff.external '${mark('diff-external')}'`,
       `  git config commit.gpgSign true && git config gpg.program '${mark('gpg')}'`,
-      `  git config core.hooksPath hooks2 && mkdir -p hooks2 && printf '#!/bin/sh\\ntouch ${out}/hook\\n' > hooks2/pre-commit && chmod +x hooks2/pre-commit`,
-      `  printf '#!/bin/sh\\ntouch ${out}/hook2\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`,
+      `  git config core.hooksPath hooks2 && mkdir -p hooks2 && printf '#!/bin/sh\\ntouch ${out}/hook\\n' > hooks2/pre-commit && cp hooks2/pre-commit hooks2/post-commit && chmod +x hooks2/*`,
+      `  printf '#!/bin/sh\\ntouch ${out}/hook2\\n' > .gitcopy/hooks/post-commit && chmod +x .gitcopy/hooks/post-commit`,
       `  printf '[filter "y"]\\n\\tclean = ${mark('included')}\\n' > inc.cfg && git config include.path ../inc.cfg`,
       "  printf '*.txt filter=x diff=x\\n*.md filter=y\\n' > .gitattributes",
       '  echo two > a.txt && echo note > b.md',
