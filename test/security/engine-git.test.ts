@@ -88,21 +88,24 @@ test("a nested repository's clean filter never runs on a checkpoint (same-size e
   assert.deepEqual(await markers(), []);
 });
 
-/** Every git route the engine serves on the workspace repository, a commit included. */
+/** Every git route the engine serves on the workspace repository (repos, a commit and both model passes included). */
 async function everyRoute(message: string): Promise<void> {
   await writeFile(`${ws}/a.txt`, `${message}\n`);
-  for (const route of ['/api/git/status', '/api/git/tree-status', '/api/git/diff', '/api/git/diff?staged=1', '/api/git/contextual-diff?mode=head', '/api/git/contextual-diff?mode=unstaged', '/api/git/file-diff?path=a.txt&mode=head']) {
+  for (const route of ['/api/git/repos', '/api/git/status', '/api/git/tree-status', '/api/git/diff', '/api/git/diff?staged=1', '/api/git/contextual-diff?mode=head', '/api/git/contextual-diff?mode=unstaged', '/api/git/file-diff?path=a.txt&mode=head']) {
     const r = await h.t.api('GET', route);
     assert.equal(r.status, 200, `${route}: ${JSON.stringify(r.body)}`);
   }
   h.model.script({ text: 'Update a.txt' });
   const suggested = await h.t.api('POST', '/api/git/suggest-message', {});
   assert.equal(suggested.status, 200, JSON.stringify(suggested.body));
+  h.model.script({ text: 'Looks fine.' });
+  const reviewed = await h.t.api('POST', '/api/git/review', {});
+  assert.equal(reviewed.status, 200, JSON.stringify(reviewed.body));
   const commit = await h.t.api('POST', '/api/git/commit', { message });
   assert.equal(commit.status, 200, JSON.stringify(commit.body));
 }
 
-test('status, tree-status, diffs, commit and suggest-message never run a program the repository names', async () => {
+test('status, tree-status, diffs, commit, suggest-message and review never run a program the repository names', async () => {
   await turn('repo', 'make repo');
   // The planting worked: git run by hand in that repository runs the fsmonitor and the filter.
   execFileSync('git', ['status', '--porcelain'], { cwd: ws, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
