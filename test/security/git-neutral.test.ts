@@ -6,7 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
+import { git } from '../../src/capabilities/git/exec.js';
 import { driverOverrides, NEUTRAL_CONFIG, PROGRAM_SETTINGS, subcommandFlags, withSubcommandFlags } from '../../src/capabilities/git/neutral.js';
 
 /** The last part of a key when it names a program (or a command line for one). */
@@ -52,4 +57,25 @@ test('each cover is real: command-line values, driver overrides, diff flags', ()
   assert.equal(driverOverrides(['filter.x.clean']).GIT_CONFIG_KEY_1, 'filter.x.required');
   assert.deepEqual(withSubcommandFlags(['-c', 'a=b', 'log', '-1']), ['-c', 'a=b', 'log', '--no-ext-diff', '--no-textconv', '-1']);
   assert.deepEqual(withSubcommandFlags(['status', '-z']), ['status', '--ignore-submodules=dirty', '-z']);
+});
+
+test("the user's own drivers (global configuration, as git-lfs sets them) still run; the repository's never do", async () => {
+  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), 'git-neutral-')));
+  try {
+    const repo = path.join(dir, 'repo');
+    const xdg = path.join(dir, 'xdg');
+    await mkdir(path.join(xdg, 'git'), { recursive: true });
+    await writeFile(path.join(xdg, 'git', 'config'), `[filter "mine"]\n\tclean = touch ${dir}/mine-ran; cat\n`);
+    execFileSync('git', ['init', '-q', repo]);
+    execFileSync('git', ['config', 'filter.evil.clean', `touch ${dir}/evil-ran; cat`], { cwd: repo });
+    await writeFile(path.join(repo, '.gitattributes'), 'a.txt filter=mine\nb.txt filter=evil\n');
+    await writeFile(path.join(repo, 'a.txt'), 'a\n');
+    await writeFile(path.join(repo, 'b.txt'), 'b\n');
+    const r = await git(['add', '-A'], { cwd: repo, ceilings: [dir], writable: [repo], env: { XDG_CONFIG_HOME: xdg, HOME: dir } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(existsSync(path.join(dir, 'mine-ran')), "the user's own filter did not run");
+    assert.ok(!existsSync(path.join(dir, 'evil-ran')), "the repository's filter ran");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

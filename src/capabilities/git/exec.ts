@@ -99,7 +99,7 @@ const ISOLATED_CONFIG = ['-c', 'core.autocrlf=false', '-c', 'core.safecrlf=false
 export async function git(args: string[], opts: GitOptions): Promise<GitResult> {
   const writable = [opts.cwd, ...(opts.writable ?? []), ...(opts.env?.GIT_INDEX_FILE ? [path.dirname(opts.env.GIT_INDEX_FILE)] : [])];
   const jail = opts.isolated ? undefined : await opts.confine?.(writable, opts.cwd);
-  const drivers = opts.isolated || jail ? {} : driverOverrides(await configNames(opts));
+  const drivers = opts.isolated || jail ? {} : driverOverrides(await untrustedNames(opts, writable));
   // Inside the sandbox a git started by git is confined too; outside it, it would read a nested
   // repository's own configuration (add -A asks every gitlink for its status, and no setting of
   // ours reaches that check), so the only git it can start is one that runs nothing.
@@ -126,14 +126,26 @@ function inertExecPath(): string {
 }
 
 /**
- * The names of every setting git would read in `cwd` (`git config --list` reads files and runs
- * nothing). A listing that fails (a broken file) names no drivers: the command itself then fails
- * on the same file. One too long to read whole is refused, never half-trusted.
+ * The names of the settings git would read in `cwd` that a model could have written: every one not
+ * from the system or the user's global configuration, or from a file inside the writable folders
+ * (`git config --list` reads files and runs nothing). The user's own drivers (git-lfs) keep
+ * working; a name also set by the repository is switched off whole. A listing that fails (a broken
+ * file) names nothing: the command itself then fails on the same file. One too long to read whole
+ * is refused, never half-trusted.
  */
-async function configNames(opts: GitOptions): Promise<string[]> {
-  const r = await spawnGit(['git'], [...BASE_CONFIG, 'config', '--list', '--name-only', '-z'], { ...opts, input: undefined, maxBytes: CONFIG_LISTING_BYTES });
+async function untrustedNames(opts: GitOptions, writable: string[]): Promise<string[]> {
+  const r = await spawnGit(['git'], [...BASE_CONFIG, 'config', '--list', '--show-scope', '--show-origin', '--name-only', '-z'], { ...opts, input: undefined, maxBytes: CONFIG_LISTING_BYTES });
   if (r.truncated) throw new EngineError(500, `the git configuration read in ${opts.cwd} is over ${CONFIG_LISTING_BYTES / 1024 / 1024} MB of setting names; shorten it before the engine runs git there`);
-  return r.code === 0 ? nulFields(r.stdout) : [];
+  if (r.code !== 0) return [];
+  const fields = nulFields(r.stdout);
+  const names = new Set<string>();
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [scope, origin, name] = [fields[i], fields[i + 1], fields[i + 2]];
+    const file = origin.startsWith('file:') ? path.resolve(opts.cwd, origin.slice(5)) : '';
+    const own = (scope === 'system' || scope === 'global') && file !== '' && !writable.some((w) => file === w || file.startsWith(w + path.sep));
+    if (!own) names.add(name);
+  }
+  return [...names];
 }
 const CONFIG_LISTING_BYTES = 4 * 1024 * 1024;
 
