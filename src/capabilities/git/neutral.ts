@@ -42,7 +42,7 @@ const SUBMODULE_COMMANDS = new Set(['status', 'diff', 'diff-index', 'diff-files'
 const SUBMODULE_FLAG = '--ignore-submodules=dirty';
 
 /** A per-driver setting that names a program (the driver is picked by a `.gitattributes` line). */
-export const DRIVER_KEY = /^(filter|diff|merge)\.(.+)\.(clean|smudge|process|command|textconv|driver)$/i;
+const DRIVER_KEY = /^(filter|diff|merge)\.(.+)\.(clean|smudge|process|command|textconv|driver)$/i;
 
 /**
  * Command-line settings that switch off every driver program found in a `git config --list

@@ -25,7 +25,7 @@ const DEFAULT_EXCLUDES = ['node_modules/', '.DS_Store'];
 const NESTED = 'nested-repos';
 
 /** A path as a gitignore pattern matching only itself (wildcards, a leading ! or #, trailing spaces escaped). */
-export function literalPattern(rel: string): string {
+function literalPattern(rel: string): string {
   return rel.replace(/[\\*?[]/g, '\\$&').replace(/^[!#]/, '\\$&').replace(/ $/, '\\ ');
 }
 
