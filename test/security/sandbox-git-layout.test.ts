@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { startChat, type ChatHarness } from '../chat/harness.js';
 import { tempDir } from '../support/engine.js';
@@ -77,4 +77,33 @@ test(".git cannot be renamed away and copied back writable, and a missing config
 test('a commondir pointing at a writable copy is reported after the command', async () => {
   const out = await turn('common', 'make commondir');
   assert.match(out, /changed the repository .*\.git so git there runs programs \(commondir: \.\.\/copy\.git.*config: core\.fsmonitor/, out);
+});
+
+test('a commit never writes through a .git file that leads out of the workspace', async () => {
+  const elsewhere = await realpath(await tempDir('sandbox-git-elsewhere-'));
+  try {
+    execFileSync('git', ['init', '-q', '--bare', `${elsewhere}/g.git`]);
+    const before = await readdir(`${elsewhere}/g.git/objects`);
+    await symlink(elsewhere, `${ws}/away`);
+    await mkdir(`${ws}/sub2`);
+    await writeFile(`${ws}/sub2/.git`, 'gitdir: ../away/g.git\n');
+    execFileSync('git', ['config', 'core.bare', 'false'], { cwd: `${elsewhere}/g.git` });
+    await writeFile(`${ws}/sub2/f.txt`, 'x\n');
+    // In the sandbox the target is not even visible (the host's /tmp is not); without one, the engine refuses.
+    const confined = await h.t.api('POST', '/api/git/commit', { root: 'sub2', message: 'm' });
+    assert.ok(confined.status >= 400, JSON.stringify(confined.body));
+    assert.equal((await h.t.api('PUT', '/api/settings', { sandbox: { mode: 'off' } })).status, 200);
+    try {
+      const r = await h.t.api('POST', '/api/git/commit', { root: 'sub2', message: 'm' });
+      assert.equal(r.status, 409, JSON.stringify(r.body));
+      assert.match(r.body.error, /outside the workspace and mounts/);
+    } finally {
+      await h.t.api('PUT', '/api/settings', { sandbox: { mode: 'workspace-write' } });
+    }
+    assert.deepEqual(await readdir(`${elsewhere}/g.git/objects`), before);
+  } finally {
+    await rm(`${ws}/away`, { force: true });
+    await rm(`${ws}/sub2`, { recursive: true, force: true });
+    await rm(elsewhere, { recursive: true, force: true });
+  }
 });
