@@ -1,7 +1,7 @@
 /**
  * What keeps a repository's own programs from running when the engine runs git there. A model can
- * write a repository's `.git` (the sandbox's read-only binds can be stepped around: a renamed and
- * copied `.git`, a `commondir`), so every setting that names a program is taken away from the
+ * write a repository's `.git` (a repository a command creates is unprotected while it runs, and a
+ * new `commondir` points git at a writable copy), so every setting that names a program is taken away from the
  * repository on every command line the engine builds (command-line settings win over every file).
  * `PROGRAM_SETTINGS` says, for each git setting that names a program, how it is covered; the
  * checklist test (test/security/git-neutral.test.ts) reads `git help --config` and fails when git
