@@ -266,7 +266,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
 
   // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.
-  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
+  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, log, ...options.sandbox });
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
@@ -318,7 +318,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     engineActivityTool(reports),
   );
   // Git as the engine runs it on a person's behalf (vault commits, board links): never walking up into the home.
-  const gitAt = (args: string[], cwd: string) => runGit(args, { cwd, ceilings: [home.root] });
+  const gitAt = (args: string[], cwd: string) => runGit(args, { cwd, ceilings: [home.root], confine: sandbox.confineGit });
   // vaults (issue 17): mounted through the files capability, kept in step by its file events.
   const vaults = await createVaultsService({
     home,
@@ -345,7 +345,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   history.registerAdapter('agent', agents.historyAdapter);
   history.registerAdapter('skill', skills.historyAdapter);
   // Git and checkpoints (issue 13): a run's first file-changing tool call snapshots every root first.
-  const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log });
+  const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log, confine: sandbox.confineGit });
   await git.init();
   closers.push(() => git.close());
   tools.setBeforeWrite((ctx) => git.checkpoints.beforeWrite(ctx.runId!));

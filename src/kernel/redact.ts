@@ -8,7 +8,7 @@
  *   - HTTP responses, error sentences included: the onSend hook in src/http/redact-responses.ts;
  *   - model requests (messages, tool output, prompts): the provider client's fetch (providers/clients.ts);
  *   - operational log lines (stderr): the engine's `log`.
- * Known values only, matched exactly (and in their JSON-escaped spelling), so masking is cheap
+ * Known values only, matched exactly (in every spelling `secretForms` makes), so masking is cheap
  * enough for every event and cannot garble text the way a shape guess can; the shape layer
  * (src/permissions/mask.ts) runs where prompts and tool events are built. The values come from
  * the secret store when the engine starts, on every `secrets.changed`, and synchronously on every
@@ -22,9 +22,39 @@ const MIN_LENGTH = 4;
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/**
+ * An encoded spelling shorter than this is not masked: a short run of base64 or hex letters turns
+ * up by chance in images and hashes the engine passes on (about one in 2^48 positions at 8).
+ */
+const MIN_ENCODED_LENGTH = 8;
+
+/**
+ * Every spelling of a secret value that an output can carry it in: as stored, JSON-escaped,
+ * URL-encoded (both the component and the form spelling), reversed, hex (both cases) and base64
+ * (standard and URL-safe). Base64 is taken at each of the three byte alignments, without the edge
+ * letters that depend on the bytes around it, so the value is found inside a longer encoded text
+ * too (`encode(password, 'base64')`, a base64 blob of a whole config file).
+ */
+export function secretForms(value: string): string[] {
+  const forms = new Set<string>([value, JSON.stringify(value).slice(1, -1), [...value].reverse().join('')]);
+  const encoded = new Set<string>([encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+')]);
+  const bytes = Buffer.from(value, 'utf8');
+  encoded.add(bytes.toString('hex')).add(bytes.toString('hex').toUpperCase());
+  for (let shift = 0; shift < 3; shift++) {
+    const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64').replace(/=+$/, '');
+    // Letters that mix in the zero bytes before it or the unknown bytes after it are left out.
+    const core = b64.slice([0, 2, 3][shift], Math.floor(((shift + bytes.length) * 8) / 6));
+    encoded.add(core).add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  for (const f of encoded) if (f.length >= MIN_ENCODED_LENGTH && f !== value) forms.add(f);
+  return [...forms];
+}
+
 export class Redactor {
   private values = new Set<string>();
   private pattern: RegExp | undefined;
+  /** Every spelling of every value (secretForms), longest first. */
+  private forms: string[] = [];
 
   /** Replaces the known values (the secret store's current values). */
   setValues(values: Iterable<string>): void {
@@ -41,11 +71,9 @@ export class Redactor {
 
   private compile(): void {
     const forms = new Set<string>();
-    for (const v of this.values) {
-      forms.add(v);
-      forms.add(JSON.stringify(v).slice(1, -1)); // the spelling inside JSON text
-    }
+    for (const v of this.values) for (const f of secretForms(v)) forms.add(f);
     const sorted = [...forms].sort((a, b) => b.length - a.length);
+    this.forms = sorted;
     this.pattern = sorted.length ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
   }
 
@@ -121,10 +149,10 @@ export class Redactor {
     };
   }
 
-  /** The length of the longest end of `text` that is a proper beginning of a known value. */
+  /** The length of the longest end of `text` that is a proper beginning of a known value (in any spelling). */
   private heldTail(text: string): number {
     let best = 0;
-    for (const v of this.values) {
+    for (const v of this.forms) {
       for (let n = Math.min(v.length - 1, text.length); n > best; n--) {
         if (text.endsWith(v.slice(0, n))) {
           best = n;

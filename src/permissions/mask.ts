@@ -5,6 +5,8 @@
  * Masking errs on the side of hiding: a false positive costs a person a glance, a miss leaks a key.
  */
 
+import { secretForms } from '../kernel/redact.js';
+
 const MASK = '***';
 
 /** Values shorter than this are never masked as "known": masking "ab" everywhere would garble text. */
@@ -60,8 +62,19 @@ const CONTEXT_SHAPES: Array<[RegExp, Replacer]> = [
     re(String.raw`\b(sshpass\s+-p\s*|redis-cli\b[^\n|;&]*?\s-a\s+|(?:docker|podman|buildah|skopeo|helm)\b[^\n|;&]*?\slogin\b[^\n|;&]*?\s-p\s+)(${VALUE})`),
     (m, p, value) => (runsCode(value) ? m : `${p}${quoteLike(value)}`),
   ],
-  // curl/wget/http -u user:password, --user user:password, --proxy-user user:password (not a URL after -u).
-  [/(\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)["']?[^\s:'"]+:)([^\s'"/][^\s'"]*)/g, (m, p, value) => (runsCode(value) ? m : `${p}${MASK}`)],
+  // curl/wget/http -u user:password, -uuser:password, --user user:password, --proxy-user user:password (not a URL after -u).
+  [/(\s(?:-u|-U|--user|--proxy-user)(?:\s+|=)?["']?[^\s:'"]+:)([^\s'"/][^\s'"]*)/g, (m, p, value) => (runsCode(value) ? m : `${p}${MASK}`)],
+  // smbclient / rpcclient / net -U user%password.
+  [/(\s(?:-U|--user)(?:\s+|=)["']?[^\s%'"]+%)([^\s'"]+)/g, (m, p, value) => (runsCode(value) ? m : `${p}${MASK}`)],
+  // Programs whose password flag has a short name: ldapsearch -w x, zip/unzip -P x, 7z -px, openssl -k x, htpasswd -b file user x.
+  [
+    re(String.raw`\b((?:ldap[a-z]*|zip|unzip|openssl|7z|7za|7zz|htpasswd)\b[^\n|;&]*?\s(?:-w\s+|-P\s+|-k\s+|-p(?=[^\s-])|-b\s+\S+\s+\S+\s+))(${VALUE})`),
+    (m, p, value) => (runsCode(value) ? m : `${p}${quoteLike(value)}`),
+  ],
+  // Cookie headers: the cookies are credentials.
+  [/\b((?:set-)?cookie\s*:\s*)[^\r\n"'`\\$;&|<>()]+/gi, (_m, p) => `${p}${MASK}`],
+  // A long token as a URL's user name (https://<token>@github.com/...).
+  [/\b([a-z][a-z0-9+.-]*:\/\/)([A-Za-z0-9_-]{20,})(@)/gi, (_m, p, _v, at) => `${p}${MASK}${at}`],
   // Assignments: DB_PASSWORD=x, token: "x", "api_key": "x", secret = 'x', PGPASSWORD=x, and their JSON-escaped forms.
   [
     re(String.raw`\b([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?)[A-Za-z0-9_]*)(\\?["']?\s*[:=]\s*)(${VALUE})`),
@@ -97,9 +110,9 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** One pattern for the known values, longest first; undefined when none is long enough to mask. */
+/** One pattern for the known values in every spelling (encoded ones too), longest first; undefined when none is long enough to mask. */
 function knownPattern(known: readonly string[]): RegExp | undefined {
-  const values = known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).sort((a, b) => b.length - a.length);
+  const values = [...new Set(known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).flatMap(secretForms))].sort((a, b) => b.length - a.length);
   return values.length ? new RegExp(values.map(escapeRegExp).join('|'), 'g') : undefined;
 }
 

@@ -37,10 +37,22 @@ const PROGRAM_KEYS = new Set([
   'man.path',
 ]);
 
-/** `config: core.fsmonitor`, `hooks: pre-commit` ... for one git dir; empty when it is harmless. */
+/**
+ * `config: core.fsmonitor`, `hooks: pre-commit` ... for one git dir, read where git reads them (a
+ * `commondir` names the folder holding config and hooks; config.worktree beside); empty when harmless.
+ */
 export async function programsSetIn(gitDir: string): Promise<string[]> {
+  const common = (await fs.readFile(path.join(gitDir, 'commondir'), 'utf8').catch(() => '')).trim();
+  const commonDir = common ? path.resolve(gitDir, common) : gitDir;
+  const found = common ? [`commondir: ${common}`] : [];
+  for (const file of [path.join(commonDir, 'config'), path.join(gitDir, 'config.worktree')]) found.push(...programKeys(await fs.readFile(file, 'utf8').catch(() => '')));
+  const hooks = await fs.readdir(path.join(commonDir, 'hooks')).catch(() => [] as string[]);
+  for (const h of hooks) if (!h.endsWith('.sample')) found.push(`hooks: ${h}`);
+  return [...new Set(found)];
+}
+
+function programKeys(text: string): string[] {
   const found: string[] = [];
-  const text = await fs.readFile(path.join(gitDir, 'config'), 'utf8').catch(() => '');
   let section = '';
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.trim();
@@ -56,7 +68,5 @@ export async function programsSetIn(gitDir: string): Promise<string[]> {
     const value = (key[2] ?? '').trim();
     if (PROGRAM_KEYS.has(name) || section === 'pager' || (section === 'alias' && value.replace(/^"/, '').startsWith('!'))) found.push(`config: ${name}`);
   }
-  const hooks = await fs.readdir(path.join(gitDir, 'hooks')).catch(() => [] as string[]);
-  for (const h of hooks) if (!h.endsWith('.sample')) found.push(`hooks: ${h}`);
   return found;
 }

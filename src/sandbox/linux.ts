@@ -10,8 +10,9 @@
  *   4. the writable roots (workspace and mounts) outside the engine home, parents first;
  *   5. the engine home replaced by an empty read-only tmpfs (secrets.key, permissions.json, run
  *      logs invisible), then the roots inside it (the default workspace) bound again;
- *   6. the read-only islands inside writable roots: every .git's config and hooks, and shell
- *      start-up files when the user's home is itself inside a writable root.
+ *   6. the read-only islands inside writable roots: every git dir pinned, its config, hooks and
+ *      the rest git reads read-only (repos.ts), and shell start-up files when the user's home is
+ *      itself inside a writable root.
  *
  * Namespaces: a user namespace where possible; a new pid namespace is required, not optional: with the host's /proc a command could
  * read the engine's environment or reach the unsandboxed filesystem through /proc/<pid>/root. It
@@ -75,7 +76,11 @@ export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = ex
   args.push('--tmpfs', plan.engineHome);
   for (const root of roots.filter(insideHome)) args.push(bind, root, root);
   args.push('--remount-ro', plan.engineHome);
+  // Git dirs pinned (a mount point cannot be renamed away and copied back), then what git reads.
+  for (const p of [...new Set(plan.pinned ?? [])].sort()) if (exists(p)) args.push(bind, p, p);
   for (const p of [...new Set(plan.readOnly)].sort()) if (exists(p)) args.push('--ro-bind', p, p);
+  for (const p of plan.emptyFiles ?? []) args.push('--ro-bind', '/dev/null', p);
+  for (const p of plan.emptyDirs ?? []) args.push('--tmpfs', p, '--remount-ro', p);
 
   // A user namespace too where one can be made (bwrap makes one anyway when not root): uid 0 inside
   // is then not the host's root for anything the mounts above leave visible.

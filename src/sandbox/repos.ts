@@ -16,10 +16,18 @@ import { LIMITS } from '../kernel/limits.js';
 export interface RepoScan {
   /** Git directories found (`<repo>/.git`, submodule and worktree git dirs inside a root). */
   gitDirs: string[];
-  /** The paths to keep read-only: each git dir's config, config.worktree and hooks. */
+  /** Folders to bind onto themselves, so they cannot be renamed or removed: the git dirs. */
+  pinned: string[];
+  /** The paths to keep read-only: `.git` files and each git dir's config, config.worktree, hooks and commondir. */
   readOnly: string[];
+  /** Missing files git would read (config.worktree), kept from being made: an empty read-only file. */
+  emptyFiles: string[];
+  /** Missing folders git would read (hooks), kept from being made: an empty read-only folder. */
+  emptyDirs: string[];
   /** The walk hit its folder budget: repositories deeper or further on were not looked for. */
   truncated: boolean;
+  /** Layouts left alone (a `.git` file or `commondir` pointing outside the roots), as sentences. */
+  skipped: string[];
 }
 
 // Dependency and cache folders: package managers and tools write there, people do not run git there,
@@ -76,12 +84,26 @@ function listing(dir: string): Listing | undefined {
   return list;
 }
 
-export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDepth?: number } = {}): Promise<RepoScan> {
+export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDepth?: number; log?: (line: string) => void } = {}): Promise<RepoScan> {
   const maxDirs = opts.maxDirs ?? LIMITS.sandboxRepoScanDirs;
   const maxDepth = opts.maxDepth ?? LIMITS.sandboxRepoScanDepth;
   const gitDirs = new Set<string>();
+  const gitFiles: string[] = [];
+  const skipped: string[] = [];
   let truncated = false;
-  const inRoots = (p: string) => roots.some((r) => p === r || p.startsWith(r.endsWith(path.sep) ? r : r + path.sep));
+  const realRoots = await Promise.all(roots.map((r) => fs.realpath(r).catch(() => r)));
+  /**
+   * A git dir named by a `.git` file or a `commondir`, as a real path, when it is a folder inside
+   * the roots; anything else (outside, through a symlink, missing, not a folder) is skipped and
+   * said why: the sandbox protects and writes nothing there, and git is not pointed at it.
+   */
+  const inside = async (target: string, from: string): Promise<string | undefined> => {
+    const real = await fs.realpath(target).catch(() => undefined);
+    const st = real ? await fs.stat(real).catch(() => undefined) : undefined;
+    if (real && st?.isDirectory() && realRoots.some((r) => real === r || real.startsWith(r.endsWith(path.sep) ? r : r + path.sep))) return real;
+    skipped.push(`${from} points at ${target}, which is ${real ? (st?.isDirectory() ? 'outside the writable roots' : 'not a folder') : 'missing'}; that repository is skipped`);
+    return undefined;
+  };
 
   // Breadth first. Each folder's listing comes from the cache when the folder's mtime says nothing
   // was added, removed or renamed in it since it was read (see `listing`).
@@ -100,8 +122,10 @@ export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDe
     if (list.gitFile) {
       // A worktree or submodule: `.git` is a file pointing at the real git dir (read every time:
       // its content can change without the folder's mtime moving).
+      gitFiles.push(list.gitFile);
       const target = await gitdirOf(list.gitFile);
-      if (target && inRoots(target)) gitDirs.add(target);
+      const real = target && (await inside(target, list.gitFile));
+      if (real) gitDirs.add(real);
     }
     if (depth < maxDepth) for (const sub of list.subdirs) queue.push({ dir: sub, depth: depth + 1 });
   }
@@ -114,23 +138,29 @@ export async function scanRepos(roots: string[], opts: { maxDirs?: number; maxDe
   // A linked worktree's git dir shares config and hooks with the main one (its `commondir`).
   for (const dir of [...gitDirs]) {
     const common = await fs.readFile(path.join(dir, 'commondir'), 'utf8').catch(() => '');
-    if (common.trim()) {
-      const target = path.resolve(dir, common.trim());
-      if (inRoots(target)) gitDirs.add(target);
-    }
+    if (!common.trim()) continue;
+    const real = await inside(path.resolve(dir, common.trim()), path.join(dir, 'commondir'));
+    if (real) gitDirs.add(real);
   }
+  for (const line of skipped) opts.log?.(`sandbox: ${line}`);
 
-  const readOnly: string[] = [];
+  // What git reads: each git dir's config, config.worktree, hooks and commondir, read-only; those
+  // missing are kept from being made (an empty file, an empty read-only folder: the scan writes
+  // nothing itself). The git dirs and `.git` files are pinned (bound onto themselves): a mount
+  // point cannot be renamed, removed or replaced, so a `.git` cannot be moved away and copied back
+  // writable, and a `.git` file cannot be pointed elsewhere.
+  const readOnly: string[] = [...gitFiles];
+  const emptyFiles: string[] = [];
+  const emptyDirs: string[] = [];
   for (const dir of [...gitDirs].sort()) {
-    // A missing hooks folder could be created and filled by the command: make it (as `git init`
-    // does) so it can be mounted read-only.
-    await fs.mkdir(path.join(dir, 'hooks'), { recursive: true }).catch(() => undefined);
-    for (const name of ['config', 'config.worktree', 'hooks']) {
+    for (const name of ['config', 'config.worktree', 'hooks', 'commondir']) {
       const p = path.join(dir, name);
       if (await exists(p)) readOnly.push(p);
+      else if (name === 'config.worktree') emptyFiles.push(p);
+      else if (name === 'hooks') emptyDirs.push(p);
     }
   }
-  return { gitDirs: [...gitDirs].sort(), readOnly, truncated };
+  return { gitDirs: [...gitDirs].sort(), pinned: [...gitDirs].sort(), readOnly, emptyFiles, emptyDirs, truncated, skipped };
 }
 
 async function addModules(dir: string, found: Set<string>, depth: number): Promise<void> {

@@ -30,6 +30,8 @@ export interface SandboxDeps {
   /** Tests only: the bwrap to probe and use (a missing file makes the sandbox unavailable). Else ENGINE_SANDBOX_BWRAP, else PATH. */
   bwrap?: string;
   platform?: NodeJS.Platform;
+  /** Operational log lines (a repository layout the scan skipped). */
+  log?: (line: string) => void;
 }
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
@@ -99,22 +101,29 @@ export function createSandbox(deps: SandboxDeps) {
     }
     const s = deps.settings();
     const writable = s.mode === 'workspace-write';
-    const scan = writable ? await scanRepos(options.roots) : { gitDirs: [], readOnly: [], truncated: false };
-    const readOnly = [...scan.readOnly, ...(options.visible ?? [])];
+    const scan = writable ? await scanRepos(options.roots, { log: deps.log }) : undefined;
+    const readOnly = [...(scan?.readOnly ?? []), ...(options.visible ?? [])];
     // A mount holding the user's home would make its start-up files writable: keep them read-only.
     if (writable && options.roots.some((r) => isInside(userHome, r))) readOnly.push(...STARTUP_FILES.map((f) => path.join(userHome, f)));
     // Real paths on both sides, so "is this root inside the home" compares like with like.
     const [engineHome, realUserHome] = await Promise.all([realpath(deps.engineHome).catch(() => deps.engineHome), realpath(userHome).catch(() => userHome)]);
-    const plan: SandboxPlan = { mode: s.mode as SandboxPlan['mode'], network: s.network, roots: options.roots, engineHome, userHome: realUserHome, readOnly, cwd: options.cwd };
+    const plan: SandboxPlan = { mode: s.mode as SandboxPlan['mode'], network: s.network, roots: options.roots, engineHome, userHome: realUserHome, readOnly, pinned: scan?.pinned, emptyFiles: scan?.emptyFiles, emptyDirs: scan?.emptyDirs, cwd: options.cwd };
 
-    const known = new Set(scan.gitDirs);
+    // What each repository's git reads named before the command: a command can still point a
+    // pinned git dir elsewhere (a new `commondir`), so afterwards every repository is read again.
+    const before = new Map<string, Set<string>>();
+    for (const dir of scan?.gitDirs ?? []) before.set(dir, new Set(await programsSetIn(dir)));
     const finishScan = async (): Promise<string[]> => {
       if (!writable) return [];
       const after = await scanRepos(options.roots);
       const notes: string[] = [];
-      for (const dir of after.gitDirs.filter((d) => !known.has(d))) {
-        const programs = await programsSetIn(dir);
-        if (programs.length) notes.push(`the command created the repository ${dir} and set programs git will run there (${programs.join(', ')}); they were written inside the sandbox and run outside it when someone uses git there`);
+      for (const dir of after.gitDirs) {
+        const had = before.get(dir);
+        // A new worktree's commondir is how `git worktree add` makes one; only a changed repository's is news.
+        const added = (await programsSetIn(dir)).filter((p) => !had?.has(p) && (had || !p.startsWith('commondir:')));
+        if (!added.length) continue;
+        const what = had ? `changed the repository ${dir} so git there runs programs` : `created the repository ${dir} and set programs git will run there`;
+        notes.push(`the command ${what} (${added.join(', ')}); they were written inside the sandbox and run outside it when someone uses git there`);
       }
       return notes;
     };
@@ -128,7 +137,8 @@ export function createSandbox(deps: SandboxDeps) {
     // Seatbelt matches real paths (/private/var/folders/..., not /var/folders/...).
     const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'engine-sandbox-')));
     return {
-      launch: { program: p.program, prefix: seatbeltArgs(seatbeltProfile(plan, tmp)) },
+      // Seatbelt's rules are by path: a missing config.worktree or hooks is simply denied.
+      launch: { program: p.program, prefix: seatbeltArgs(seatbeltProfile({ ...plan, readOnly: [...readOnly, ...(scan?.emptyFiles ?? []), ...(scan?.emptyDirs ?? [])] }, tmp)) },
       env: { TMPDIR: tmp },
       finish: async () => {
         await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
@@ -137,7 +147,23 @@ export function createSandbox(deps: SandboxDeps) {
     };
   }
 
-  return { status, request, prepare, probe };
+  /**
+   * How the engine starts its own git on a tree a model can write (docs/security.md, "Engine-side
+   * git"): inside a sandbox like the model's commands (network off, the engine home hidden, nothing
+   * outside `writable` writable), so a filter, hook or fsmonitor a command planted runs no more
+   * freely than that command did. Undefined when no bwrap sandbox is active; the command line's
+   * neutralised settings then hold alone.
+   */
+  async function confineGit(writable: string[], cwd: string): Promise<{ program: string; prefix: string[] } | undefined> {
+    if (!(await status()).active) return undefined;
+    const p = await probe();
+    if (p.backend !== 'bwrap' || !p.program) return undefined;
+    const [engineHome, realUserHome] = await Promise.all([realpath(deps.engineHome).catch(() => deps.engineHome), realpath(userHome).catch(() => userHome)]);
+    const plan: SandboxPlan = { mode: 'workspace-write', network: false, roots: writable, engineHome, userHome: realUserHome, readOnly: [], cwd };
+    return { program: p.program, prefix: bwrapArgs(plan) };
+  }
+
+  return { status, request, prepare, probe, confineGit };
 }
 
 function refusal(st: SandboxStatus, attended: boolean): string {

@@ -72,6 +72,11 @@ export interface SandboxPlan {
   userHome: string;
   /** Files and folders kept read-only inside writable roots (.git config and hooks, start-up files). */
   readOnly: string[];
+  /** Folders bound onto themselves first, so they cannot be renamed or removed (git dirs). */
+  pinned?: string[];
+  /** Missing files and folders git would read, kept from being made (an empty read-only one in their place). */
+  emptyFiles?: string[];
+  emptyDirs?: string[];
   /** The directory the command starts in. */
   cwd: string;
 }

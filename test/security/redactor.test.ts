@@ -47,3 +47,32 @@ test('a stream cut at every position never lets a value through, and loses nothi
   const plain = new Redactor().stream();
   assert.equal(plain.push('no values: passes at once'), 'no values: passes at once');
 });
+
+test('every common encoding of a stored value is masked, inside longer encoded text too', () => {
+  const value = 'p@ss w0rd/with+odd&chars!';
+  const r = new Redactor();
+  r.setValues([value]);
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const copies = [
+    b64(value),
+    b64(value).replace(/\+/g, '-').replace(/\//g, '_'),
+    b64(`a${value}`),
+    b64(`ab${value}\n`),
+    b64(`user=admin\npassword=${value}\nhost=db\n`),
+    Buffer.from(value).toString('hex'),
+    Buffer.from(value).toString('hex').toUpperCase(),
+    encodeURIComponent(value),
+    encodeURIComponent(value).replace(/%20/g, '+'),
+    [...value].reverse().join(''),
+  ];
+  for (const copy of copies) {
+    const out = r.text(`before ${copy} after`);
+    assert.match(out, /\*\*\*/, copy);
+    assert.ok(out.length < copy.length, `${copy} -> ${out}`);
+  }
+  // Unrelated base64 (an image) and short values are left alone.
+  const image = b64('\x89PNG unrelated bytes '.repeat(50));
+  assert.equal(r.text(image), image);
+  r.setValues(['abcd']);
+  assert.equal(r.text(b64('xxabcdyy')), b64('xxabcdyy'));
+});

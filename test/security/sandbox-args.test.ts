@@ -56,3 +56,18 @@ test('seatbelt: deny by default, paths only as parameters, no network when off, 
   assert.ok(args.includes('ROOT_0=/Users/u/we"ird) (allow default'));
   assert.match(seatbeltProfile({ ...plan, network: true }, '/t').profile, /\(allow network\*\)/);
 });
+
+test('bwrap: git dirs are pinned after the roots and before the read-only islands inside them; missing ones get placeholders', () => {
+  const git = '/home/u/.engine/workspace/r/.git';
+  const a = bwrapArgs({ ...plan, pinned: [git], emptyFiles: [`${git}/config.worktree`], emptyDirs: [`${git}/hooks`] }, all);
+  const at = (...seq: string[]) => a.findIndex((_, i) => seq.every((s, j) => a[i + j] === s));
+  const ws = at('--bind', '/home/u/.engine/workspace', '/home/u/.engine/workspace');
+  const pin = at('--bind', git, git);
+  const config = at('--ro-bind', `${git}/config`, `${git}/config`);
+  assert.ok(ws < pin && pin < config, a.join(' '));
+  assert.ok(config < at('--ro-bind', '/dev/null', `${git}/config.worktree`));
+  assert.ok(config < at('--tmpfs', `${git}/hooks`, '--remount-ro', `${git}/hooks`));
+  // Read-only mode pins read-only.
+  const ro = bwrapArgs({ ...plan, mode: 'read-only', pinned: [git] }, all);
+  assert.ok(ro.join(' ').includes(`--ro-bind ${git} ${git}`));
+});

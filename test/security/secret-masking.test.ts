@@ -170,3 +170,35 @@ test('nothing left the engine in plain text: every event, every answer, every lo
   assert.ok(files.some((f) => f.includes(`${path.sep}runs${path.sep}`)) && files.some((f) => f.includes(`${path.sep}chat${path.sep}`)));
   for (const f of files) assert.deepEqual(leaks(await readFile(f, 'latin1')), [], f);
 });
+
+test('encoded copies of a stored secret are masked too: base64, hex, URL-encoded, reversed (issue 22 §4)', async () => {
+  const notes = `the deploy token is ${SECRET}\n`;
+  const command = [
+    'base64 -w0 notes.txt; echo',
+    "printf %s 'xy' | cat - notes.txt | base64 -w0; echo",
+    "od -An -tx1 notes.txt | tr -d ' \\n'; echo",
+    "od -An -tx1 notes.txt | tr -d ' \\n' | tr a-f A-F; echo",
+    'rev notes.txt',
+    "python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(open(\"notes.txt\").read()))'",
+  ].join('; ');
+  h.model.script({ toolCalls: [{ name: 'run_shell', args: { command } }] }, { text: 'done' });
+  const seq = h.lastSeq();
+  assert.equal((await call('POST', '/api/chat', { sessionId: 'encoded', message: 'encode it', permissionMode: 'allow' })).status, 202);
+  const end = await h.turnEnd('encoded', seq);
+  assert.equal(end.kind, 'run.completed', String(end.error));
+  const bytes = Buffer.from(SECRET);
+  const spellings = {
+    base64: bytes.toString('base64').slice(0, 24),
+    base64Shifted: Buffer.from(`xy${notes}`).toString('base64').slice(40, 60),
+    hex: bytes.toString('hex'),
+    HEX: bytes.toString('hex').toUpperCase(),
+    reversed: [...SECRET].reverse().join(''),
+    url: encodeURIComponent(`is ${SECRET}`),
+  };
+  const result = String(h.events.events.find((e) => e.kind === 'tool.result' && e.runId === end.runId)?.result);
+  assert.match(result, /\*\*\*/);
+  const texts = { event: result, request: JSON.stringify(h.model.requests.at(-1)!.body), transcript: (await call('GET', '/api/chat/encoded?view=full')).text };
+  for (const [where, text] of Object.entries(texts)) {
+    for (const [name, spelled] of Object.entries(spellings)) assert.ok(!text.includes(spelled), `${name} copy in ${where}: ${text.slice(0, 600)}`);
+  }
+});

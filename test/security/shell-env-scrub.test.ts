@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { isSecretName } from '../../src/capabilities/shell/env.js';
 import { createShellService, type ShellService } from '../../src/capabilities/shell/service.js';
 import { Fence } from '../../src/kernel/fence.js';
 import { Masker } from '../../src/permissions/mask.js';
@@ -97,4 +98,15 @@ test('secret-shaped values are dropped whatever the name', async () => {
   const keep = { HOMEPAGE: 'https://example.com/docs', GIT_REMOTE: 'ssh://git@github.com/o/r.git', PG_HOST_URL: 'postgres://app@db.example/app' };
   const text = await assertScrubbed(secret, keep);
   for (const v of ['hunter2', 's3cret', 'abcdef123456', STORED]) assert.ok(!text.includes(v), v);
+});
+
+test('secret words count as parts of names (issue 22 §4), with the known harmless names kept', async () => {
+  const secret = ['DBPASS', 'DB_PW', 'MYSQLPWD', 'PGPASS', 'REDISPASS', 'SMTP_PASSWD', 'ADMINPW', 'dbpw', 'APPSECRET', 'CLIENTSECRETS', 'GHTOKEN', 'ACCESSTOKENS', 'NPMTOKEN', 'APIKEY', 'MASTERKEY', 'SIGNKEY_FILE', 'AWSKEYID', 'DBCRED', 'CREDS', 'GCP_CREDS_JSON', 'OAUTH', 'OAUTH2_CLIENT', 'BASICAUTH', 'HTTPAUTH_USER', 'AUTHZ', 'mysqlPwd', 'rootPass', 'sessionToken', 'LicenseKey', 'x-auth-header', 'SECRETS', 'PASSCODE'];
+  const keep = ['PATH', 'PWD', 'OLDPWD', 'HOME', 'LANG', 'GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'KEYBOARD_LAYOUT', 'COMPASS', 'SSH_AUTH_SOCK', 'XAUTHORITY', 'TOKENIZERS_PARALLELISM', 'npm_package_author_name', 'npm_package_keywords_0', 'PATHEXT', 'PATTERN', 'MANPATH', 'PYTHONPATH', 'LD_LIBRARY_PATH', 'GOPATH', 'SHELL', 'TERM', 'USER', 'LOGNAME', 'EDITOR', 'DISPLAY', 'TZ', 'NODE_ENV', 'CI', 'HOSTNAME', 'BYPASS_CACHE', 'FTP_PASSIVE'];
+  assert.ok(secret.length >= 30 && keep.length >= 30);
+  for (const name of secret) assert.equal(isSecretName(name), true, `${name} should be secret`);
+  for (const name of keep) assert.equal(isSecretName(name), false, `${name} should be kept`);
+  // And from inside a real shell, as a model would look.
+  const planted = Object.fromEntries(secret.map((n, i) => [n, `v${i}`]));
+  await assertScrubbed(planted, { FTP_PASSIVE: 'yes', BYPASS_CACHE: '1', KEYBOARD_LAYOUT: 'de' });
 });

@@ -5,7 +5,7 @@
 import { badRequest, conflict, describeError, EngineError, isEngineError, serverError } from '../../kernel/errors.js';
 import { firstLine } from './exec.js';
 import { workDiff } from './diff.js';
-import { homeExcludeSpec, inRepo, resolveTarget, type RepoContext, type RepoTarget } from './repo.js';
+import { assertWritableRepo, homeExcludeSpec, inRepo, resolveTarget, type RepoContext, type RepoTarget } from './repo.js';
 import { LIMITS } from '../../kernel/limits.js';
 
 export type ModelPass = (req: { system: string; prompt: string; source: string; title: string }) => Promise<string>;
@@ -17,6 +17,7 @@ export async function commit(ctx: RepoContext, rootParam: string | undefined, me
   if (typeof message !== 'string' || !message.trim()) throw badRequest('send {"message": "what this commit does"}; the message must not be empty');
   if (message.length > MESSAGE_CHARS) throw badRequest(`the commit message is longer than ${MESSAGE_CHARS} characters; shorten it`);
   const target = await resolveTarget(ctx, rootParam);
+  await assertWritableRepo(ctx, target);
   const staged = (await inRepo(ctx, target, ['diff', '--cached', '--quiet', '--no-ext-diff'])).code === 1;
   if (!staged) {
     const add = await inRepo(ctx, target, ['add', '-A', '--', '.', ...homeExcludeSpec(ctx, target)]);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { EngineError, notFound } from '../../kernel/errors.js';
 import type { Fence, Root } from '../../kernel/fence.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { git, type GitOptions, type GitResult } from './exec.js';
+import { firstLine, git, type GitConfine, type GitOptions, type GitResult } from './exec.js';
 import type { RepoInfo } from './types.js';
 
 export interface RepoTarget {
@@ -27,6 +27,8 @@ export interface RepoContext {
   fence: Fence;
   /** The engine home: a ceiling for every command. */
   home: string;
+  /** Runs git inside the sandbox when one is active (exec.ts `GitConfine`). */
+  confine?: GitConfine;
 }
 
 export async function resolveTarget(ctx: RepoContext, rootParam: string | undefined): Promise<RepoTarget> {
@@ -49,10 +51,29 @@ export async function resolveTarget(ctx: RepoContext, rootParam: string | undefi
 
 /** Runs git inside the target repository; a folder that is not a repository's top is a 404 sentence. */
 export async function inRepo(ctx: RepoContext, target: RepoTarget, args: string[], opts: Partial<GitOptions> = {}): Promise<GitResult> {
-  const result = await git(args, { ...opts, cwd: target.dir, ceilings: ceilingsFor(ctx, target.dir) });
+  // Every root stays writable: a worktree's or submodule's git dir may lie elsewhere in them.
+  const writable = ctx.fence.roots().map((r) => r.path);
+  const result = await git(args, { ...opts, cwd: target.dir, ceilings: ceilingsFor(ctx, target.dir), confine: ctx.confine, writable });
   if (result.code === 128 && /not a git repository/i.test(result.stderr)) throw notARepo(target);
   if (result.code === -1 && !result.truncated) throw new EngineError(500, `git ${args[0]} did not finish in time in "${target.name}"`);
   return result;
+}
+
+/**
+ * Refuses to write through a repository whose git dir, common dir or object store lies outside the
+ * roots (a `.git` file, a `commondir` or a symlinked `objects` a command planted): the engine writes
+ * only inside the fence. `objects/info/alternates` are only ever read, so they may point anywhere.
+ */
+export async function assertWritableRepo(ctx: RepoContext, target: RepoTarget): Promise<void> {
+  const r = await inRepo(ctx, target, ['rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir', '--git-path', 'objects']);
+  if (r.code !== 0) throw new EngineError(500, `git could not tell where "${target.name}" keeps its repository: ${firstLine(r.stderr)}`);
+  const roots = ctx.fence.roots().map((root) => realOr(root.path));
+  for (const dir of r.stdout.toString('utf8').split('\n').filter(Boolean)) {
+    const real = realOr(dir);
+    if (!roots.some((root) => real === root || real.startsWith(root + path.sep))) {
+      throw new EngineError(409, `"${target.name}" keeps its repository data in ${real}, outside the workspace and mounts (a .git file, commondir or symlink points there); the engine writes only inside them, so commit there from a terminal`);
+    }
+  }
 }
 
 export function ceilingsFor(ctx: RepoContext, dir: string): string[] {

@@ -11,6 +11,7 @@ import { HOME_LAYOUT } from '../../kernel/home.js';
 import type { RunLedger } from '../../kernel/runs.js';
 import { createCheckpoints, MEMORY_ROOT, type CheckpointService } from './checkpoints.js';
 import { commit, review, suggestMessage, type ModelPass } from './commit.js';
+import type { GitConfine } from './exec.js';
 import { fileDiff, parseWorkMode, rawDiff, workDiff } from './diff.js';
 import { findRepos, realOr, resolveTarget, type RepoContext } from './repo.js';
 import { status, treeStatus } from './status.js';
@@ -24,6 +25,8 @@ export interface GitDeps {
   /** A tool-less model pass billed to its own run (agents/runner.ts `createModelPass`). */
   modelPass: ModelPass;
   log?: (line: string) => void;
+  /** Runs git on the user's repositories inside the sandbox when one is active. */
+  confine?: GitConfine;
 }
 
 /** What a diff route asks for: a work-tree mode of one repository, or a run's or a checkpoint's changes. */
@@ -37,7 +40,7 @@ export interface DiffQuery {
 export type GitService = ReturnType<typeof createGitService>;
 
 export function createGitService(deps: GitDeps) {
-  const ctx: RepoContext = { fence: deps.fence, home: realOr(deps.home.root) };
+  const ctx: RepoContext = { fence: deps.fence, home: realOr(deps.home.root), confine: deps.confine };
   const checkpoints: CheckpointService = createCheckpoints({
     home: deps.home,
     fence: deps.fence,

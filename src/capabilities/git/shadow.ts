@@ -4,9 +4,14 @@
  * are never read or written (git is pointed at the shadow with GIT_DIR/GIT_WORK_TREE and ignores
  * every `.git` inside the work tree). Ignore files in the work tree are respected. The shadow's index
  * is only a stat cache: it makes the next snapshot hash only what changed.
+ *
+ * A nested repository is skipped, never asked: once git would keep it as a gitlink, every later
+ * `add -A` runs `git status` inside it, with that repository's own configuration (its filters,
+ * fsmonitor, hooks), and no setting of ours reaches `add`'s check. So a nested repository found by
+ * a snapshot is dropped from the shadow's index and excluded from then on (`nested-repos`).
  */
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { appendFile, lstat, mkdir, readFile, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
 import { isInside } from '../../kernel/fence.js';
@@ -15,6 +20,14 @@ import { firstLine, git, gitOk, lit, nulFields, type GitOptions, type GitResult 
 const IDENTITY = { GIT_AUTHOR_NAME: 'Workbench Engine', GIT_AUTHOR_EMAIL: 'checkpoints@engine.local', GIT_COMMITTER_NAME: 'Workbench Engine', GIT_COMMITTER_EMAIL: 'checkpoints@engine.local' };
 /** Never worth a checkpoint, whatever the work tree's ignore files say (reinstallable, huge). */
 const DEFAULT_EXCLUDES = ['node_modules/', '.DS_Store'];
+
+/** Nested repositories found in the work tree, as exclude lines (kept in the shadow's git dir). */
+const NESTED = 'nested-repos';
+
+/** A path as a gitignore pattern matching only itself (wildcards, a leading ! or #, trailing spaces escaped). */
+function literalPattern(rel: string): string {
+  return rel.replace(/[\\*?[]/g, '\\$&').replace(/^[!#]/, '\\$&').replace(/ $/, '\\ ');
+}
 
 export interface ShadowRoot {
   /** `workspace`, a mount name, or `@memory`. */
@@ -71,12 +84,29 @@ export class Shadow {
       }
       // An engine killed mid-snapshot leaves git's lock behind; only this engine ever uses the shadow.
       await rm(path.join(this.gitDir, 'index.lock'), { force: true });
-      await mkdir(path.join(this.gitDir, 'info'), { recursive: true });
-      await writeFile(path.join(this.gitDir, 'info', 'exclude'), [...DEFAULT_EXCLUDES, ...this.root.excludes].join('\n') + '\n');
+      await this.writeExcludes();
+      // A shadow made before nested repositories were skipped may hold gitlinks: drop them once.
+      await this.dropNested();
     })().catch((err) => {
       this.ready = undefined;
       throw err;
     }));
+  }
+
+  private async writeExcludes(): Promise<void> {
+    const nested = await readFile(path.join(this.gitDir, NESTED), 'utf8').catch(() => '');
+    await mkdir(path.join(this.gitDir, 'info'), { recursive: true });
+    await writeFile(path.join(this.gitDir, 'info', 'exclude'), [...DEFAULT_EXCLUDES, ...this.root.excludes].join('\n') + '\n' + nested);
+  }
+
+  /** Removes every gitlink from the shadow's index and excludes its folder from later snapshots. */
+  private async dropNested(): Promise<void> {
+    const fields = nulFields((await this.ok(['ls-files', '-s', '-z'])).stdout);
+    const links = fields.filter((f) => f.startsWith('160000 ')).map((f) => f.slice(f.indexOf('\t') + 1));
+    if (!links.length) return;
+    await this.ok(['update-index', '--force-remove', '-z', '--stdin'], { input: links.join('\0') + '\0' });
+    await appendFile(path.join(this.gitDir, NESTED), links.map((rel) => `/${literalPattern(rel)}/\n`).join(''));
+    await this.writeExcludes();
   }
 
   /** The tree of the work tree as it is now (stages everything into the shadow's own index). */
@@ -85,6 +115,8 @@ export class Shadow {
     const add = await this.run(['add', '-A', '--ignore-errors']);
     // --ignore-errors: an unreadable file or a nested repository without a commit is skipped, not fatal.
     if (add.code !== 0 && add.code !== 1) throw new EngineError(500, `checkpoint of "${this.root.name}" failed: ${firstLine(add.stderr)}`);
+    // git names each nested repository it just added as a gitlink: drop them before any later add asks them.
+    if (add.stderr.includes('adding embedded git repository')) await this.dropNested();
     return (await this.ok(['write-tree'])).stdout.toString('utf8').trim();
   }
 
@@ -115,7 +147,7 @@ export class Shadow {
    */
   async gc(signal?: AbortSignal): Promise<void> {
     const args = ['-c', 'gc.auto=6700', '-c', 'gc.autoDetach=false', 'gc', '--auto', '--quiet', '--prune=1.hour.ago'];
-    await this.run(args, { signal, timeoutMs: 10 * 60_000 }).catch(() => undefined);
+    await this.run(args, { signal, timeoutMs: 10 * 60_000, childGit: true }).catch(() => undefined);
   }
 
   /**

@@ -6,18 +6,29 @@
  * A variable is dropped by the shape of its NAME or of its VALUE (docs/shell-and-web.md has the rule):
  * - names holding SECRET, TOKEN, PASSWORD, PASSWD, PASSPHRASE, APIKEY / API_KEY, CREDENTIAL or
  *   PRIVATEKEY / PRIVATE_KEY anywhere (`OPENAIAPIKEY`, `db_password_file`);
- * - names with a word (split at `_`, `-`, `.` and lower-to-upper case changes) that is AUTH, PAT,
- *   PASS, PWD, KEY, KEYS, COOKIE, JWT, BEARER, DSN or SIGNATURE (`DB_PASS`, `GH_PAT`, `SESSION_KEY`,
- *   `AUTH`, `MYSQL_PWD`) - except `PWD` and `OLDPWD` themselves (folders) and socket paths
- *   (`*_SOCK`, `*_SOCKET`: `SSH_AUTH_SOCK` names an agent, it holds no secret);
+ * - names with a word (split at `_`, `-`, `.` and lower-to-upper case changes) that holds PASS, PW,
+ *   SECRET, TOKEN, KEY, CRED or AUTH anywhere in it (`DBPASS`, `DB_PW`, `MYSQLPWD`, `SESSION_KEY`,
+ *   `OAUTH`), unless the word is a known harmless one (HARMLESS_WORDS: `AUTHOR`, `KEYBOARD`,
+ *   `COMPASS`, `TOKENIZERS` ...), or that is PAT, COOKIE, JWT, BEARER, DSN or SIGNATURE - except the
+ *   names in NOT_SECRET_NAMES (`PWD`, `OLDPWD`: folders) and socket paths (`*_SOCK`, `*_SOCKET`:
+ *   `SSH_AUTH_SOCK` names an agent, it holds no secret);
  * - values that hold a secret shape the masker knows (a URL with a password `postgres://u:p@h`,
  *   `sk-...`, `ghp_...`, `AKIA...`, a JWT, a PEM private key, `Bearer ...`), or a stored secret value.
  */
 import { maskSecrets } from '../../permissions/mask.js';
 
 const SECRET_SUBSTRING = /SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|API-KEY|CREDENTIAL|PRIVATE_?KEY/i;
-const SECRET_WORDS = new Set(['AUTH', 'PAT', 'PASS', 'PWD', 'KEY', 'KEYS', 'COOKIE', 'JWT', 'BEARER', 'DSN', 'SIGNATURE']);
-const NOT_SECRET_NAMES = new Set(['PWD', 'OLDPWD']);
+/** Parts of a word that say "secret" wherever they sit in it (DBPASS, MYSQLPWD, OAUTH, APIKEYS). */
+const SECRET_PARTS = /PASS|PW|SECRET|TOKEN|KEY|CRED|AUTH/;
+/** Whole words that say "secret" but would be too common as parts (PATH holds PAT). */
+const SECRET_WORDS = new Set(['PAT', 'COOKIE', 'JWT', 'BEARER', 'DSN', 'SIGNATURE']);
+/** Words holding a secret part that name nothing secret. */
+const HARMLESS_WORDS = new Set([
+  'AUTHOR', 'AUTHORS', 'AUTHORITY', 'KEYBOARD', 'KEYMAP', 'KEYWORDS', 'KEYTIMEOUT', 'COMPASS', 'BYPASS', 'PASSTHROUGH', 'PASSTHRU', 'PASSIVE',
+  'PASSENGER', 'TOKENIZERS', 'MONKEY', 'WHISKEY', 'HOCKEY',
+]);
+/** Whole names that are not secret although a word of theirs looks it. */
+const NOT_SECRET_NAMES = new Set(['PATH', 'PWD', 'OLDPWD', 'XAUTHORITY', 'GNOME_KEYRING_CONTROL', 'TOKENIZERS_PARALLELISM']);
 
 function words(name: string): string[] {
   return name
@@ -32,7 +43,7 @@ export function isSecretName(name: string): boolean {
   if (NOT_SECRET_NAMES.has(name.toUpperCase())) return false;
   const w = words(name);
   if (w.length > 1 && /^SOCK(ET)?$/.test(w[w.length - 1])) return false;
-  return SECRET_SUBSTRING.test(name) || w.some((x) => SECRET_WORDS.has(x));
+  return SECRET_SUBSTRING.test(name) || w.some((x) => SECRET_WORDS.has(x) || (SECRET_PARTS.test(x) && !HARMLESS_WORDS.has(x)));
 }
 
 /** Whether a value has the shape of a secret (or is one the secret store holds, through `mask`). */
