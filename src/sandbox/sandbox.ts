@@ -11,12 +11,14 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { urlFloor, type UrlFloor } from '../capabilities/web/floor.js';
 import { forbidden } from '../kernel/errors.js';
 import type { PermissionRequest } from '../tools/types.js';
+import { egressEnv } from './egress-bridge.js';
+import { createEgressProxy } from './egress-proxy.js';
 import { programsSetIn } from './git-config.js';
-import { bwrapArgs, isInside, KEEPER } from './linux.js';
+import { bwrapArgs, isInside, KEEPER, networkKeeper } from './linux.js';
 import { seatbeltArgs, seatbeltProfile } from './macos.js';
-import { trackNetworkSandbox } from './peer.js';
 import { probeSandbox, type ProbeResult } from './probe.js';
 import { scanRepos } from './repos.js';
 import type { SandboxLaunch, SandboxPlan, SandboxSettings, SandboxStatus } from './types.js';
@@ -30,6 +32,8 @@ export interface SandboxDeps {
   /** Tests only: the bwrap to probe and use (a missing file makes the sandbox unavailable). Else ENGINE_SANDBOX_BWRAP, else PATH. */
   bwrap?: string;
   platform?: NodeJS.Platform;
+  /** Tests only: the floor of the egress proxy (a loopback stand-in for a registry). Else the URL floor. */
+  egressFloor?: UrlFloor;
 }
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
@@ -55,6 +59,8 @@ export type Sandbox = ReturnType<typeof createSandbox>;
 export function createSandbox(deps: SandboxDeps) {
   const platform = deps.platform ?? process.platform;
   const userHome = deps.userHome ?? os.homedir();
+  // A network-on sandbox's only way out (started on first use; see egress-proxy.ts).
+  const egress = createEgressProxy(deps.egressFloor ?? urlFloor);
   const probe = (): Promise<ProbeResult> => probeSandbox({ platform, bwrap: deps.bwrap ?? (process.env.ENGINE_SANDBOX_BWRAP || undefined) });
 
   async function status(): Promise<SandboxStatus> {
@@ -120,9 +126,13 @@ export function createSandbox(deps: SandboxDeps) {
     };
 
     if (p.backend === 'bwrap') {
-      // With the network on, connections this sandbox opens to the engine's own port are dropped.
-      const track = plan.network ? trackNetworkSandbox : undefined;
-      return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER, track }, env: { TMPDIR: '/tmp' }, finish: finishScan };
+      if (!plan.network) return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER }, env: { TMPDIR: '/tmp' }, finish: finishScan };
+      // The network on: its own namespace still, with the engine's proxy as the only way out, reached
+      // through a bridge run by the engine's own node (kept visible wherever it is installed).
+      plan.egressSocket = await egress.socket();
+      plan.readOnly.push(process.execPath);
+      const launch = { program: p.program, prefix: bwrapArgs(plan), keeper: networkKeeper(process.execPath) };
+      return { launch, env: { TMPDIR: '/tmp', ...egressEnv() }, finish: finishScan };
     }
     // Seatbelt has no private /tmp: a fresh folder per command, given as TMPDIR, removed afterwards.
     // Seatbelt matches real paths (/private/var/folders/..., not /var/folders/...).
@@ -137,7 +147,7 @@ export function createSandbox(deps: SandboxDeps) {
     };
   }
 
-  return { status, request, prepare, probe };
+  return { status, request, prepare, probe, close: () => egress.close() };
 }
 
 function refusal(st: SandboxStatus, attended: boolean): string {
