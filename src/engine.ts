@@ -120,7 +120,7 @@ export interface EngineOptions {
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home, the egress proxy's floor. */
-  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor'>;
+  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
   /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
   clock?: Clock;
 }

@@ -3,9 +3,13 @@
  * has only its own loopback; the engine's egress proxy (egress-proxy.ts) listens on a unix socket
  * bound into the sandbox at SANDBOX_SOCKET. Programs speak to HTTP proxies over TCP, so a tiny
  * bridge inside listens on the namespace's own 127.0.0.1:EGRESS_PORT and copies each connection to
- * that socket, and the proxy variables in the command's environment point there. The bridge is the
- * engine's own node (the filesystem is visible read-only), run from source text: no file to ship,
- * no Debian package. This is what Claude Code's sandbox runtime and Codex do.
+ * that socket, and the proxy variables in the command's environment point there (what Claude Code's
+ * sandbox runtime does with socat, and Codex with its own helper).
+ *
+ * The bridge is socat when the machine has it (it starts in a few milliseconds, and every command
+ * waits for the bridge to listen), else the engine's own node run from source text (always there,
+ * visible read-only; no file to ship, no Debian package to require, but ~40 ms to start when the
+ * machine is quiet and far more under load).
  */
 
 /** Where the proxy's socket appears inside the sandbox (/run is an empty tmpfs there). */
@@ -26,6 +30,41 @@ const server = net.createServer((c) => {
 server.on('error', () => process.exit(1));
 server.listen(Number(port), '127.0.0.1');
 `;
+
+/** `auto`: socat when present, else node; `node`: always node (tests of the fallback). */
+export type BridgeKind = 'auto' | 'node';
+
+/**
+ * The keeper's lines that start the bridge (its arguments: node, BRIDGE_SOURCE, kind, then the
+ * command) and wait until it listens, read from the namespace's /proc/net/tcp with builtins only;
+ * and `own`, which counts the sandbox's own processes (bwrap's reaper, the keeper, the bridge and the
+ * per-connection children socat forks) so they are never reported as left behind by the command.
+ */
+export function bridgeStart(): { prelude: string[]; own: string } {
+  const listen = `0100007F:${EGRESS_PORT.toString(16).toUpperCase().padStart(4, '0')}`;
+  const prelude = [
+    'node="$1"; src="$2"; kind="$3"; shift 3',
+    'if [ "$kind" = auto ] && command -v socat >/dev/null 2>&1; then',
+    `  socat TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,reuseaddr,fork UNIX-CONNECT:${SANDBOX_SOCKET} </dev/null >/dev/null 2>&1 3>&- &`,
+    'else',
+    `  NODE_OPTIONS= "$node" -e "$src" ${EGRESS_PORT} ${SANDBOX_SOCKET} </dev/null >/dev/null 2>&1 3>&- &`,
+    'fi',
+    'bridge=$!',
+    `listening() { while read -r _ l _ st _; do [ "$l" = ${listen} ] && [ "$st" = 0A ] && return 0; done </proc/net/tcp; return 1; }`,
+    'i=0',
+    'until listening; do',
+    '  if ! kill -0 "$bridge" 2>/dev/null || [ "$i" -ge 2000 ]; then echo "[sandbox: the network bridge did not start; connections through the proxy will fail]" >&2; break; fi',
+    '  i=$((i + 1)); sleep 0.005',
+    'done',
+  ];
+  const own = [
+    'own() {',
+    '  n=2; kill -0 "$bridge" 2>/dev/null || return 0; n=3',
+    '  for s in /proc/[0-9]*/stat; do read -r _ _ _ pp _ 2>/dev/null <"$s" && [ "$pp" = "$bridge" ] && n=$((n + 1)); done; return 0',
+    '}',
+  ].join('\n');
+  return { prelude, own };
+}
 
 const PROXY = `http://127.0.0.1:${EGRESS_PORT}`;
 // The sandbox's own loopback is not the host's: servers a command starts for itself are reached directly.

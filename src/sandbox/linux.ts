@@ -24,7 +24,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { BRIDGE_SOURCE, EGRESS_PORT, SANDBOX_SOCKET } from './egress-bridge.js';
+import { BRIDGE_SOURCE, bridgeStart, SANDBOX_SOCKET, type BridgeKind } from './egress-bridge.js';
 import type { SandboxPlan } from './types.js';
 
 /**
@@ -51,26 +51,12 @@ const keeperScript = (prelude: string[], own: string) =>
 export const KEEPER = ['/bin/sh', '-c', keeperScript([], 'own() { n=2; }'), 'engine-sandbox'];
 
 /**
- * With the network on, the keeper first starts the egress bridge (egress-bridge.ts) with the engine's
- * node and waits until it listens (its port in the namespace's /proc/net/tcp, read with builtins
- * only), so the command's first connection finds it; the bridge is one more process of the
- * sandbox's own while it lives.
+ * With the network on, the keeper first starts the egress bridge and waits until it listens
+ * (egress-bridge.ts); the bridge is the sandbox's own, not a process the command left behind.
  */
-export function networkKeeper(node: string): string[] {
-  const listen = `0100007F:${EGRESS_PORT.toString(16).toUpperCase().padStart(4, '0')}`;
-  const prelude = [
-    'node="$1"; src="$2"; shift 2',
-    `NODE_OPTIONS= "$node" -e "$src" ${EGRESS_PORT} ${SANDBOX_SOCKET} </dev/null >/dev/null 2>&1 3>&- &`,
-    'bridge=$!',
-    `listening() { while read -r _ l _ st _; do [ "$l" = ${listen} ] && [ "$st" = 0A ] && return 0; done </proc/net/tcp; return 1; }`,
-    'i=0',
-    'until listening; do',
-    '  if ! kill -0 "$bridge" 2>/dev/null || [ "$i" -ge 2000 ]; then echo "[sandbox: the network bridge did not start; connections through the proxy will fail]" >&2; break; fi',
-    '  i=$((i + 1)); sleep 0.005',
-    'done',
-  ];
-  const own = 'own() { n=2; kill -0 "$bridge" 2>/dev/null && n=3; }';
-  return ['/bin/sh', '-c', keeperScript(prelude, own), 'engine-sandbox', node, BRIDGE_SOURCE];
+export function networkKeeper(node: string, bridge: BridgeKind = 'auto'): string[] {
+  const start = bridgeStart();
+  return ['/bin/sh', '-c', keeperScript(start.prelude, start.own), 'engine-sandbox', node, BRIDGE_SOURCE, bridge];
 }
 
 const PROC_COVER = ['/proc/sys', '/proc/sysrq-trigger'];

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { urlFloor, type UrlFloor } from '../capabilities/web/floor.js';
 import { forbidden } from '../kernel/errors.js';
 import type { PermissionRequest } from '../tools/types.js';
-import { egressEnv } from './egress-bridge.js';
+import { egressEnv, type BridgeKind } from './egress-bridge.js';
 import { createEgressProxy } from './egress-proxy.js';
 import { programsSetIn } from './git-config.js';
 import { bwrapArgs, isInside, KEEPER, networkKeeper } from './linux.js';
@@ -34,6 +34,8 @@ export interface SandboxDeps {
   platform?: NodeJS.Platform;
   /** Tests only: the floor of the egress proxy (a loopback stand-in for a registry). Else the URL floor. */
   egressFloor?: UrlFloor;
+  /** Tests only: `node` forces the node bridge where socat is present. */
+  egressBridge?: BridgeKind;
 }
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
@@ -131,7 +133,7 @@ export function createSandbox(deps: SandboxDeps) {
       // through a bridge run by the engine's own node (kept visible wherever it is installed).
       plan.egressSocket = await egress.socket();
       plan.readOnly.push(process.execPath);
-      const launch = { program: p.program, prefix: bwrapArgs(plan), keeper: networkKeeper(process.execPath) };
+      const launch = { program: p.program, prefix: bwrapArgs(plan), keeper: networkKeeper(process.execPath, deps.egressBridge) };
       return { launch, env: { TMPDIR: '/tmp', ...egressEnv() }, finish: finishScan };
     }
     // Seatbelt has no private /tmp: a fresh folder per command, given as TMPDIR, removed afterwards.

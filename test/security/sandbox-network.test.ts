@@ -76,9 +76,9 @@ after(async () => {
   hostServer.close();
 });
 
-async function sh(command: string): Promise<string> {
+async function sh(command: string, engine = t): Promise<string> {
   const ctx = { signal: new AbortController().signal, emit: () => undefined, attended: false, callId: 'net' };
-  const out = await t.engine.tools.call({ callId: `net-${Math.random()}`, name: 'run_shell', args: { command } }, ctx, { gate: allowAllGate });
+  const out = await engine.engine.tools.call({ callId: `net-${Math.random()}`, name: 'run_shell', args: { command } }, ctx, { gate: allowAllGate });
   return out.text;
 }
 
@@ -152,4 +152,19 @@ test('the bridge is the sandbox\'s own: a command ends when it ends, with its ex
   assert.doesNotMatch(quick, /left background processes|bridge did not start/, quick);
   const left = await sh('sleep 2 > /dev/null 2>&1 &');
   assert.match(left, /left background processes running in its sandbox/, left);
+});
+
+test('the node bridge (where socat is missing) carries the same traffic, and is the sandbox\'s own too', async () => {
+  const other = await startTestEngine({ sandbox: { egressFloor, egressBridge: 'node' } });
+  try {
+    await other.api('PUT', '/api/settings', { sandbox: { network: true } });
+    const out = await sh(`npm view tiny-pkg version --registry http://${STAND_IN}:${registryPort}/; exit 4`, other);
+    assert.match(out, /^exit 4/, out);
+    assert.match(out, /1\.4\.2/, out);
+    assert.doesNotMatch(out, /left background processes|bridge did not start/, out);
+    const raw = await sh(node(`require("net").connect(${apiPort}, "127.0.0.1").on("connect", () => console.log("CONNECTED")).on("error", (e) => console.log("refused " + e.code))`), other);
+    assert.match(raw, /refused ECONNREFUSED/, raw);
+  } finally {
+    await other.close();
+  }
 });
