@@ -130,7 +130,7 @@ export function createSandbox(deps: SandboxDeps) {
     if (p.backend === 'bwrap') {
       if (!plan.network) return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER }, env: { TMPDIR: '/tmp' }, finish: finishScan };
       // The network on: its own namespace still, with the engine's proxy as the only way out, reached
-      // through a bridge run by the engine's own node (kept visible wherever it is installed).
+      // through a bridge (socat, or the engine's own node, kept visible wherever it is installed).
       plan.egressSocket = await egress.socket();
       plan.readOnly.push(process.execPath);
       const launch = { program: p.program, prefix: bwrapArgs(plan), keeper: networkKeeper(process.execPath, deps.egressBridge) };
