@@ -311,6 +311,10 @@ export const HARD: ForceCase[] = [
       'cat <<-E\n\t`rm --rec x`\n\tE',
       'ls <<E\n$(rm -rf x)\nE',
       'ls <<E\n`rm -rf x\nE',
+      // Two here-documents on one line: the grammar fails, and the fallback lexer reads the bodies.
+      'cat <<E1; cat <<E2\na\nE1\n`rm -rf x`\nE2',
+      'cat <<E1; bash <<E2\na\nE1\nrm -rf x\nE2',
+      'cat <<E1; cat <<E2\n$(find x -delete)\nE1\nb\nE2',
     ],
   },
   {

@@ -65,6 +65,8 @@ const REFUSED = [
   'ls; python3 - <<E\nimport shutil\nshutil.rmtree("victim")\nE',
   'ls; make -f /dev/stdin <<E\nall:\n\trm -rf victim\nE',
   "ls; mapfile -C 'rm -rf victim #' -c 1 <<< x",
+  // Two here-documents on one line fail the grammar; the fallback lexer still reads their bodies.
+  'cat <<E1; ls <<E2\na\nE1\n`rm -rf victim`\nE2',
 ];
 
 test('ordinary commands under the narrow rules run without a prompt', async () => {
