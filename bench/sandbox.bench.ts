@@ -1,9 +1,12 @@
 /**
  * The sandbox's cost: run_shell `true` through the whole registry path, sandboxed (bwrap, the
  * default workspace-write mode, network off) against the same engine code with `sandbox.mode: off`,
- * alternating call by call so machine noise hits both sides alike. Twice: an empty workspace, and a
- * workspace of 2 000 folders holding 20 git repositories (the per-command .git walk is part of the cost).
- * Both sides get an empty HOME (see main). Run: node --import tsx bench/sandbox.bench.ts
+ * alternating call by call so machine noise hits both sides alike. Three cases: an empty workspace, a
+ * workspace of 2 000 folders holding 20 git repositories (the per-command .git walk is part of the cost),
+ * and an empty workspace with `sandbox.network: true` (its own network namespace plus the egress
+ * bridge the keeper starts and waits for) against the same sandbox with the network off, which
+ * starts bwrap the way a network-on command did before issue 22. Both sides get an empty HOME (see main).
+ * Run: node --import tsx bench/sandbox.bench.ts (BENCH_CASE=network runs only the cases whose label holds it)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -18,10 +21,10 @@ const WARMUP = 3;
 const AIM = 1.25;
 
 
-async function engineWith(mode: 'workspace-write' | 'off', fill: boolean): Promise<{ engine: Engine; home: string }> {
+async function engineWith(mode: 'workspace-write' | 'off', fill: boolean, network = false): Promise<{ engine: Engine; home: string }> {
   const home = await mkdtemp(path.join(os.tmpdir(), `bench-sandbox-${mode}-`));
-  const engine = await startEngine({ home, port: 0, log: () => undefined });
-  await engine.settings.update({ sandbox: { mode } });
+  const engine = await startEngine({ home, port: 0, gatewayPort: 0, log: () => undefined });
+  await engine.settings.update({ sandbox: { mode, network } });
   if (fill) {
     const ws = path.join(home, 'workspace');
     for (let i = 0; i < 2000; i++) await mkdir(path.join(ws, `pkg${i % 20}`, `dir${i}`), { recursive: true });
@@ -45,9 +48,15 @@ async function main() {
   process.env.HOME = emptyHome;
   const rows: Array<Record<string, string>> = [];
   const results: string[] = [];
-  for (const fill of [false, true]) {
-    const on = await engineWith('workspace-write', fill);
-    const off = await engineWith('off', fill);
+  const cases = [
+    { fill: false, network: false, label: 'true, empty workspace' },
+    { fill: true, network: false, label: 'true, 2 000 folders + 20 repos' },
+    // Against the sandbox with the network off: what the network-on way out (namespace, bridge) adds.
+    { fill: false, network: true, label: 'true, network on vs network off (both sandboxed)' },
+  ].filter((c) => c.label.includes(process.env.BENCH_CASE ?? ''));
+  for (const { fill, network, label } of cases) {
+    const on = await engineWith('workspace-write', fill, network);
+    const off = network ? await engineWith('workspace-write', fill, false) : await engineWith('off', fill);
     const a: number[] = [];
     const b: number[] = [];
     try {
@@ -70,7 +79,6 @@ async function main() {
         await rm(e.home, { recursive: true, force: true });
       }
     }
-    const label = fill ? 'true, 2 000 folders + 20 repos' : 'true, empty workspace';
     const ma = median(a);
     const mb = median(b);
     rows.push({

@@ -97,7 +97,6 @@ import { ensureShellParser } from './permissions/shell-parse.js';
 import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { warmSdk } from './providers/sdk.js';
-import { fromSandbox } from './sandbox/peer.js';
 import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
 
@@ -120,8 +119,8 @@ export interface EngineOptions {
   files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
-  /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home. */
-  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome'>;
+  /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home, the egress proxy's floor. */
+  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
   /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
   clock?: Clock;
 }
@@ -267,6 +266,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.
   const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, log, ...options.sandbox });
+  closers.push(() => sandbox.close());
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
@@ -415,8 +415,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
   attachSockets(app.server, guard, sockets);
-  // A network-on sandbox must not reach this API (it trusts local processes): drop its connections.
-  app.server.prependListener('connection', (socket: import('node:net').Socket) => void (fromSandbox(socket) && socket.destroy()));
   await app.listen({ port, host: bind });
   // Listen first: arming the watcher takes ~0.8 s over 50 000 files and must not delay the first
   // 200 (bench/startup). startEngine still resolves once it is armed, so callers see a watching engine.

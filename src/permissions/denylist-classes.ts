@@ -4,7 +4,7 @@
  * programs other than rm, and raw disk paths however they are spelled (`/dev/./sda`, `/dev/sd?`,
  * `/dev/$d`, `/dev/disk/by-id/*`).
  */
-import { globMatches, isGlob, type CommandInfo } from './shell-command.js';
+import { describeSegment, globMatches, isGlob, type CommandInfo } from './shell-command.js';
 import { hasShort, isLong, longName, optionsPart } from './shell-options.js';
 import type { ShellRedirect, ShellWord } from './shell-parse.js';
 
@@ -61,7 +61,16 @@ export function otherRecursiveDelete(info: CommandInfo): string | undefined {
   if (program === 'find') {
     if (texts.includes('-delete')) return `(find -delete) ${RECURSIVE_DELETE}`;
     for (let k = 0; k < texts.length; k++) {
-      if (/^-(exec|execdir|ok|okdir)$/.test(texts[k]) && DELETERS.has((texts[k + 1] ?? '').replace(/^.*\//, ''))) return `(find ${texts[k]} ${texts[k + 1]}) ${RECURSIVE_DELETE}`;
+      if (!/^-(exec|execdir|ok|okdir)$/.test(texts[k])) continue;
+      const deleter = runsDeleter(info, k + 1);
+      if (deleter) return `(find ${texts[k]} ${deleter}) ${RECURSIVE_DELETE}`;
+    }
+  }
+  if (program === 'fd' || program === 'fdfind') {
+    for (let k = 0; k < texts.length; k++) {
+      if (!/^(-x|-X|--exec|--exec-batch)$/.test(texts[k])) continue;
+      const deleter = runsDeleter(info, k + 1);
+      if (deleter) return `(${program} ${texts[k]} ${deleter}) ${RECURSIVE_DELETE}`;
     }
   }
   if (program === 'rsync') {
@@ -81,12 +90,53 @@ export function otherRecursiveDelete(info: CommandInfo): string | undefined {
   return undefined;
 }
 
-/** `find ... | xargs rm`: every file find lists is deleted. */
+/** The deleter (rm, unlink, shred ...) a command starting at `args[from]` runs once wrappers (`env`, `command`, `busybox`) are off. */
+function runsDeleter(info: CommandInfo, from: number): string | undefined {
+  const words = info.args.slice(from);
+  const end = words.findIndex((w) => w.text === ';' || w.text === '+');
+  const inner = describeSegment({ text: '', assignments: [], words: end < 0 ? words : words.slice(0, end), redirects: [], kind: 'command' });
+  return inner.program && DELETERS.has(inner.program) ? inner.program : undefined;
+}
+
+/** `find ... | xargs rm`, `fd | parallel rm`: every file find lists is deleted. */
 export function findIntoXargsDelete(pipeline: CommandInfo[]): string | undefined {
   const finder = pipeline.findIndex((i) => i.program === 'find' || i.program === 'fd' || i.program === 'fdfind');
   if (finder < 0) return undefined;
-  const del = pipeline.slice(finder + 1).find((i) => i.wrappers.includes('xargs') && i.program && DELETERS.has(i.program));
-  return del ? `(${pipeline[finder].program} | xargs ${del.program}) ${RECURSIVE_DELETE}` : undefined;
+  const runner = (i: CommandInfo) => i.wrappers.find((w) => w === 'xargs' || w === 'parallel');
+  const del = pipeline.slice(finder + 1).find((i) => runner(i) && i.program && DELETERS.has(i.program));
+  return del ? `(${pipeline[finder].program} | ${runner(del)} ${del.program}) ${RECURSIVE_DELETE}` : undefined;
+}
+
+// Library calls that delete a folder tree, in the interpreters the policy knows.
+const TREE_DELETE_CALLS: Array<[RegExp, string]> = [
+  [/\b(rmtree|remove_tree)\s*\(|\bshutil\s*\.\s*rmtree\b/, 'rmtree'],
+  [/\b(rmSync|rm|rmdir|rmdirSync)\s*\([^)]*\brecursive\s*:\s*(true|!0|1)\b/, 'fs.rm with recursive: true'],
+  [/\brimraf(Sync)?\s*\(/, 'rimraf'],
+  [/\bFileUtils\s*\.\s*(rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\b/, 'FileUtils.rm_rf'],
+  [/\bDeno\s*\.\s*remove(Sync)?\s*\([^)]*\brecursive\s*:\s*true\b/, 'Deno.remove with recursive: true'],
+  [/\bRemove-Item\b[^\n]*\s-Recurse\b/i, 'Remove-Item -Recurse'],
+  [/\bfile\s+delete\s+-force\b/, 'file delete -force'],
+  [/\bunlink\s*\([^)]*\brecursive\s*=\s*(TRUE|T)\b/, 'unlink with recursive = TRUE'],
+];
+// Calls that run a string as a shell command (os.system, subprocess, child_process, backticks, qx, system).
+const RUNS_COMMANDS = /\b(system|popen|exec[A-Za-z]*|spawn[A-Za-z]*|subprocess|check_output|check_call|Popen|child_process|call|run|shell_exec|passthru|proc_open|qx|IO\.popen|Open3|Command|Deno\.run)\b|`/;
+
+/** A folder-tree delete in interpreter code the parser can see (`python3 -c`, `node -e`, a here-document). */
+export function interpreterTreeDelete(code: string): string | undefined {
+  const hit = TREE_DELETE_CALLS.find(([re]) => re.test(code));
+  return hit ? `(${hit[1]}) ${RECURSIVE_DELETE}` : undefined;
+}
+
+/** The string literals of interpreter code that runs commands: each may be a command line for the denylist to read. */
+export function interpreterCommandStrings(code: string): string[] {
+  if (!RUNS_COMMANDS.test(code)) return [];
+  const out: string[] = [];
+  for (const m of code.matchAll(/"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'|`([^`]*)`/g)) out.push((m[1] ?? m[2] ?? m[3]).replace(/\\(.)/g, '$1'));
+  // A list of words (`subprocess.run(["rm", "-rf", "x"])`) is one command too.
+  for (const m of code.matchAll(/\[\s*((?:(?:"[^"\n]*"|'[^'\n]*')\s*,\s*)+(?:"[^"\n]*"|'[^'\n]*'))\s*,?\s*\]/g)) {
+    out.push([...m[1].matchAll(/"([^"]*)"|'([^']*)'/g)].map((w) => w[1] ?? w[2]).join(' '));
+  }
+  return out;
 }
 
 const RAW_DISK = /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|disk\d|rdisk\d|disk\/|mmcblk\d|dm-\d|md\d|mapper\/|block\/|loop\d|sr\d|nbd\d|zd\d|root$|mem$|kmem$|port$)/;

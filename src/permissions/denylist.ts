@@ -6,8 +6,19 @@
  * what only makes sense as a whole (fork bombs, a download piped into a shell).
  * The `command` workflow node uses the same function.
  */
-import { describeSegment, globMatches, INTERPRETERS, isGlob, SHELLS, type CommandInfo } from './shell-command.js';
-import { chmodZero, findIntoXargsDelete, namesRawDisk, networkRedirect, otherRecursiveDelete, RECURSIVE_DELETE, rmRecursive, valueWord } from './denylist-classes.js';
+import { describeSegment, globMatches, INTERPRETERS, isGlob, SHELLS, STDIN_NAMES, type CommandInfo } from './shell-command.js';
+import {
+  chmodZero,
+  findIntoXargsDelete,
+  interpreterCommandStrings,
+  interpreterTreeDelete,
+  namesRawDisk,
+  networkRedirect,
+  otherRecursiveDelete,
+  RECURSIVE_DELETE,
+  rmRecursive,
+  valueWord,
+} from './denylist-classes.js';
 import { parseShellSync, type ShellParse } from './shell-parse.js';
 
 const SUFFIX = 'It is on the engine\'s hard denylist, which no permission rule can lift; do not retry it or a variant of it. If it is truly needed, ask the user to run it themselves.';
@@ -21,8 +32,6 @@ const POWER = new Set(['shutdown', 'reboot', 'halt', 'poweroff']);
 const ESCALATE = new Set(['sudo', 'su', 'doas', 'pkexec', 'run0']);
 const MKFS = /^(mkfs(\..+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(_.+)?|wipefs)$/;
 const DOWNLOAD_IN_TEXT = /(\$\(|`|<\()\s*(curl|wget|fetch|aria2c|http|https|xh|lwp-request|GET)\b/;
-// Arguments that make an interpreter read its program from standard input.
-const STDIN_NAMES = /^(-|\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/;
 const PRINTERS = new Set(['echo', 'printf', 'cat']);
 
 /** A sentence saying why `command` is refused outright, or undefined when the denylist has nothing against it. */
@@ -58,13 +67,21 @@ function deniedIn(parse: ShellParse, command: string, depth: number): string | u
     const text = textPatterns(command);
     if (text) return `Refused: ${text}. ${SUFFIX}`;
   }
+  const piped = pipedCode(infos);
+  for (const { program, code } of piped) {
+    const tree = INTERPRETERS.test(program) ? interpreterTreeDelete(code) : undefined;
+    if (tree) return `Refused: \`${clip(code)}\` piped into ${program} ${tree}. ${SUFFIX}`;
+  }
   if (depth < MAX_DEPTH) {
-    for (const code of pipedCode(infos)) {
-      const inner = deniedIn(parseShellSync(code), code, depth + 1);
-      if (inner) return inner;
+    for (const { program, code } of piped) {
+      // A shell reads the text as commands; another interpreter may hand its strings to one.
+      for (const text of SHELLS.has(program) ? [code] : interpreterCommandStrings(code)) {
+        const inner = deniedIn(parseShellSync(text), text, depth + 1);
+        if (inner) return inner;
+      }
     }
     for (const info of infos) {
-      for (const code of info.inline) {
+      for (const code of [...info.inline, ...info.code.flatMap(interpreterCommandStrings)]) {
         if (!code.trim()) continue;
         const inner = deniedIn(parseShellSync(code), code, depth + 1);
         if (inner) return inner;
@@ -138,6 +155,10 @@ function segmentDenied(info: CommandInfo): string | undefined {
     return `shuts down or restarts the machine (${program})`;
   }
   if (program === 'chmod' && chmodZero(texts)) return 'removes every permission recursively (chmod -R 000)';
+  for (const code of info.code) {
+    const tree = interpreterTreeDelete(code);
+    if (tree) return tree;
+  }
   if (SHELLS.has(program) || INTERPRETERS.test(program) || program === 'source' || program === '.' || program === 'eval') {
     const fromDownload = info.args.some((a) => DOWNLOAD_IN_TEXT.test(a.raw)) || info.segment.redirects.some((r) => /^(<|<<<)$/.test(r.op) && DOWNLOAD_IN_TEXT.test(r.target.raw));
     if (fromDownload) return SHELLS.has(program) || program === 'source' || program === '.' || program === 'eval' ? 'runs a downloaded script as shell code' : 'runs a downloaded script in an interpreter';
@@ -173,17 +194,25 @@ function pipelines(infos: CommandInfo[]): CommandInfo[][] {
   return [...byPipe.values()].map((list) => list.sort((a, b) => (a.segment.pipeIndex ?? 0) - (b.segment.pipeIndex ?? 0)));
 }
 
-/** `echo 'cmd' | sh`, `printf 'cmd' | bash -s`, `cat <<EOF | sh`: the text a shell reads from the pipe is code. */
-function pipedCode(infos: CommandInfo[]): string[] {
-  const out: string[] = [];
+/**
+ * `echo 'cmd' | sh`, `printf 'cmd' | bash -s`, `cat <<EOF | python3`: the text a shell or an
+ * interpreter reads from the pipe (with no script named) is its program.
+ */
+function pipedCode(infos: CommandInfo[]): Array<{ program: string; code: string }> {
+  const out: Array<{ program: string; code: string }> = [];
   for (const list of pipelines(infos)) {
-    const shell = list.findIndex((i, k) => k > 0 && i.program && SHELLS.has(i.program) && !i.args.some((a) => /^-[A-Za-z]*c/.test(a.text)));
-    if (shell < 0) continue;
-    for (const writer of list.slice(0, shell)) {
-      if (!writer.program || !PRINTERS.has(writer.program)) continue;
-      const words = writer.args.filter((a) => !/^-[neE]+$/.test(a.text)).map((a) => a.text);
-      if (writer.program === 'cat') out.push(...(writer.segment.stdin ?? []));
-      else out.push((writer.program === 'printf' ? words.map((w) => w.replace(/\\n/g, '\n')) : words).join(writer.program === 'printf' ? '' : ' '));
+    for (const [k, reader] of list.entries()) {
+      const program = reader.program ?? '';
+      if (k === 0 || !(SHELLS.has(program) || INTERPRETERS.test(program))) continue;
+      if (reader.args.some((a) => /^-[A-Za-z]*c/.test(a.text))) continue;
+      // `python3 script.py` runs the script; a shell's later words may be `-s` arguments, so it stays read.
+      if (!SHELLS.has(program) && reader.args.some((a) => !a.text.startsWith('-') && !STDIN_NAMES.test(a.text))) continue;
+      for (const writer of list.slice(0, k)) {
+        if (!writer.program || !PRINTERS.has(writer.program)) continue;
+        const words = writer.args.filter((a) => !/^-[neE]+$/.test(a.text)).map((a) => a.text);
+        if (writer.program === 'cat') out.push(...(writer.segment.stdin ?? []).map((code) => ({ program, code })));
+        else out.push({ program, code: (writer.program === 'printf' ? words.map((w) => w.replace(/\\n/g, '\n')) : words).join(writer.program === 'printf' ? '' : ' ') });
+      }
     }
   }
   return out;

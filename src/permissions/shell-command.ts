@@ -14,6 +14,8 @@ export interface CommandInfo {
   segment: ShellSegment;
   /** The program's basename (quotes and backslashes removed), or the raw text when it is not static. */
   program?: string;
+  /** The program as written when that is a path (`./git`, `/usr/bin/git`): a different program than PATH's, keyed apart. */
+  path?: string;
   /** The words after the program. */
   args: ShellWord[];
   sub?: string;
@@ -31,6 +33,8 @@ export interface CommandInfo {
   force: string[];
   /** Code handed over as strings (`sh -c`, `eval`, `find -exec`, `su -c` ...), for the denylist to read too. */
   inline: string[];
+  /** Program text of a non-shell interpreter the parser can see (`python3 -c`, `node -e`, a here-document on stdin). */
+  code: string[];
 }
 
 
@@ -166,7 +170,7 @@ export function basename(text: string): string {
 
 /** Strips assignments and plain wrappers, then reads the program, its subcommand and its forced-prompt reasons. */
 export function describeSegment(segment: ShellSegment): CommandInfo {
-  const info: CommandInfo = { segment, args: [], wrappers: [], assignments: [...segment.assignments], force: [], inline: [] };
+  const info: CommandInfo = { segment, args: [], wrappers: [], assignments: [...segment.assignments], force: [], inline: [], code: [] };
   // Brace expansion happens before the command runs: `{rm,-rf,x}` is `rm -rf x`.
   const words = segment.words.flatMap(expandWord);
   let i = 0;
@@ -285,6 +289,7 @@ export function describeSegment(segment: ShellSegment): CommandInfo {
       continue;
     }
     info.program = name;
+    if (name !== w.text.replace(/\\/g, '')) info.path = w.text.replace(/\\/g, '');
     info.args = words.slice(i + 1);
     break;
   }
@@ -359,12 +364,21 @@ function inspectProgram(info: CommandInfo): void {
 
   for (const [programRe, flagRe] of INLINE_FLAGS) {
     if (!programRe.test(program)) continue;
-    if (texts.some((t) => flagRe.test(t)) || (program === 'deno' && texts[0] === 'eval')) {
-      info.force.push(`${program} runs code given on the command line`);
+    const flags = texts.flatMap((t, k) => (flagRe.test(t) ? [k] : []));
+    if (program === 'deno' && texts[0] === 'eval') flags.push(0);
+    if (flags.length) info.force.push(`${program} runs code given on the command line`);
+    // The code is a flag's attached value (`--eval=...`) or the next word; every flag-shaped word
+    // counts (`ruby -rfileutils -e ...`), since the denylist would rather read too much.
+    for (const k of flags) {
+      const code = texts[k].includes('=') ? texts[k].slice(texts[k].indexOf('=') + 1) : texts[k + 1];
+      if (code !== undefined) info.code.push(code);
     }
   }
+  // A program read from standard input is code the parser can see when it comes from a here-document
+  // or here-string; `python3 - <<EOF` is python3 running that text.
   if (INTERPRETERS.test(program) && !texts.some((t) => !t.startsWith('-') && !STDIN_NAMES.test(t)) && readsStdin) {
     info.force.push(`${program} reads code from standard input`);
+    info.code.push(...(seg.stdin ?? []));
   }
 
   if ((program === 'fd' || program === 'fdfind') && texts.some((t) => /^(-x|-X|--exec|--exec-batch)$/.test(t))) {
@@ -412,9 +426,11 @@ function keysOf(info: CommandInfo): void {
     info.sub = sub;
     if (force) info.force.push(force);
   }
-  const broad = `${TOOL}(${program}:*)`;
+  // `./git` is whatever file sits there, not PATH's git: a rule for `git` never covers it.
+  const name = info.path ?? program;
+  const broad = `${TOOL}(${name}:*)`;
   if (info.sub) {
-    info.key = `${TOOL}(${program} ${info.sub}:*)`;
+    info.key = `${TOOL}(${name} ${info.sub}:*)`;
     info.broaderKey = broad;
   } else info.key = broad;
 }

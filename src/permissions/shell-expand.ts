@@ -36,7 +36,8 @@ export function computedSubscript(text: string): boolean {
 /** Expansions and substitutions inside an unquoted here-document body (bash expands them when it reads it). */
 export function heredocBodyRisks(body: string): string[] {
   const out: string[] = [];
-  if (/`|\$\(/.test(body)) out.push('the here-document body holds a command substitution, which runs when the shell reads it');
+  // `\`` and `\$(` are literal text in a body.
+  if (/`|\$\(/.test(body.replace(/\\[\s\S]/g, ''))) out.push('the here-document body holds a command substitution, which runs when the shell reads it');
   if (/\$\[/.test(body)) out.push(ARITHMETIC_NOTE);
   for (const m of body.matchAll(/\$\{[^}]*\}/g)) {
     const risk = expansionRisk(m[0]);

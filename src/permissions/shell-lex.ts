@@ -31,14 +31,15 @@ export function lexShell(command: string): ShellParse {
     let pipeIndex = 0;
     let cur: { text: string; static: boolean; quoted: boolean; raw: string } | undefined;
     let pendingRedirect: string | undefined;
-    const pendingHeredocs: string[] = [];
+    // Here-documents waiting for their bodies: the delimiter, whether it was quoted, and the segment reading it.
+    const pendingHeredocs: Array<{ tag: string; quoted: boolean; seg?: ShellSegment }> = [];
 
     const endWord = () => {
       if (!cur) return;
       const w: ShellWord = cur;
       cur = undefined;
       if (pendingRedirect) {
-        if (pendingRedirect === '<<' || pendingRedirect === '<<-') pendingHeredocs.push(w.text);
+        if (pendingRedirect === '<<' || pendingRedirect === '<<-') pendingHeredocs.push({ tag: w.text, quoted: /['"\\]/.test(w.raw) });
         redirects.push({ op: pendingRedirect, target: w });
         pendingRedirect = undefined;
         return;
@@ -62,6 +63,7 @@ export function lexShell(command: string): ShellParse {
         const seg: ShellSegment = { text, assignments, words, redirects, kind: words.length ? 'command' : 'assignment' };
         if (nested) seg.nested = true;
         if (heredoc) seg.heredoc = true;
+        for (const h of pendingHeredocs) h.seg ??= seg;
         if (op === '|' || op === '|&' || pipeline !== undefined) {
           pipeline ??= ++pipelines;
           seg.pipeline = pipeline;
@@ -166,14 +168,28 @@ export function lexShell(command: string): ShellParse {
         endSegment(i);
         start = i + 1;
         i++;
-        // Skip here-document bodies: they are data, not commands.
+        // Here-document bodies are not commands: each becomes the stdin of the segment reading it (code
+        // when a shell reads it), and the substitutions of an unquoted one run when bash reads it.
         while (pendingHeredocs.length) {
-          const tag = pendingHeredocs.shift()!;
+          const { tag, quoted, seg } = pendingHeredocs.shift()!;
           const lines = src.slice(i).split('\n');
           let consumed = 0;
+          const body: string[] = [];
           for (const line of lines) {
             consumed += line.length + 1;
             if (line.replace(/^\t+/, '') === tag) break;
+            body.push(line);
+          }
+          const text = body.join('\n');
+          if (seg) seg.stdin = [...(seg.stdin ?? []), text];
+          for (let j = 0; !quoted && j < text.length; j++) {
+            if (text[j] === '\\') j++;
+            else if (text[j] === '`' || (text[j] === '$' && text[j + 1] === '(')) {
+              const [inner, after] = takeSubstitution(text, j);
+              notes.push('the here-document body holds a command substitution, which runs when the shell reads it');
+              lexInto(inner, true);
+              j = after - 1;
+            }
           }
           i += consumed;
           start = i;

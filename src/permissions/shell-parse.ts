@@ -432,7 +432,16 @@ class TreeWalker {
   private heredoc(node: Node): string {
     const start = named(node).find((c) => c.type === 'heredoc_start')?.text ?? '';
     const body = named(node).find((c) => c.type === 'heredoc_body')?.text ?? '';
-    if (!/['"\\]/.test(start)) this.notes.push(...heredocBodyRisks(body));
+    if (!/['"\\]/.test(start)) {
+      this.notes.push(...heredocBodyRisks(body));
+      // The grammar reads `$( )` in a body but not backticks, which bash runs just the same.
+      for (const code of backticks(body)) {
+        const inner = parseShellSync(code);
+        this.segments.push(...inner.segments.map((s) => ({ ...s, nested: true })));
+        this.functions.push(...inner.functions);
+        this.notes.push(...inner.notes, ...(inner.failClosed ? [inner.failClosed] : []));
+      }
+    }
     return body;
   }
 
@@ -456,6 +465,25 @@ class TreeWalker {
       if (c.type === 'binary_expression' || c.type === 'unary_expression' || c.type === 'parenthesized_expression') this.testRisks(c, doubleBracket);
     }
   }
+}
+
+/** The commands of the backtick substitutions in an unquoted here-document body (`\\`` is a literal backtick). */
+function backticks(body: string): string[] {
+  const out: string[] = [];
+  let open = -1;
+  for (let i = 0; i < body.length; i++) {
+    if (body[i] === '\\') i++;
+    else if (body[i] === '`') {
+      if (open < 0) open = i;
+      else {
+        out.push(body.slice(open + 1, i).replace(/\\([`$\\])/g, '$1'));
+        open = -1;
+      }
+    }
+  }
+  // An unclosed one is an error in bash; read the rest as its command all the same.
+  if (open >= 0) out.push(body.slice(open + 1));
+  return out;
 }
 
 function pipe(ctx: Ctx): Pick<ShellSegment, 'pipeline' | 'pipeIndex' | 'nested'> {

@@ -3,7 +3,7 @@
  * fresh prompt even under an allow rule for the program, and hands any command it carries to the
  * denylist as inline code (`tar --to-command='rm -rf x'` is refused like `rm -rf x`).
  */
-import { isDangerousVar, shellJoin, type CommandInfo } from './shell-command.js';
+import { isDangerousVar, shellJoin, STDIN_NAMES, type CommandInfo } from './shell-command.js';
 import { ARITHMETIC_NOTE, computedSubscript } from './shell-expand.js';
 import { hasShort, isLong, longValue, optionsPart, shortValue } from './shell-options.js';
 import { pathLeaves } from './shell-redirect.js';
@@ -200,10 +200,45 @@ function rsync(info: CommandInfo, w: string[]): void {
 }
 
 function make(info: CommandInfo, w: string[]): void {
-  for (const t of w) {
+  for (let k = 0; k < w.length; k++) {
+    const t = w[k];
     if (t === '-E' || t.startsWith('-E') || isLong(t, 'eval', ['e'])) info.force.push('make --eval adds makefile rules given on the command line');
     else if (/^[A-Za-z_][A-Za-z0-9_.]*[:+?!]?=/.test(t)) info.force.push(`make ${t.split('=')[0]}= overrides a variable, which can change the commands its recipes run`);
+    else if (t === '-f' || (t.startsWith('-f') && !t.startsWith('--')) || isLong(t, 'file', ['f']) || isLong(t, 'makefile')) {
+      const file = t.startsWith('--') ? longValue(w, k) : t.length > 2 ? t.slice(2) : w[k + 1];
+      // A makefile read from standard input is an interpreter fed code: its recipes are shell commands.
+      if (file !== undefined && STDIN_NAMES.test(file)) {
+        info.force.push(`make -f ${file} reads a makefile, whose recipes are shell commands, from standard input`);
+        for (const body of info.segment.stdin ?? []) info.inline.push(...recipes(body));
+      }
+    }
   }
+}
+
+/** The shell commands of a makefile: recipe lines (after a tab, `@-+` prefixes off) and `$(shell ...)` calls. */
+function recipes(makefile: string): string[] {
+  const out = makefile.split('\n').filter((l) => l.startsWith('\t')).map((l) => l.slice(1).replace(/^[@+-]+/, ''));
+  for (const m of makefile.matchAll(/\$[({]shell\s+([^)}]*)[)}]/g)) out.push(m[1]);
+  return out;
+}
+
+/** `mapfile -C cmd` / `readarray -C cmd` runs `cmd` as shell code every few lines it reads. */
+function mapfile(info: CommandInfo, w: string[]): void {
+  for (let k = 0; k < w.length; k++) {
+    if (!hasShort(w[k], 'C', 'dnOsuc')) continue;
+    info.force.push(`${info.program} -C runs a callback as shell code for the lines it reads`);
+    const v = shortValue(w, k, 'C');
+    if (v !== undefined) info.inline.push(v);
+  }
+}
+
+/** `hash -p ./evil git` makes `git` run another file; `enable -f lib.so name` loads a builtin from a library. */
+function hash(info: CommandInfo, w: string[]): void {
+  if (w.some((t) => hasShort(t, 'p'))) info.force.push('hash -p makes a command name run the file it names');
+}
+
+function enable(info: CommandInfo, w: string[]): void {
+  if (w.some((t) => hasShort(t, 'f'))) info.force.push('enable -f loads a builtin from a shared library');
 }
 
 function alias(info: CommandInfo, w: string[]): void {
@@ -318,6 +353,10 @@ const CHECKS: Record<string, Check> = {
   rsync,
   make,
   gmake: make,
+  mapfile,
+  readarray: mapfile,
+  hash,
+  enable,
   alias,
   shopt,
   set,

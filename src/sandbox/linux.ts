@@ -3,9 +3,10 @@
  * the arguments are given, so the order below is the policy:
  *
  *   1. the whole filesystem read-only, a minimal /dev, a /proc of a new pid namespace;
- *   2. private /tmp and /var/tmp (empty tmpfs; the host's are invisible), and /run hidden (network
- *      off) or at least /run/user and the container daemons' sockets (network on): a unix socket
- *      is reachable on a read-only mount, and docker.sock is root on the host;
+ *   2. private /tmp and /var/tmp (empty tmpfs; the host's are invisible), /run hidden and the
+ *      container daemons' sockets covered (a unix socket is reachable on a read-only mount, and
+ *      docker.sock is root on the host); with the network on, the engine's egress proxy socket is
+ *      the one socket bound in (egress-bridge.ts);
  *   3. the user's home again, read-only (it may sit under /tmp, as a test's fake HOME does);
  *   4. the writable roots (workspace and mounts) outside the engine home, parents first;
  *   5. the engine home replaced by an empty read-only tmpfs (secrets.key, permissions.json, run
@@ -14,7 +15,8 @@
  *      the rest git reads read-only (repos.ts), and shell start-up files when the user's home is
  *      itself inside a writable root.
  *
- * Namespaces: a user namespace where possible; a new pid namespace is required, not optional: with the host's /proc a command could
+ * Namespaces: a new network namespace always (network on or off: no socket reaches the host's
+ * loopback, the engine's listeners among them); a user namespace where possible; a new pid namespace is required, not optional: with the host's /proc a command could
  * read the engine's environment or reach the unsandboxed filesystem through /proc/<pid>/root. It
  * also means every process a command started ends with it. All capabilities are dropped (bwrap
  * run as root keeps them otherwise, and a process with CAP_SYS_ADMIN could remount /). No
@@ -23,6 +25,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { BRIDGE_SOURCE, bridgeStart, SANDBOX_SOCKET, type BridgeKind } from './egress-bridge.js';
 import type { SandboxPlan } from './types.js';
 
 /**
@@ -34,16 +37,28 @@ import type { SandboxPlan } from './types.js';
  * pipes while the sandbox lives, so the engine cannot wait for them to close: the count tells it
  * whether anything is left.
  */
-const KEEPER_SCRIPT = [
-  'bash -lc "$1" 3>&-',
-  'code=$?',
-  'set -- /proc/[0-9]*',
-  'echo "$code $(($# - 2))" >&3',
-  'exec 3>&- >/dev/null 2>&1',
-  'while :; do set -- /proc/[0-9]*; [ "$#" -le 2 ] && exit "$code"; sleep 0.25; done',
-].join('\n');
+const keeperScript = (prelude: string[], own: string) =>
+  [
+    ...prelude,
+    own,
+    'bash -lc "$1" 3>&-',
+    'code=$?',
+    'own; set -- /proc/[0-9]*',
+    'echo "$code $(($# - n))" >&3',
+    'exec 3>&- >/dev/null 2>&1',
+    'while :; do own; set -- /proc/[0-9]*; [ "$#" -le "$n" ] && exit "$code"; sleep 0.25; done',
+  ].join('\n');
 
-export const KEEPER = ['/bin/sh', '-c', KEEPER_SCRIPT, 'engine-sandbox'];
+export const KEEPER = ['/bin/sh', '-c', keeperScript([], 'own() { n=2; }'), 'engine-sandbox'];
+
+/**
+ * With the network on, the keeper first starts the egress bridge and waits until it listens
+ * (egress-bridge.ts); the bridge is the sandbox's own, not a process the command left behind.
+ */
+export function networkKeeper(node: string, bridge: BridgeKind = 'auto'): string[] {
+  const start = bridgeStart();
+  return ['/bin/sh', '-c', keeperScript(start.prelude, start.own), 'engine-sandbox', node, BRIDGE_SOURCE, bridge];
+}
 
 const PROC_COVER = ['/proc/sys', '/proc/sysrq-trigger'];
 
@@ -62,11 +77,10 @@ export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = ex
   // cover them read-only, as bwrap does for an unprivileged user.
   for (const p of PROC_COVER) if (exists(p)) args.push('--ro-bind', p, p);
   for (const tmp of ['/tmp', '/var/tmp']) if (exists(tmp)) args.push('--tmpfs', tmp);
-  if (!plan.network && exists('/run')) args.push('--tmpfs', '/run');
-  else {
-    if (exists('/run/user')) args.push('--tmpfs', '/run/user');
-    for (const sock of DAEMON_SOCKETS) if (exists(sock)) args.push('--ro-bind', '/dev/null', sock);
-  }
+  if (exists('/run')) args.push('--tmpfs', '/run');
+  for (const sock of DAEMON_SOCKETS) if (!sock.startsWith('/run/') && exists(sock)) args.push('--ro-bind', '/dev/null', sock);
+  // The network's only way out: the engine's egress proxy, at a fixed path on the empty /run.
+  if (plan.network && plan.egressSocket) args.push('--ro-bind', plan.egressSocket, SANDBOX_SOCKET);
   if (plan.userHome && plan.userHome !== '/' && exists(plan.userHome)) args.push('--ro-bind', plan.userHome, plan.userHome);
 
   const bind = plan.mode === 'workspace-write' ? '--bind' : '--ro-bind';
@@ -85,7 +99,8 @@ export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = ex
   // A user namespace too where one can be made (bwrap makes one anyway when not root): uid 0 inside
   // is then not the host's root for anything the mounts above leave visible.
   args.push('--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  if (!plan.network) args.push('--unshare-net');
+  // Always a network namespace of its own: with the network on, the proxy is the only way out.
+  args.push('--unshare-net');
   args.push('--die-with-parent', '--cap-drop', 'ALL', '--chdir', plan.cwd, '--');
   return args;
 }

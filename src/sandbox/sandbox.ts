@@ -11,12 +11,14 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { urlFloor, type UrlFloor } from '../capabilities/web/floor.js';
 import { forbidden } from '../kernel/errors.js';
 import type { PermissionRequest } from '../tools/types.js';
+import { egressEnv, type BridgeKind } from './egress-bridge.js';
+import { createEgressProxy } from './egress-proxy.js';
 import { programsSetIn } from './git-config.js';
-import { bwrapArgs, isInside, KEEPER } from './linux.js';
+import { bwrapArgs, isInside, KEEPER, networkKeeper } from './linux.js';
 import { seatbeltArgs, seatbeltProfile } from './macos.js';
-import { trackNetworkSandbox } from './peer.js';
 import { probeSandbox, type ProbeResult } from './probe.js';
 import { scanRepos } from './repos.js';
 import type { SandboxLaunch, SandboxPlan, SandboxSettings, SandboxStatus } from './types.js';
@@ -32,6 +34,10 @@ export interface SandboxDeps {
   platform?: NodeJS.Platform;
   /** Operational log lines (a repository layout the scan skipped). */
   log?: (line: string) => void;
+  /** Tests only: the floor of the egress proxy (a loopback stand-in for a registry). Else the URL floor. */
+  egressFloor?: UrlFloor;
+  /** Tests only: `node` forces the node bridge where socat is present. */
+  egressBridge?: BridgeKind;
 }
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
@@ -57,6 +63,8 @@ export type Sandbox = ReturnType<typeof createSandbox>;
 export function createSandbox(deps: SandboxDeps) {
   const platform = deps.platform ?? process.platform;
   const userHome = deps.userHome ?? os.homedir();
+  // A network-on sandbox's only way out (started on first use; see egress-proxy.ts).
+  const egress = createEgressProxy(deps.egressFloor ?? urlFloor);
   const probe = (): Promise<ProbeResult> => probeSandbox({ platform, bwrap: deps.bwrap ?? (process.env.ENGINE_SANDBOX_BWRAP || undefined) });
 
   async function status(): Promise<SandboxStatus> {
@@ -129,9 +137,13 @@ export function createSandbox(deps: SandboxDeps) {
     };
 
     if (p.backend === 'bwrap') {
-      // With the network on, connections this sandbox opens to the engine's own port are dropped.
-      const track = plan.network ? trackNetworkSandbox : undefined;
-      return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER, track }, env: { TMPDIR: '/tmp' }, finish: finishScan };
+      if (!plan.network) return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER }, env: { TMPDIR: '/tmp' }, finish: finishScan };
+      // The network on: its own namespace still, with the engine's proxy as the only way out, reached
+      // through a bridge (socat, or the engine's own node, kept visible wherever it is installed).
+      plan.egressSocket = await egress.socket();
+      plan.readOnly.push(process.execPath);
+      const launch = { program: p.program, prefix: bwrapArgs(plan), keeper: networkKeeper(process.execPath, deps.egressBridge) };
+      return { launch, env: { TMPDIR: '/tmp', ...egressEnv() }, finish: finishScan };
     }
     // Seatbelt has no private /tmp: a fresh folder per command, given as TMPDIR, removed afterwards.
     // Seatbelt matches real paths (/private/var/folders/..., not /var/folders/...).
@@ -163,7 +175,7 @@ export function createSandbox(deps: SandboxDeps) {
     return { program: p.program, prefix: bwrapArgs(plan) };
   }
 
-  return { status, request, prepare, probe, confineGit };
+  return { status, request, prepare, probe, confineGit, close: () => egress.close() };
 }
 
 function refusal(st: SandboxStatus, attended: boolean): string {

@@ -12,7 +12,7 @@ export function applySandboxSettings(out: SandboxSettings, value: unknown): stri
       if (typeof v !== 'string' || !SANDBOX_MODES.includes(v as SandboxMode)) return `sandbox.mode must be one of ${SANDBOX_MODES.map((m) => `"${m}"`).join(', ')}`;
       next.mode = v as SandboxMode;
     } else if (k === 'network') {
-      if (typeof v !== 'boolean') return 'sandbox.network must be true (commands may use the network) or false (no network, not even loopback)';
+      if (typeof v !== 'boolean') return 'sandbox.network must be true (commands reach public hosts through the engine proxy) or false (no network, not even loopback)';
       next.network = v;
     } else if (k === 'whenUnavailable') {
       if (typeof v !== 'string' || !WHEN_UNAVAILABLE.includes(v as WhenUnavailable)) {

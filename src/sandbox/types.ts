@@ -56,8 +56,6 @@ export interface SandboxLaunch {
    * on fd 3 and then stays while processes the command left in the background live (see linux.ts).
    */
   keeper?: string[];
-  /** Called with the sandbox's pid once it runs; the returned function is called when it exits. */
-  track?: (pid: number) => () => void;
 }
 
 /** What a command may touch, decided per call from the fence's roots and the settings. */
@@ -79,4 +77,6 @@ export interface SandboxPlan {
   emptyDirs?: string[];
   /** The directory the command starts in. */
   cwd: string;
+  /** Network on: the engine's egress proxy socket, bound into the sandbox as its only way out. */
+  egressSocket?: string;
 }

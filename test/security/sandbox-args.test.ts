@@ -34,12 +34,14 @@ test('bwrap: read-only root first; a mount holding the engine home is bound befo
   assert.equal(a.at(-1), '--');
 });
 
-test('bwrap: read-only mode binds the roots read-only; network on keeps the net namespace but hides daemon sockets', () => {
-  const a = bwrapArgs({ ...plan, mode: 'read-only', network: true }, all);
+test('bwrap: read-only mode binds the roots read-only; network on is still a network namespace of its own, with only the egress socket bound in', () => {
+  const a = bwrapArgs({ ...plan, mode: 'read-only', network: true, egressSocket: '/tmp/engine-egress-x/proxy.sock' }, all);
   assert.ok(!a.includes('--bind'));
-  assert.ok(!a.includes('--unshare-net'));
-  assert.ok(a.join(' ').includes('--ro-bind /dev/null /run/docker.sock'));
-  assert.ok(a.join(' ').includes('--tmpfs /run/user'));
+  assert.ok(a.includes('--unshare-net'));
+  const text = a.join(' ');
+  assert.ok(text.includes('--tmpfs /run') && text.includes('--ro-bind /dev/null /var/run/docker.sock'), text);
+  assert.ok(text.indexOf('--tmpfs /run') < text.indexOf('--ro-bind /tmp/engine-egress-x/proxy.sock /run/engine-egress.sock'), text);
+  assert.ok(!bwrapArgs({ ...plan, egressSocket: '/tmp/engine-egress-x/proxy.sock' }, all).join(' ').includes('proxy.sock'), 'no proxy with the network off');
 });
 
 test('seatbelt: deny by default, paths only as parameters, no network when off, read-only islands excluded from writes', () => {

@@ -194,6 +194,32 @@ export const FORCE: ForceCase[] = [
       'git clean -fdx',
     ],
   },
+  {
+    class: 'programs reading their program from standard input or a here-document',
+    commands: [
+      'make -f /dev/stdin <<EOF\nx:\n\tid\nEOF',
+      'make -f - x <<EOF\nx:\n\tid\nEOF',
+      'make --file=/dev/stdin < rules.mk',
+      "mapfile -C 'id #' -c 1 <<< x",
+      "readarray -C id -c1 < f",
+      'mapfile -tC id arr < f',
+      'python3 - <<EOF\nprint(1)\nEOF',
+      "node - <<< 'console.log(1)'",
+    ],
+  },
+  {
+    class: 'builtins that change what a command name runs',
+    commands: ['hash -p ./evil git; git status', 'enable -f ./evil.so git; git status'],
+  },
+];
+
+/** Programs named by a path are other programs than PATH's: `run_shell(git status:*)` never covers them. */
+export const PATH_PROGRAMS: Array<{ command: string; key: string }> = [
+  { command: './git status', key: 'run_shell(./git status:*)' },
+  { command: 'bin/git status', key: 'run_shell(bin/git status:*)' },
+  { command: '../git status', key: 'run_shell(../git status:*)' },
+  { command: '/tmp/git status', key: 'run_shell(/tmp/git status:*)' },
+  { command: 'env ./ls -la', key: 'run_shell(./ls:*)' },
 ];
 
 /** §3: refused everywhere by the denylist, with today's sentence. */
@@ -224,6 +250,35 @@ export const HARD: ForceCase[] = [
       'zip -rm a.zip x',
       'zip -m -r a.zip x',
       'zip -r --move a.zip x',
+      'find x -exec busybox rm {} +',
+      'find x -exec env rm -f {} \\;',
+      'find x -execdir command unlink {} \\;',
+      'fd . x -x rm',
+      'fd . x --exec-batch rm -f',
+      'fdfind -t f . x -X shred -u',
+      'find x | parallel rm',
+      'find x -print0 | xargs -0 -n1 command rm',
+    ],
+  },
+  {
+    class: 'tree deletes in interpreter code the parser can see',
+    commands: [
+      "python3 -c \"import shutil; shutil.rmtree('x')\"",
+      "python3 -c 'from shutil import rmtree; rmtree(\"x\")'",
+      'python3 - <<EOF\nimport shutil\nshutil.rmtree("x")\nEOF',
+      "python3 <<< 'import shutil; shutil.rmtree(\"x\")'",
+      "echo 'import shutil; shutil.rmtree(\"x\")' | python3",
+      "cat <<EOF | python3 -\nimport shutil; shutil.rmtree('x')\nEOF",
+      "node -e \"require('fs').rmSync('x', { recursive: true, force: true })\"",
+      "node --eval=\"require('fs').rmSync('x',{recursive:true})\"",
+      "node - <<'EOF'\nrequire('fs').rmSync('x', {recursive: true})\nEOF",
+      "perl -MFile::Path -e 'rmtree(\"x\")'",
+      "perl -MFile::Path=remove_tree -e 'remove_tree(\"x\")'",
+      "ruby -rfileutils -e 'FileUtils.rm_rf(\"x\")'",
+      "python3 -c \"import os; os.system('rm -rf x')\"",
+      "python3 -c \"import subprocess; subprocess.run(['rm', '-rf', 'x'])\"",
+      "node -e \"require('child_process').execSync('find x -delete')\"",
+      "perl -e 'system(\"rm --recurs x\")'",
     ],
   },
   {
@@ -240,6 +295,26 @@ export const HARD: ForceCase[] = [
       "source /dev/stdin <<< 'rm -rf x'",
       "bash /dev/stdin <<< 'rm -rf x'",
       "bash - <<< 'rm -rf x'",
+      "sh -s <<EOF\nfind x -delete\nEOF",
+      "bash <<< 'rm --recurs x'",
+      'make -f /dev/stdin <<EOF\nall:\n\trm -rf x\nEOF',
+      'make -f - all <<EOF\nall:\n\t@rm -rf x\nEOF',
+      "mapfile -C 'rm -rf x #' -c 1 <<< y",
+      'readarray -C "find x -delete" -c1 < f',
+    ],
+  },
+  {
+    class: 'substitutions inside unquoted here-document bodies',
+    commands: [
+      'ls <<E\n`rm -rf x`\nE',
+      'cat <<E\ntext `find x -delete` more\nE',
+      'cat <<-E\n\t`rm --rec x`\n\tE',
+      'ls <<E\n$(rm -rf x)\nE',
+      'ls <<E\n`rm -rf x\nE',
+      // Two here-documents on one line: the grammar fails, and the fallback lexer reads the bodies.
+      'cat <<E1; cat <<E2\na\nE1\n`rm -rf x`\nE2',
+      'cat <<E1; bash <<E2\na\nE1\nrm -rf x\nE2',
+      'cat <<E1; cat <<E2\n$(find x -delete)\nE1\nb\nE2',
     ],
   },
   {
@@ -381,4 +456,20 @@ export const LOOKALIKES: string[] = [
   'curl -s https://x -o -',
   'curl -o out.json https://x',
   'sort -n x -o sorted.txt',
+  'make -f build.mk all',
+  'mapfile -t lines < f',
+  "cat <<'E'\n`not run`\nE",
+  'cat <<E\nprice: \\`5\\`\nE',
+];
+
+/** Inline code and here-documents the denylist reads but must not refuse (they may still get a prompt). */
+export const NOT_DENIED: string[] = [
+  "python3 -c 'print(1)'",
+  "python3 -c 'l = [1]; l.remove(1)'",
+  "node -e \"require('fs').rmSync('out.txt')\"",
+  "python3 -c \"import subprocess; subprocess.run(['ls', '-la'])\"",
+  'python3 - <<EOF\nimport os\nos.remove("out.txt")\nEOF',
+  'make -f /dev/stdin <<EOF\nall:\n\techo hi\nEOF',
+  "mapfile -C 'echo line' -c 1 < f",
+  'cat <<E\nbuilt `date`\nE',
 ];

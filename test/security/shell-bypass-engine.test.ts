@@ -25,6 +25,7 @@ before(async () => {
   await mkdir(path.join(workspace, 'victim', 'deep'), { recursive: true });
   await writeFile(path.join(workspace, 'victim', 'deep', 'keep.txt'), 'keep');
   execFileSync('git', ['init', '-q', workspace]);
+  await writeFile(path.join(workspace, 'git'), '#!/bin/sh\ntouch m-dotgit\n', { mode: 0o755 });
   for (const key of ['run_shell(git status:*)', 'run_shell(ls:*)']) {
     assert.equal((await t.api('POST', '/api/permissions/rule', { key, decision: 'allow' })).status, 200);
   }
@@ -46,9 +47,27 @@ const PROMPTED = [
   'git --config-env=core.fsmonitor=HOME status',
   'ls $(touch m-subst)',
   'ls; git -p status',
+  // A file named git in the workspace is not PATH's git: the `git status` rule does not cover it.
+  './git status',
 ];
 
-const REFUSED = ['ls; rm --rec victim', "ls; echo 'rm -rf victim' | sh", 'ls; find victim -delete', "ls; $'\\u0072'm -rf victim", 'ls; chmod --recur 0 victim'];
+const REFUSED = [
+  'ls; rm --rec victim',
+  "ls; echo 'rm -rf victim' | sh",
+  'ls; find victim -delete',
+  "ls; $'\\u0072'm -rf victim",
+  'ls; chmod --recur 0 victim',
+  // The denylist reads here-document bodies, wrapped deleters, and interpreter code it can see.
+  'ls <<E\n`rm -rf victim`\nE',
+  'ls; find victim -exec env rm -f {} +',
+  "ls; python3 -c \"import shutil; shutil.rmtree('victim')\"",
+  "ls; node -e \"require('fs').rmSync('victim', { recursive: true })\"",
+  'ls; python3 - <<E\nimport shutil\nshutil.rmtree("victim")\nE',
+  'ls; make -f /dev/stdin <<E\nall:\n\trm -rf victim\nE',
+  "ls; mapfile -C 'rm -rf victim #' -c 1 <<< x",
+  // Two here-documents on one line fail the grammar; the fallback lexer still reads their bodies.
+  'cat <<E1; ls <<E2\na\nE1\n`rm -rf victim`\nE2',
+];
 
 test('ordinary commands under the narrow rules run without a prompt', async () => {
   for (const command of ['git status', 'ls -la', 'ls > listing.txt']) {

@@ -15,7 +15,7 @@ import { PermissionGate } from '../../src/permissions/gate.js';
 import { RuleStore } from '../../src/permissions/rules.js';
 import { shellPermission } from '../../src/permissions/shell-policy.js';
 import { gateOutcome, type Outcome } from '../permissions/corpus-support.js';
-import { FORCE, HARD, KEYS, LOOKALIKES } from './shell-bypass-corpus.js';
+import { FORCE, HARD, KEYS, LOOKALIKES, NOT_DENIED, PATH_PROGRAMS } from './shell-bypass-corpus.js';
 
 let gate: PermissionGate;
 let dir: string;
@@ -81,5 +81,19 @@ test('ordinary look-alikes still run under an allow rule, with no prompt', async
     const got = await outcome(command);
     if (got !== 'allow') wrong.push(`${JSON.stringify(command)} -> ${got}: ${(await shellPermission(command)).forcePrompt ?? ''}`);
   }
+  assert.deepEqual(wrong, []);
+});
+
+test('a program named by a path is keyed by that path, so a rule for the PATH program never covers it', async () => {
+  const wrong: string[] = [];
+  for (const { command, key } of PATH_PROGRAMS) {
+    const request = await shellPermission(command);
+    if (request.key !== key || (request.keys ?? []).some((k) => /\(git|\(ls/.test(k))) wrong.push(`${JSON.stringify(command)} -> ${request.keys?.join(', ')}`);
+  }
+  assert.deepEqual(wrong, []);
+});
+
+test('inline code and here-documents the denylist reads are not refused when they delete nothing', async () => {
+  const wrong = NOT_DENIED.filter((command) => hardDenied(command));
   assert.deepEqual(wrong, []);
 });

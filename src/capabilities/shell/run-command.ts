@@ -79,7 +79,6 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   });
 
   // Until the sandbox exits (background processes may keep it past the call).
-  if (box?.track && child.pid) child.once('exit', box.track(child.pid));
 
   let text = '';
   let readStopped = false;

@@ -16,7 +16,7 @@ export function shellTools(shell: ShellService, fence: FenceLike): AnyTool[] {
       `cwd is a workspace-relative directory ("." for the workspace root, or a mount name). Times out after ${LIMITS.shellTimeoutMs / 1000} s, killing everything the command started. ` +
       `Output keeps the first ${LIMITS.shellHeadChars} and last ${LIMITS.shellTailChars} characters; nothing past ${LIMITS.shellReadChars} is read, so filter large output (grep, head, tail). ` +
       `Secret-shaped environment variables are removed; ENGINE_MOUNTS lists mount names (comma-separated). ` +
-      `Runs in a sandbox by default: only the workspace and mounts are writable (not .git/config or .git/hooks), /tmp is private, the network is off unless enabled, ` +
+      `Runs in a sandbox by default: only the workspace and mounts are writable (not .git/config or .git/hooks), /tmp is private, the network is off unless enabled (then public hosts only, through the engine's HTTP proxy in HTTP_PROXY/HTTPS_PROXY), ` +
       `and background processes end when the command ends.`,
     parameters: {
       type: 'object',
