@@ -91,6 +91,7 @@ import { RunLedger } from './kernel/runs.js';
 import { installResponseRedaction } from './http/redact-responses.js';
 import { redactingSecrets } from './capabilities/secrets/redacting.js';
 import { PermissionGate } from './permissions/gate.js';
+import { ProvenanceStore } from './kernel/provenance.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
@@ -229,6 +230,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.setMask(masker.mask);
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
+  // Who made what runs or grants later: a person, or a model under its mode and rules (src/kernel/provenance.ts).
+  const provenance = new ProvenanceStore(home);
+  await provenance.init();
   // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
   // Local models (issue 16): hub search, downloads, the worker that runs a loaded model (the `local` provider).
   const models = createModelsService({ home, emit, log, secret: (n) => secrets.get(n) });
@@ -386,6 +390,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     clock: options.clock,
     history: () => history,
     secret: (name) => secrets.get(name),
+    provenance,
+    authorOf: (ctx) => gate.authorOf(ctx),
     tools: { names: () => tools.names(), readOnly: (name) => tools.get(name)?.readOnly === true },
     services: {
       ...createNodeServices({

@@ -12,6 +12,8 @@
 import { notFound, badRequest } from '../kernel/errors.js';
 import type { Emit } from '../kernel/bus.js';
 import type { AnyTool, Decision, Gate, PermissionClass, PermissionRequest, ToolContext } from '../tools/types.js';
+import type { ModelAuthor } from '../kernel/provenance.js';
+import { authorRefusal, modelAuthor } from './authorship.js';
 import { broaderOf, decide, ruleKeyProblem, type RuleDecision, type RuleStore } from './rules.js';
 
 export type SessionMode = 'ask' | 'allow';
@@ -88,6 +90,11 @@ export class PermissionGate implements Gate {
         return this.denyWithoutPrompt(ctx, tool, key, `Permission denied for ${key} by a saved rule; do not retry the same call. Choose another approach or ask the user to change the rule.`);
       }
     }
+    // Unattended under something a model wrote: decided as its author would have been (authorship.ts).
+    if (!ctx.attended && ctx.authors?.length) {
+      const refusal = authorRefusal(ctx.authors, tool.name, request, keys, file.rules);
+      if (refusal) return this.denyWithoutPrompt(ctx, tool, request.key, refusal, { authored: true });
+    }
     const mode = this.mode(ctx);
     const unmatched = keys.filter((k) => decide(file.rules, k) !== 'allow');
 
@@ -163,6 +170,12 @@ export class PermissionGate implements Gate {
     }
   }
 
+  /** The author a call stamps on what it saves: its run, its session's mode and the rules in force now. */
+  async authorOf(ctx: Pick<ToolContext, 'runId' | 'sessionId' | 'attended' | 'authors'>): Promise<ModelAuthor> {
+    const file = await this.rules.get();
+    return modelAuthor(ctx, file.rules, ctx.sessionId ? this.modeLookup(ctx.sessionId) : undefined);
+  }
+
   /** Every prompt waiting on a person, oldest first. */
   pending(): PendingPrompt[] {
     return [...this.waiters.values()].filter((w) => !w.answering).map((w) => this.shown(w.prompt));
@@ -213,8 +226,8 @@ export class PermissionGate implements Gate {
     );
   }
 
-  private denyWithoutPrompt(ctx: ToolContext, tool: AnyTool, key: string, reason: string): Decision {
-    ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key: this.mask(key), reason: this.mask(reason) });
+  private denyWithoutPrompt(ctx: ToolContext, tool: AnyTool, key: string, reason: string, extra?: Record<string, unknown>): Decision {
+    ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key: this.mask(key), reason: this.mask(reason), ...extra });
     return { allow: false, reason: this.mask(reason) };
   }
 
