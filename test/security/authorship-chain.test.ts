@@ -1,0 +1,106 @@
+/**
+ * Issue 23, the same chain through other doors: a webhook, a model's subworkflow called by a person's
+ * cron workflow (and by a person's map), a person's subworkflow called by a model's workflow; and
+ * provenance that survives a restart, a group move, and turns a person's on a hand edit.
+ */
+import assert from 'node:assert/strict';
+import { readFile, rm as rmDir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { startAuthorship, writeWorkspaceFile, type AuthorshipHarness } from './authorship-harness.js';
+
+let h: AuthorshipHarness;
+before(async () => {
+  h = await startAuthorship();
+});
+after(() => h.close());
+
+const rm = (id: string, file: string) => ({ id, type: 'command', config: { command: `rm ${file}` } });
+const doc = (id: string, nodes: unknown[], edges: unknown[] = [], extra: Record<string, unknown> = {}) => ({ id, formatVersion: 2, group: null, nodes, edges, ...extra });
+
+/** The model saves `graph` in an ask-mode chat; a triggered one asks to be enabled and the person says yes. */
+async function modelSaves(session: string, graph: Record<string, unknown>, approveEnable = false): Promise<void> {
+  h.model.script({ toolCalls: [{ name: 'save_workflow', args: { graph } }] }, { text: 'saved' });
+  const seq = h.seq();
+  await h.chat(session, 'save it');
+  if (approveEnable) await h.answer('allow', seq, session);
+  assert.equal((await h.turnEnd(session, seq)).kind, 'run.completed');
+  assert.equal((await h.t.api('GET', `/api/workflows/${graph.id}`)).body.author.by, 'model');
+}
+
+const hook = (id: string) => fetch(`${h.t.url}/hooks/${id}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+test('through a webhook: the run fails with the sentence and the file stays', async () => {
+  await writeWorkspaceFile(h, 'w.txt');
+  await modelSaves('hook', doc('hooked', [{ id: 'in', type: 'trigger.webhook' }, rm('wipe', 'w.txt')], [{ from: 'in', to: 'wipe' }], { disabled: false }), true);
+  const seq = h.seq();
+  const fired = await hook('hooked');
+  assert.equal(fired.status, 202, JSON.stringify(fired.body));
+  const end = await h.runEnd('hooked', seq);
+  assert.equal(end.kind, 'run.failed');
+  assert.match(String(end.error), /a model wrote workflow "hooked"; run_shell \(run_shell\(rm:\*\)\) needs a person's approval/);
+  assert.ok(await h.fileExists('w.txt'));
+});
+
+test("a model's subworkflow called by a person's cron workflow, or by a person's map, runs as its author", async () => {
+  await writeWorkspaceFile(h, 's.txt');
+  await modelSaves('sub', doc('sub', [rm('wipe', 's.txt')]));
+  assert.equal((await h.t.api('PUT', '/api/workflows/parent', doc('parent', [{ id: 'tick', type: 'trigger.cron', config: { expr: '*/5 * * * * *' } }, { id: 'call', type: 'workflow', config: { workflow: 'sub' } }], [{ from: 'tick', to: 'call' }]))).status, 200);
+  let seq = h.seq();
+  h.clock.advance(5_000);
+  const end = await h.runEnd('parent', seq);
+  assert.equal(end.kind, 'run.failed');
+  assert.match(String(end.error), /a model wrote workflow "sub"; run_shell/);
+  assert.ok(await h.fileExists('s.txt'));
+  await h.personSaves('parent', { disabled: true });
+
+  assert.equal((await h.t.api('PUT', '/api/workflows/fan', doc('fan', [{ id: 'in', type: 'trigger.webhook' }, { id: 'each', type: 'map', config: { items: [1, 2], workflow: 'sub' } }], [{ from: 'in', to: 'each' }]))).status, 200);
+  seq = h.seq();
+  assert.equal((await hook('fan')).status, 202);
+  const fan = await h.runEnd('fan', seq);
+  assert.equal(fan.kind, 'run.failed');
+  assert.match(String(fan.error), /a model wrote workflow "sub"/);
+  assert.ok(await h.fileExists('s.txt'));
+});
+
+test("a person's subworkflow called by a model's workflow runs under the model's authority", async () => {
+  await writeWorkspaceFile(h, 'p.txt');
+  assert.equal((await h.t.api('PUT', '/api/workflows/cleanup', doc('cleanup', [rm('wipe', 'p.txt')]))).status, 200);
+  await modelSaves('caller', doc('caller', [{ id: 'in', type: 'trigger.webhook' }, { id: 'call', type: 'workflow', config: { workflow: 'cleanup' } }], [{ from: 'in', to: 'call' }], { disabled: false }), true);
+  const seq = h.seq();
+  assert.equal((await hook('caller')).status, 202);
+  const end = await h.runEnd('caller', seq);
+  assert.equal(end.kind, 'run.failed');
+  assert.match(String(end.error), /a model wrote workflow "caller"; run_shell/);
+  assert.ok(await h.fileExists('p.txt'));
+});
+
+test('provenance survives a group move and a restart; a hand edit makes it a person\'s', async () => {
+  // An engine of its own whose home outlives it.
+  const first = h;
+  h = await startAuthorship({ keepHome: true, model: first.model, clock: first.clock });
+  try {
+    await modelSaves('later', doc('later', [{ id: 'tick', type: 'trigger.cron', config: { expr: '0 3 * * *' } }, rm('wipe', 'x.txt')], [{ from: 'tick', to: 'wipe' }]));
+    assert.equal((await h.t.api('PUT', '/api/workflows/later/group', { group: 'ops' })).status, 200);
+    assert.equal((await h.t.api('GET', '/api/workflows/later')).body.author.by, 'model', 'a group move shows no content and keeps the author');
+
+    const home = h.t.home;
+    await h.close();
+    h = await startAuthorship({ home, model: first.model, clock: first.clock });
+    const after = await h.t.api('GET', '/api/workflows/later');
+    assert.equal(after.body.author?.by, 'model', 'the record survives a restart');
+    assert.equal(after.body.group, 'ops');
+
+    const file = path.join(home, 'workflows', 'later.json');
+    const edited = JSON.parse(await readFile(file, 'utf8'));
+    edited.name = 'edited by hand';
+    const seq = h.seq();
+    await writeFile(file, JSON.stringify(edited, null, 2) + '\n');
+    await h.events.waitFor((e) => e.kind === 'workflows.changed' && e.seq > seq && (e.ids as string[]).includes('later'));
+    assert.equal((await h.t.api('GET', '/api/workflows/later')).body.author.by, 'person', "a hand edit is a person's");
+    await h.close();
+    await rmDir(home, { recursive: true, force: true });
+  } finally {
+    h = first;
+  }
+});
