@@ -92,6 +92,7 @@ import { installResponseRedaction } from './http/redact-responses.js';
 import { redactingSecrets } from './capabilities/secrets/redacting.js';
 import { PermissionGate } from './permissions/gate.js';
 import { ProvenanceStore } from './kernel/provenance.js';
+import type { HiddenPaths } from './kernel/hidden.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
@@ -218,7 +219,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   closers.push(() => watcher.close());
   filesRoutes(app, files);
-  tools.register(...fileTools(files, { embeddingsConfigured }));
+  // A vault's agentForbidden paths hold for every model tool, not only the vault tool (vaults are made below).
+  const hidden: HiddenPaths = { areas: () => vaults.hidden.areas(), existing: () => vaults.hidden.existing() };
+  tools.register(...fileTools(files, { embeddingsConfigured, hidden }));
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   // Stored values live in the redactor alone (filled above, kept current as secrets change).
@@ -273,7 +276,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox, hidden });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));

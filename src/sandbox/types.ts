@@ -72,6 +72,8 @@ export interface SandboxPlan {
   userHome: string;
   /** Files and folders kept read-only inside writable roots (.git config and hooks, start-up files). */
   readOnly: string[];
+  /** Folders and files not there at all inside the sandbox (a vault's agentForbidden paths); optional so older callers need not pass it. */
+  hidden?: Array<{ path: string; dir: boolean }>;
   /** The directory the command starts in. */
   cwd: string;
 }
