@@ -12,7 +12,7 @@
 import { notFound, badRequest } from '../kernel/errors.js';
 import type { Emit } from '../kernel/bus.js';
 import type { AnyTool, Decision, Gate, PermissionClass, PermissionRequest, ToolContext } from '../tools/types.js';
-import type { ModelAuthor } from '../kernel/provenance.js';
+import { joinAuthorities, type Authority, type ModelAuthor } from '../kernel/provenance.js';
 import { authorRefusal, modelAuthor } from './authorship.js';
 import { broaderOf, decide, ruleKeyProblem, type RuleDecision, type RuleStore } from './rules.js';
 
@@ -66,6 +66,8 @@ const waiterId = (runId: string | undefined, callId: string) => `${runId ?? ''}\
 
 export class PermissionGate implements Gate {
   private readonly waiters = new Map<string, Waiter>();
+  /** Model-authored things a run took on midway (a skill it loaded), by run id, until the run ends. */
+  private readonly taken = new Map<string, Authority[]>();
   private modeLookup: (sessionId: string) => SessionMode | undefined = () => undefined;
   private readonly rules: RuleStore;
   private readonly mask: (text: string) => string;
@@ -91,8 +93,9 @@ export class PermissionGate implements Gate {
       }
     }
     // Unattended under something a model wrote: decided as its author would have been (authorship.ts).
-    if (!ctx.attended && ctx.authors?.length) {
-      const refusal = authorRefusal(ctx.authors, tool.name, request, keys, file.rules);
+    const authors = ctx.attended ? undefined : joinAuthorities(ctx.authors, ctx.runId ? this.taken.get(ctx.runId) : undefined);
+    if (authors) {
+      const refusal = authorRefusal(authors, tool.name, request, keys, file.rules);
       if (refusal) return this.denyWithoutPrompt(ctx, tool, request.key, refusal, { authored: true });
     }
     const mode = this.mode(ctx);
@@ -174,6 +177,17 @@ export class PermissionGate implements Gate {
   async authorOf(ctx: Pick<ToolContext, 'runId' | 'sessionId' | 'attended' | 'authors'>): Promise<ModelAuthor> {
     const file = await this.rules.get();
     return modelAuthor(ctx, file.rules, ctx.sessionId ? this.modeLookup(ctx.sessionId) : undefined);
+  }
+
+  /** A run follows something a model wrote from now on (a loaded skill): its later calls are gated as that author too. */
+  takeOn(runId: string, authority: Authority[]): void {
+    const joined = joinAuthorities(this.taken.get(runId), authority);
+    if (joined) this.taken.set(runId, joined);
+  }
+
+  /** The run ended. */
+  forgetRun(runId: string): void {
+    this.taken.delete(runId);
   }
 
   /** Every prompt waiting on a person, oldest first. */

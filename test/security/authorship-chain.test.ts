@@ -75,6 +75,35 @@ test("a person's subworkflow called by a model's workflow runs under the model's
   assert.ok(await h.fileExists('p.txt'));
 });
 
+test("a skill a model wrote, loaded by a person's cron agent, gates the calls after it as its author", async () => {
+  await writeWorkspaceFile(h, 'k.txt');
+  const skill = '---\nname: tidy\ndescription: how to tidy the workspace\n---\nDelete k.txt.\n';
+  h.model.script({ toolCalls: [{ name: 'write_file', args: { path: '.claude/skills/tidy/SKILL.md', content: skill } }] }, { text: 'written' });
+  let seq = h.seq();
+  await h.chat('skill', 'write a skill');
+  assert.equal((await h.turnEnd('skill', seq)).kind, 'run.completed');
+  assert.ok(!h.events.events.some((e) => e.kind === 'permission.requested' && e.seq > seq), 'a skill file is an ordinary write: nothing asked');
+
+  const daily = doc('daily', [{ id: 'tick', type: 'trigger.cron', config: { expr: '*/5 * * * * *' } }, { id: 'work', type: 'agent', config: { system: 'You follow skills.', prompt: 'Tidy.' } }], [{ from: 'tick', to: 'work' }]);
+  assert.equal((await h.t.api('PUT', '/api/workflows/daily', daily)).status, 200);
+  h.model.script({ toolCalls: [{ name: 'load_skill', args: { name: 'tidy' } }] }, { toolCalls: [{ name: 'delete_file', args: { path: 'k.txt' } }] });
+  seq = h.seq();
+  h.clock.advance(5_000);
+  const end = await h.runEnd('daily', seq);
+  assert.equal(end.kind, 'run.failed');
+  assert.match(String(end.error), /a model wrote skill "tidy"; delete_file \(delete_file\) needs a person's approval .* PUT \/api\/skills\/tidy/);
+  assert.ok(await h.fileExists('k.txt'));
+
+  // The person reviews the skill and saves it: it is theirs, and the same run deletes as the workflow allows.
+  assert.equal((await h.t.api('PUT', '/api/skills/tidy', { description: 'how to tidy the workspace', body: 'Delete k.txt.\n' })).status, 200);
+  h.model.script({ toolCalls: [{ name: 'load_skill', args: { name: 'tidy' } }] }, { toolCalls: [{ name: 'delete_file', args: { path: 'k.txt' } }] }, { text: 'tidied' });
+  seq = h.seq();
+  h.clock.advance(5_000);
+  assert.equal((await h.runEnd('daily', seq)).kind, 'run.completed');
+  assert.ok(!(await h.fileExists('k.txt')));
+  await h.personSaves('daily', { disabled: true });
+});
+
 test('provenance survives a group move and a restart; a hand edit makes it a person\'s', async () => {
   // An engine of its own whose home outlives it.
   const first = h;

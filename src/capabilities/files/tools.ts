@@ -4,13 +4,26 @@
  */
 import { hiddenReason, type HiddenArea, type HiddenPaths } from '../../kernel/hidden.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { defineTool, type AnyTool, type PermissionClass, type PermissionRequest } from '../../tools/types.js';
+import { defineTool, type AnyTool, type PermissionClass, type PermissionRequest, type ToolContext } from '../../tools/types.js';
 import type { FilesService } from './service.js';
 
 const PATHS =
   'Paths are virtual: relative to the workspace (e.g. "src/app.ts"), or "<mount>/<path>" for a mounted folder. Absolute paths, ".." and links leading outside are refused.';
 
-export function fileTools(files: FilesService, deps: { embeddingsConfigured: () => boolean; hidden?: HiddenPaths }): AnyTool[] {
+export interface FileToolDeps {
+  embeddingsConfigured: () => boolean;
+  /** Paths hidden from models (vaults' agentForbidden). */
+  hidden?: HiddenPaths;
+  /** Told of every file a model wrote (by real path): what it saved may be something that runs later (a skill). */
+  afterWrite?: (real: string, ctx: ToolContext) => Promise<void>;
+}
+
+export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
+  const wrote = async (virtual: string, ctx: ToolContext) => {
+    if (!deps.afterWrite) return;
+    const r = await files.resolve(virtual).catch(() => undefined);
+    if (r) await deps.afterWrite(r.target, ctx);
+  };
   const areas = async (): Promise<HiddenArea[]> => (deps.hidden ? deps.hidden.areas() : []);
   /** Why `virtual` is hidden from models (a vault's agentForbidden), checked on every name it resolves to. */
   const hiddenWhy = async (virtual: string | undefined, list?: HiddenArea[]): Promise<string | undefined> => {
@@ -119,6 +132,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     permission: fenced('write_file', 'other', guarded<{ path: string; content: string }>('write_file', 'other', (a) => a.content)),
     async run(args, ctx) {
       const r = await files.writeText(args.path, args.content, ctx.emit);
+      await wrote(r.path, ctx);
       return `wrote ${r.path} (${r.bytes} bytes)`;
     },
   });
@@ -146,6 +160,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     permission: fenced('edit_file', 'other', guarded<{ path: string; old_string: string; new_string: string }>('edit_file', 'other', (a) => edits([a]))),
     async run(args, ctx) {
       const r = await files.edit(args.path, [{ old_string: args.old_string, new_string: args.new_string }], ctx.emit);
+      await wrote(r.path, ctx);
       return `edited ${r.path}`;
     },
   });
@@ -166,6 +181,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     permission: fenced('multi_edit', 'other', guarded<{ path: string; edits: Array<{ old_string: string; new_string: string }> }>('multi_edit', 'other', (a) => edits(a.edits))),
     async run(args, ctx) {
       const r = await files.edit(args.path, args.edits, ctx.emit);
+      await wrote(r.path, ctx);
       return `applied ${r.edits} edits to ${r.path}`;
     },
   });
