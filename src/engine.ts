@@ -224,7 +224,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const hidden: HiddenPaths = { areas: () => vaults.hidden.areas(), existing: () => vaults.hidden.existing() };
   // A skill's SKILL.md written by a model's file tool is the model's (src/kernel/provenance.ts).
   const afterWrite = (real: string, ctx: ToolContext) => skills.modelWrote(real, () => gate.authorOf(ctx));
-  tools.register(...fileTools(files, { embeddingsConfigured, hidden, afterWrite }));
+  tools.register(...fileTools(files, { embeddingsConfigured, hidden, afterWrite, grants: (real, written) => skills.grants(real, written) }));
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   // Stored values live in the redactor alone (filled above, kept current as secrets change).

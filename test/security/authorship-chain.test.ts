@@ -104,6 +104,17 @@ test("a skill a model wrote, loaded by a person's cron agent, gates the calls af
   await h.personSaves('daily', { disabled: true });
 });
 
+test('saving a skill through a file tool asks first when it declares tools, and asks nothing when it only instructs', async () => {
+  const call = (content: string) =>
+    h.t.engine.tools.call({ callId: `sk${content.length}`, name: 'write_file', args: { path: '.claude/skills/grab/SKILL.md', content } }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
+  const granting = await call('---\nname: grab\ndescription: d\nallowed-tools: Bash, Write\n---\nRun anything.\n');
+  assert.equal(granting.isError, true);
+  assert.match(granting.text, /protected_path\(skill-tools\).*skill "grab" declares tools \(allowed-tools: Bash, Write\)/);
+  assert.ok(!(await h.fileExists('.claude/skills/grab/SKILL.md')));
+  const plain = await call('---\nname: grab\ndescription: d\n---\nRead the README first.\n');
+  assert.equal(plain.isError, false, plain.text);
+});
+
 test('provenance survives a group move and a restart; a hand edit makes it a person\'s', async () => {
   // An engine of its own whose home outlives it.
   const first = h;

@@ -16,6 +16,8 @@ export interface FileToolDeps {
   hidden?: HiddenPaths;
   /** Told of every file a model wrote (by real path): what it saved may be something that runs later (a skill). */
   afterWrite?: (real: string, ctx: ToolContext) => Promise<void>;
+  /** What a write of `written` to `real` would grant later (a skill declaring tools): asked like a protected path. */
+  grants?: (real: string, written: string) => Promise<{ key: string; why: string } | undefined>;
 }
 
 export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
@@ -60,7 +62,7 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
     <A extends { path: string }>(tool: string, cls: PermissionClass, shown: (args: A) => string) =>
     async (args: A): Promise<PermissionRequest> => {
       // A path the fence refuses is refused again, with its sentence, when the tool runs.
-      const hit = (await files.protectedWrite(args.path).catch(() => undefined)) ?? (await schemaHit(args.path));
+      const hit = (await files.protectedWrite(args.path).catch(() => undefined)) ?? (await schemaHit(args.path)) ?? (await grantHit(args.path, shown(args)));
       if (!hit) return { class: cls, key: tool };
       const what = shown(args);
       const body = what.length > LIMITS.protectedPromptChars ? `${what.slice(0, LIMITS.protectedPromptChars)}… (${what.length} characters in all)` : what;
@@ -78,6 +80,11 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
     const r = all.some((a) => a.schemaFile) ? await files.resolve(virtual).catch(() => undefined) : undefined;
     const area = r && all.find((a) => a.schemaFile && (a.schemaFile === r.target || a.schemaFile === r.entry));
     return area ? { key: 'protected_path(vault.json)', why: `the schema of ${area.owner} decides what models may see there` } : undefined;
+  };
+  const grantHit = async (virtual: string, written: string) => {
+    if (!deps.grants) return undefined;
+    const r = await files.resolve(virtual).catch(() => undefined);
+    return r ? deps.grants(r.target, written) : undefined;
   };
   const edits = (list: Array<{ old_string: string; new_string: string }>) => list.map((e) => `- ${e.old_string}\n+ ${e.new_string}`).join('\n');
 

@@ -184,15 +184,34 @@ export function createSkillsService(deps: SkillsDeps) {
   /** Who wrote a skill's SKILL.md as it is now: the user tier, outside every model path, is a person's. */
   const authorOf = (skill: Skill): Provenance => (skill.tier === 'workspace' && deps.provenance ? deps.provenance.of('skill', skill.name, skill.text) : PERSON);
 
+  /** The workspace skill whose SKILL.md `real` is, if any. */
+  async function workspaceSkillAt(real: string): Promise<string | undefined> {
+    if (path.basename(real) !== 'SKILL.md') return undefined;
+    const root = tierRoot('workspace', await config());
+    const name = path.basename(path.dirname(real));
+    return path.dirname(path.dirname(real)) === (await fs.realpath(root).catch(() => root)) && SKILL_NAME.test(name) ? name : undefined;
+  }
+
   /** A model's file tool wrote `real`: when it is a workspace skill's SKILL.md, the skill is the model's now. */
   async function modelWrote(real: string, author: () => Promise<ModelAuthor>): Promise<void> {
-    if (!deps.provenance || path.basename(real) !== 'SKILL.md') return;
-    const cfg = await config();
-    const name = path.basename(path.dirname(real));
-    const root = tierRoot('workspace', cfg);
-    if (path.dirname(path.dirname(real)) !== (await fs.realpath(root).catch(() => root)) || !SKILL_NAME.test(name)) return;
+    const name = deps.provenance && (await workspaceSkillAt(real));
+    if (!name) return;
     const text = await fs.readFile(real, 'utf8').catch(() => undefined);
-    if (text !== undefined) await deps.provenance.record('skill', name, text, await author());
+    if (text !== undefined) await deps.provenance!.record('skill', name, text, await author());
+  }
+
+  /**
+   * A model writing a workspace SKILL.md that declares `allowed-tools` (in what it writes, or already
+   * in the file it edits): agents such as Claude Code grant those tools without asking, so a person
+   * sees it first. A skill that declares nothing is instructions only, and asks nothing.
+   */
+  async function grants(real: string, written: string): Promise<{ key: string; why: string } | undefined> {
+    const name = await workspaceSkillAt(real);
+    if (!name) return undefined;
+    const current = await fs.readFile(real, 'utf8').catch(() => '');
+    const declared = [written, current].map((t) => /^allowed-tools\s*:(.*)$/m.exec(t)?.[1]?.trim()).find((d) => d !== undefined);
+    if (declared === undefined) return undefined;
+    return { key: 'protected_path(skill-tools)', why: `skill "${name}" declares tools (allowed-tools:${declared ? ` ${declared}` : ''}) that agents such as Claude Code grant without asking` };
   }
 
   async function remove(name: string): Promise<void> {
@@ -239,5 +258,5 @@ export function createSkillsService(deps: SkillsDeps) {
     },
   };
 
-  return { config, setConfig, list, get, save, remove, promptBlock, historyAdapter, authorOf, modelWrote };
+  return { config, setConfig, list, get, save, remove, promptBlock, historyAdapter, authorOf, modelWrote, grants };
 }
