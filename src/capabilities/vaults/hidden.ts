@@ -10,11 +10,19 @@ import { LIMITS } from '../../kernel/limits.js';
 import { forbiddenMatcher, SCHEMA_FILE } from './schema.js';
 import type { VaultsCore } from './service.js';
 
-export function vaultHiddenPaths(core: Pick<VaultsCore, 'list' | 'get'>): HiddenPaths {
+export function vaultHiddenPaths(core: Pick<VaultsCore, 'mounted' | 'get'>): HiddenPaths {
+  // Each mounted folder's canonical path, resolved once (a vault re-mounted elsewhere has a new path).
+  const canonical = new Map<string, Promise<string>>();
+  const real = (p: string) => {
+    let r = canonical.get(p);
+    if (!r) canonical.set(p, (r = realpath(p).catch(() => p)));
+    return r;
+  };
+
   async function areas(): Promise<HiddenArea[]> {
     const out: HiddenArea[] = [];
-    for (const summary of await core.list()) {
-      const root = await realpath(summary.path).catch(() => summary.path);
+    for (const summary of core.mounted()) {
+      const root = await real(summary.path);
       const schemaFile = path.join(root, SCHEMA_FILE);
       try {
         const v = await core.get(summary.name);
