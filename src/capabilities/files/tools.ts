@@ -28,9 +28,9 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
   };
   const areas = async (): Promise<HiddenArea[]> => (deps.hidden ? deps.hidden.areas() : []);
   /** Why `virtual` is hidden from models (a vault's agentForbidden), checked on every name it resolves to. */
-  const hiddenWhy = async (virtual: string | undefined, list?: HiddenArea[]): Promise<string | undefined> => {
+  const hiddenWhy = async (virtual: string | undefined): Promise<string | undefined> => {
     if (virtual === undefined) return undefined;
-    const all = list ?? (await areas());
+    const all = await areas();
     if (!all.length) return undefined;
     // A path the fence refuses is refused again, with its sentence, when the tool runs.
     const r = await files.resolve(virtual).catch(() => undefined);
