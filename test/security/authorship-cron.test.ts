@@ -116,4 +116,17 @@ test("a model's change to a person's enabled cron workflow is held, and the pers
   assert.equal(proposal.body.author.by, 'model');
   assert.equal((await h.t.api('DELETE', '/api/workflows/nightly/proposal')).status, 200);
   assert.equal((await h.t.api('GET', '/api/workflows/nightly/proposal')).status, 404);
+
+  // Proposed again; this time the person takes it: their save of the whole document makes it theirs and ends the proposal.
+  h.model.script({ toolCalls: [{ name: 'save_workflow', args: { graph: theirs } }] }, { text: 'proposed' });
+  const again = h.seq();
+  await h.chat('held', 'change my nightly again', 'allow');
+  await h.turnEnd('held', again);
+  const held = await h.t.api('GET', '/api/workflows/nightly/proposal');
+  assert.equal(held.status, 200);
+  assert.equal((await h.t.api('PUT', '/api/workflows/nightly', held.body.doc)).status, 200);
+  assert.equal((await h.t.api('GET', '/api/workflows/nightly/proposal')).status, 404);
+  const taken = await h.t.api('GET', '/api/workflows/nightly');
+  assert.equal(taken.body.nodes[1].type, 'agent');
+  assert.equal(taken.body.author.by, 'person');
 });
