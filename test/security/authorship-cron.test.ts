@@ -91,6 +91,8 @@ test('a triggered workflow a model saves without asking is saved disabled and pr
   assert.equal(got.body.disabled, true);
   assert.equal(got.body.author.by, 'model');
   assert.equal(got.body.author.mode, 'allow', 'the chat was in allow mode');
+  const listed = (await h.t.api('GET', '/api/workflows')).body.find((w: { id: string }) => w.id === 'quiet');
+  assert.equal(listed.author.by, 'model', 'the list says who wrote each workflow');
   const before = h.seq();
   h.clock.advance(10_000);
   await new Promise((r) => setTimeout(r, 200));

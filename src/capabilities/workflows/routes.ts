@@ -20,7 +20,8 @@ const idParams = { type: 'object', properties: { id: { type: 'string' } }, requi
 const anyObject = { type: 'object', additionalProperties: true } as const;
 
 export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): void {
-  app.get('/api/workflows', { schema: route(tag, 'Every workflow; a file the engine rejects carries its error', { response: { 200: { type: 'array', items: anyObject } } }) }, async () => wf.store.list());
+  const listSchema = route(tag, 'Every workflow with its author; a file the engine rejects carries its error', { response: { 200: { type: 'array', items: anyObject } } });
+  app.get('/api/workflows', { schema: listSchema }, async () => wf.store.list().map((w) => ({ ...w, author: authorView(wf.store.authorOf(w.id)) })));
 
   app.get<{ Params: { id: string } }>('/api/workflows/:id', { schema: route(tag, 'One workflow document (or its error)', { params: idParams, response: { 200: anyObject } }) }, async (req) => {
     const e = wf.store.entry(req.params.id);
