@@ -91,6 +91,9 @@ import { RunLedger } from './kernel/runs.js';
 import { installResponseRedaction } from './http/redact-responses.js';
 import { redactingSecrets } from './capabilities/secrets/redacting.js';
 import { PermissionGate } from './permissions/gate.js';
+import { ProvenanceStore } from './kernel/provenance.js';
+import type { HiddenPaths } from './kernel/hidden.js';
+import type { ToolContext } from './tools/types.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
 import { ensureShellParser } from './permissions/shell-parse.js';
@@ -216,7 +219,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   closers.push(() => watcher.close());
   filesRoutes(app, files);
-  tools.register(...fileTools(files, { embeddingsConfigured }));
+  // A vault's agentForbidden paths hold for every model tool, not only the vault tool (vaults are made below).
+  const hidden: HiddenPaths = { areas: () => vaults.hidden.areas(), existing: () => vaults.hidden.existing() };
+  // A skill's SKILL.md written by a model's file tool is the model's (src/kernel/provenance.ts).
+  const afterWrite = (real: string, ctx: ToolContext) => skills.modelWrote(real, () => gate.authorOf(ctx));
+  tools.register(...fileTools(files, { embeddingsConfigured, hidden, afterWrite, grants: (real, written) => skills.grants(real, written) }));
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   // Stored values live in the redactor alone (filled above, kept current as secrets change).
@@ -228,6 +235,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.setMask(masker.mask);
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
+  // Who made what runs or grants later: a person, or a model under its mode and rules (src/kernel/provenance.ts).
+  const provenance = new ProvenanceStore(home);
+  await provenance.init();
+  bus.subscribe((e) => void (e.runId && /^run\.(completed|failed|stopped|interrupted)$/.test(e.kind) && gate.forgetRun(e.runId)));
   // Providers and chat (the agent loop lives in src/agent; agents plug in via chat.setAgentResolver).
   // Local models (issue 16): hub search, downloads, the worker that runs a loaded model (the `local` provider).
   const models = createModelsService({ home, emit, log, secret: (n) => secrets.get(n) });
@@ -269,7 +280,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => sandbox.close());
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox, hidden });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
@@ -281,7 +292,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...dbTools(db));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
-  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit });
+  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit, provenance });
   const runnerDeps = { tools, runs, providers, settings };
   const memory = createMemoryService({
     home,
@@ -312,6 +323,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
       skills,
       fetch: (url, o) => floorGet(url, { floor: options.skillUrlFloor ?? urlFloor, signal: o.signal, maxBytes: o.maxBytes, headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.5' } }),
       allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined),
+      takeOn: (runId, authority) => gate.takeOn(runId, authority),
     }),
     setPlanTool,
     memoryTool(memory),
@@ -386,6 +398,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     clock: options.clock,
     history: () => history,
     secret: (name) => secrets.get(name),
+    provenance,
+    authorOf: (ctx) => gate.authorOf(ctx),
     tools: { names: () => tools.names(), readOnly: (name) => tools.get(name)?.readOnly === true },
     services: {
       ...createNodeServices({

@@ -99,7 +99,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
 
       const outcomes = await o.tools.runBatch(
         calls,
-        { signal: ctx.signal, emit: ctx.emit, runId: ctx.runId, agent: ctx.agent, attended: ctx.attended, depth: ctx.depth ?? 0, sessionId: ctx.sessionId },
+        { signal: ctx.signal, emit: ctx.emit, runId: ctx.runId, agent: ctx.agent, attended: ctx.attended, depth: ctx.depth ?? 0, sessionId: ctx.sessionId, authors: ctx.authors },
         { allowlist: o.allowlist, gate: o.gate },
       );
       push({

@@ -1,6 +1,7 @@
 /** The contract of the one model<->tool loop (src/agent/loop.ts). */
 import type { ModelMessage } from 'ai';
 import type { Emit } from '../kernel/bus.js';
+import type { Authority } from '../kernel/provenance.js';
 import type { Usage } from '../kernel/runs.js';
 import type { ModelClient } from '../providers/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
@@ -32,6 +33,8 @@ export interface AgentContext {
   /** Delegation depth: 0 for a top-level turn. */
   depth?: number;
   sessionId?: string;
+  /** Model-authored things the loop runs under (ToolContext.authors). */
+  authors?: Authority[];
 }
 
 export interface CompactionOptions {

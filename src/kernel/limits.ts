@@ -55,6 +55,8 @@ export const LIMITS = {
   activityLimitCap: 200,
   activitySinceHoursDefault: 24,
   vaultLimitDefault: 20,
+  /** Entries walked per vault to find what its agentForbidden globs hide from a shell command (more: the whole vault is hidden). */
+  hiddenWalkEntries: 50_000,
   vaultLogEntryChars: 2_000, // one append_log entry (engine's own bound)
   vaultIndexSaveMs: 5_000, // a vault's persisted index is rewritten this long after changes settle (stale entries are caught by mtime+size anyway)
   builtInToolCount: 52,

@@ -12,6 +12,8 @@
 import { notFound, badRequest } from '../kernel/errors.js';
 import type { Emit } from '../kernel/bus.js';
 import type { AnyTool, Decision, Gate, PermissionClass, PermissionRequest, ToolContext } from '../tools/types.js';
+import { joinAuthorities, type Authority, type ModelAuthor } from '../kernel/provenance.js';
+import { authorRefusal, modelAuthor } from './authorship.js';
 import { broaderOf, decide, ruleKeyProblem, type RuleDecision, type RuleStore } from './rules.js';
 
 export type SessionMode = 'ask' | 'allow';
@@ -64,6 +66,8 @@ const waiterId = (runId: string | undefined, callId: string) => `${runId ?? ''}\
 
 export class PermissionGate implements Gate {
   private readonly waiters = new Map<string, Waiter>();
+  /** Model-authored things a run took on midway (a skill it loaded), by run id, until the run ends. */
+  private readonly taken = new Map<string, Authority[]>();
   private modeLookup: (sessionId: string) => SessionMode | undefined = () => undefined;
   private readonly rules: RuleStore;
   private readonly mask: (text: string) => string;
@@ -87,6 +91,12 @@ export class PermissionGate implements Gate {
       if (decide(file.rules, key) === 'deny') {
         return this.denyWithoutPrompt(ctx, tool, key, `Permission denied for ${key} by a saved rule; do not retry the same call. Choose another approach or ask the user to change the rule.`);
       }
+    }
+    // Unattended under something a model wrote: decided as its author would have been (authorship.ts).
+    const authors = ctx.attended ? undefined : joinAuthorities(ctx.authors, ctx.runId ? this.taken.get(ctx.runId) : undefined);
+    if (authors) {
+      const refusal = authorRefusal(authors, tool.name, request, keys, file.rules);
+      if (refusal) return this.denyWithoutPrompt(ctx, tool, request.key, refusal, { authored: true });
     }
     const mode = this.mode(ctx);
     const unmatched = keys.filter((k) => decide(file.rules, k) !== 'allow');
@@ -163,6 +173,23 @@ export class PermissionGate implements Gate {
     }
   }
 
+  /** The author a call stamps on what it saves: its run, its session's mode and the rules in force now. */
+  async authorOf(ctx: Pick<ToolContext, 'runId' | 'sessionId' | 'attended' | 'authors'>): Promise<ModelAuthor> {
+    const file = await this.rules.get();
+    return modelAuthor(ctx, file.rules, ctx.sessionId ? this.modeLookup(ctx.sessionId) : undefined);
+  }
+
+  /** A run follows something a model wrote from now on (a loaded skill): its later calls are gated as that author too. */
+  takeOn(runId: string, authority: Authority[]): void {
+    const joined = joinAuthorities(this.taken.get(runId), authority);
+    if (joined) this.taken.set(runId, joined);
+  }
+
+  /** The run ended. */
+  forgetRun(runId: string): void {
+    this.taken.delete(runId);
+  }
+
   /** Every prompt waiting on a person, oldest first. */
   pending(): PendingPrompt[] {
     return [...this.waiters.values()].filter((w) => !w.answering).map((w) => this.shown(w.prompt));
@@ -213,8 +240,8 @@ export class PermissionGate implements Gate {
     );
   }
 
-  private denyWithoutPrompt(ctx: ToolContext, tool: AnyTool, key: string, reason: string): Decision {
-    ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key: this.mask(key), reason: this.mask(reason) });
+  private denyWithoutPrompt(ctx: ToolContext, tool: AnyTool, key: string, reason: string, extra?: Record<string, unknown>): Decision {
+    ctx.emit('permission.denied', { callId: ctx.callId, tool: tool.name, key: this.mask(key), reason: this.mask(reason), ...extra });
     return { allow: false, reason: this.mask(reason) };
   }
 

@@ -95,6 +95,12 @@ export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = ex
   for (const p of [...new Set(plan.readOnly)].sort()) if (exists(p)) args.push('--ro-bind', p, p);
   for (const p of plan.emptyFiles ?? []) args.push('--ro-bind', '/dev/null', p);
   for (const p of plan.emptyDirs ?? []) args.push('--tmpfs', p, '--remount-ro', p);
+  // Paths hidden from models (vaults' agentForbidden): an empty read-only folder, or /dev/null, in their place.
+  for (const h of plan.hidden ?? []) {
+    if (!exists(h.path)) continue;
+    if (h.dir) args.push('--tmpfs', h.path, '--remount-ro', h.path);
+    else args.push('--ro-bind', '/dev/null', h.path);
+  }
 
   // A user namespace too where one can be made (bwrap makes one anyway when not root): uid 0 inside
   // is then not the host's root for anything the mounts above leave visible.

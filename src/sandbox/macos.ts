@@ -42,6 +42,11 @@ export function seatbeltProfile(plan: SandboxPlan, tmpDir: string): SeatbeltLaun
     `(allow file-write* (require-all (require-any ${writable}) ${roList ? `(require-not (require-any ${roList}))` : ''}))`,
     '(allow file-write-data file-ioctl (literal "/dev/null") (literal "/dev/zero") (literal "/dev/dtracehelper") (regex #"^/dev/tty") (regex #"^/dev/fd/"))',
   ];
+  // Paths hidden from models (vaults' agentForbidden): neither read nor written; a later deny outranks the allows above.
+  (plan.hidden ?? []).forEach((h, i) => {
+    params[`HID_${i}`] = h.path;
+    lines.push(`(deny file-read* file-write* (${h.dir ? 'subpath' : 'literal'} (param "HID_${i}")))`);
+  });
   if (plan.network) lines.push('(allow network*)', '(allow system-socket)', '(allow mach-lookup (global-name "com.apple.dnssd.service") (global-name "com.apple.SystemConfiguration.configd"))');
   return { profile: lines.join('\n'), params };
 }

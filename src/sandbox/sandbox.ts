@@ -98,7 +98,7 @@ export function createSandbox(deps: SandboxDeps) {
    * `visible`: paths of the engine's own a command needs to read (the bundled type checker), shown
    * read-only even where they sit in a place the sandbox hides (an install under /tmp).
    */
-  async function prepare(options: { roots: string[]; cwd: string; approvedUnsandboxed?: boolean; visible?: string[] }): Promise<PreparedCommand> {
+  async function prepare(options: { roots: string[]; cwd: string; approvedUnsandboxed?: boolean; visible?: string[]; hidden?: SandboxPlan['hidden']; readOnly?: string[] }): Promise<PreparedCommand> {
     const st = await status();
     const nothing: PreparedCommand = { env: {}, finish: async () => [] };
     if (st.mode === 'off') return nothing;
@@ -110,12 +110,12 @@ export function createSandbox(deps: SandboxDeps) {
     const s = deps.settings();
     const writable = s.mode === 'workspace-write';
     const scan = writable ? await scanRepos(options.roots, { log: deps.log }) : undefined;
-    const readOnly = [...(scan?.readOnly ?? []), ...(options.visible ?? [])];
+    const readOnly = [...(scan?.readOnly ?? []), ...(options.visible ?? []), ...(options.readOnly ?? [])];
     // A mount holding the user's home would make its start-up files writable: keep them read-only.
     if (writable && options.roots.some((r) => isInside(userHome, r))) readOnly.push(...STARTUP_FILES.map((f) => path.join(userHome, f)));
     // Real paths on both sides, so "is this root inside the home" compares like with like.
     const [engineHome, realUserHome] = await Promise.all([realpath(deps.engineHome).catch(() => deps.engineHome), realpath(userHome).catch(() => userHome)]);
-    const plan: SandboxPlan = { mode: s.mode as SandboxPlan['mode'], network: s.network, roots: options.roots, engineHome, userHome: realUserHome, readOnly, pinned: scan?.pinned, emptyFiles: scan?.emptyFiles, emptyDirs: scan?.emptyDirs, cwd: options.cwd };
+    const plan: SandboxPlan = { mode: s.mode as SandboxPlan['mode'], network: s.network, roots: options.roots, engineHome, userHome: realUserHome, readOnly, pinned: scan?.pinned, emptyFiles: scan?.emptyFiles, emptyDirs: scan?.emptyDirs, hidden: options.hidden, cwd: options.cwd };
 
     // What each repository's git reads named before the command: a command can still point a
     // pinned git dir elsewhere (a new `commondir`), so afterwards every repository is read again.

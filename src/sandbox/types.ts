@@ -75,6 +75,8 @@ export interface SandboxPlan {
   /** Missing files and folders git would read, kept from being made (an empty read-only one in their place). */
   emptyFiles?: string[];
   emptyDirs?: string[];
+  /** Folders and files not there at all inside the sandbox (a vault's agentForbidden paths); optional so older callers need not pass it. */
+  hidden?: Array<{ path: string; dir: boolean }>;
   /** The directory the command starts in. */
   cwd: string;
   /** Network on: the engine's egress proxy socket, bound into the sandbox as its only way out. */

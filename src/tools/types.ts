@@ -4,6 +4,7 @@
  * gate, concurrency and clipping, so a tool's `run` only does its own work.
  */
 import type { Emit } from '../kernel/bus.js';
+import type { Authority } from '../kernel/provenance.js';
 
 /** Permission classes of seed 001 §5. */
 export type PermissionClass = 'code' | 'delete' | 'unknown' | 'other';
@@ -45,6 +46,8 @@ export interface ToolContext {
   depth?: number;
   /** Session this call belongs to (chat), so a gate can read the session's permission mode. */
   sessionId?: string;
+  /** The model-authored things this call runs under (a workflow, its agent): unattended, the gate asks as their authors would have. */
+  authors?: Authority[];
 }
 
 export interface ToolResult {

@@ -31,7 +31,7 @@ test('list_node_types, validate_workflow and get_workflow', async () => {
   assert.match((await call('get_workflow', { id: 'missing' })).text, /there is no workflow "missing"/);
 });
 
-test('save_workflow: formatVersion 2 required; a workflow with triggers is saved disabled unless disabled:false', async () => {
+test('save_workflow: formatVersion 2 required; a workflow with triggers is saved disabled; enabling it needs a person, so an unattended call cannot', async () => {
   const noVersion = await call('save_workflow', { graph: { id: 'm', nodes: [], edges: [] } });
   assert.equal(noVersion.isError, true);
   assert.match(noVersion.text, /formatVersion": 2/);
@@ -40,8 +40,10 @@ test('save_workflow: formatVersion 2 required; a workflow with triggers is saved
   assert.match(saved.text, /saved workflow "m" \(1 nodes\), disabled/);
   assert.equal((await h.t.api('GET', '/api/workflows/m')).body.disabled, true);
   const enabled = await call('save_workflow', { graph: wf('m', [{ id: 'tick', type: 'trigger.cron', config: { expr: '0 * * * *' } }], [], { disabled: false }) });
-  assert.equal(enabled.isError, false);
-  assert.equal((await h.t.api('GET', '/api/workflows/m')).body.disabled, false);
+  assert.equal(enabled.isError, true);
+  assert.match(enabled.text, /would start on its own .* Nobody is watching this run/);
+  assert.equal((await h.t.api('GET', '/api/workflows/m')).body.disabled, true);
+  assert.equal((await h.t.api('GET', '/api/workflows/m')).body.author.by, 'model');
   const got = await call('get_workflow', { id: 'm' });
   assert.equal(JSON.parse(got.text).nodes[0].config.expr, '0 * * * *');
   const history = await h.t.api('GET', '/api/history/workflow/m');

@@ -16,7 +16,7 @@ export type SubagentStatus = 'completed' | 'stopped' | 'max_turns' | 'failed';
 export type RunSubagent = (req: {
   agent: ResolvedAgent;
   task: string;
-  ctx: Pick<ToolContext, 'signal' | 'emit' | 'runId' | 'callId' | 'attended' | 'sessionId'> & { agent: string; depth: number };
+  ctx: Pick<ToolContext, 'signal' | 'emit' | 'runId' | 'callId' | 'attended' | 'sessionId' | 'authors'> & { agent: string; depth: number };
 }) => Promise<{ status: SubagentStatus; text: string; error?: string }>;
 
 export interface DelegateDeps {
@@ -60,7 +60,7 @@ export function delegateTool(deps: DelegateDeps) {
       const result = await run({
         agent,
         task: args.task,
-        ctx: { signal: ctx.signal, emit: ctx.emit, runId: ctx.runId, callId: ctx.callId, attended: ctx.attended, sessionId: ctx.sessionId, agent: agent.name, depth: depth + 1 },
+        ctx: { signal: ctx.signal, emit: ctx.emit, runId: ctx.runId, callId: ctx.callId, attended: ctx.attended, sessionId: ctx.sessionId, authors: ctx.authors, agent: agent.name, depth: depth + 1 },
       });
       switch (result.status) {
         case 'completed':

@@ -722,6 +722,10 @@ export function createFilesService(deps: FilesDeps) {
     glob,
     search,
     protectedWrite: (virtual: string) => protectedWrite(fence, virtual),
+    /** A virtual path resolved as the file operations do (links followed, fenced), for checks ahead of a tool call. */
+    resolve: (virtual: string) => fence.resolve(virtual, { allowRoot: true }),
+    /** A virtual path's real path by name only (no disk access), for filtering search rows. */
+    realOf: (virtual: string) => fence.locate(virtual, { allowRoot: true }).real,
     mounts: () => deps.mounts.list(),
     addMount,
     removeMount,

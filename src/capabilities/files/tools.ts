@@ -2,14 +2,58 @@
  * The nine file tools (seed 001 §4.1): thin adapters over the files service. Descriptions are
  * written for a model; paging headers come first because a downstream clip removes the tail.
  */
+import { hiddenReason, type HiddenArea, type HiddenPaths } from '../../kernel/hidden.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { defineTool, type AnyTool, type PermissionClass, type PermissionRequest } from '../../tools/types.js';
+import { defineTool, type AnyTool, type PermissionClass, type PermissionRequest, type ToolContext } from '../../tools/types.js';
 import type { FilesService } from './service.js';
 
 const PATHS =
   'Paths are virtual: relative to the workspace (e.g. "src/app.ts"), or "<mount>/<path>" for a mounted folder. Absolute paths, ".." and links leading outside are refused.';
 
-export function fileTools(files: FilesService, deps: { embeddingsConfigured: () => boolean }): AnyTool[] {
+export interface FileToolDeps {
+  embeddingsConfigured: () => boolean;
+  /** Paths hidden from models (vaults' agentForbidden). */
+  hidden?: HiddenPaths;
+  /** Told of every file a model wrote (by real path): what it saved may be something that runs later (a skill). */
+  afterWrite?: (real: string, ctx: ToolContext) => Promise<void>;
+  /** What a write of `written` to `real` would grant later (a skill declaring tools): asked like a protected path. */
+  grants?: (real: string, written: string) => Promise<{ key: string; why: string } | undefined>;
+}
+
+export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
+  const wrote = async (virtual: string, ctx: ToolContext) => {
+    if (!deps.afterWrite) return;
+    const r = await files.resolve(virtual).catch(() => undefined);
+    if (r) await deps.afterWrite(r.target, ctx);
+  };
+  const areas = async (): Promise<HiddenArea[]> => (deps.hidden ? deps.hidden.areas() : []);
+  /** Why `virtual` is hidden from models (a vault's agentForbidden), checked on every name it resolves to. */
+  const hiddenWhy = async (virtual: string | undefined): Promise<string | undefined> => {
+    if (virtual === undefined) return undefined;
+    const all = await areas();
+    if (!all.length) return undefined;
+    // A path the fence refuses is refused again, with its sentence, when the tool runs.
+    const r = await files.resolve(virtual).catch(() => undefined);
+    if (!r) return undefined;
+    for (const p of new Set([r.real, r.target, r.entry])) {
+      const why = hiddenReason(all, p, virtual);
+      if (why) return why;
+    }
+    return undefined;
+  };
+  /** A tool's permission, refused outright (no rule lifts it) when its path is hidden from models. */
+  const fenced =
+    <A extends { path?: string }>(tool: string, cls: PermissionClass, then?: (args: A) => Promise<PermissionRequest>) =>
+    async (args: A): Promise<PermissionRequest> => {
+      const why = await hiddenWhy(args.path);
+      if (why) return { class: cls, key: tool, hardDeny: why };
+      return then ? then(args) : { class: cls, key: tool };
+    };
+  /** Search rows without what is hidden from models. */
+  const visibleRows = async <R>(rows: R[], pathOf: (row: R) => string): Promise<R[]> => {
+    const all = await areas();
+    return all.length ? rows.filter((row) => !hiddenReason(all, files.realOf(pathOf(row)), pathOf(row))) : rows;
+  };
   /**
    * A changing tool's permission: its own class, unless the path is protected (src/capabilities/files/protected.ts);
    * then a prompt under `protected_path(<name>)` showing what would be written.
@@ -18,7 +62,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
     <A extends { path: string }>(tool: string, cls: PermissionClass, shown: (args: A) => string) =>
     async (args: A): Promise<PermissionRequest> => {
       // A path the fence refuses is refused again, with its sentence, when the tool runs.
-      const hit = await files.protectedWrite(args.path).catch(() => undefined);
+      const hit = (await files.protectedWrite(args.path).catch(() => undefined)) ?? (await schemaHit(args.path)) ?? (await grantHit(args.path, shown(args)));
       if (!hit) return { class: cls, key: tool };
       const what = shown(args);
       const body = what.length > LIMITS.protectedPromptChars ? `${what.slice(0, LIMITS.protectedPromptChars)}… (${what.length} characters in all)` : what;
@@ -30,6 +74,18 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
         protectedPath: `"${args.path}" is a protected path: ${hit.why}`,
       };
     };
+  /** A vault's schema holds what it hides from models: only a person changes it (a protected path). */
+  const schemaHit = async (virtual: string) => {
+    const all = await areas();
+    const r = all.some((a) => a.schemaFile) ? await files.resolve(virtual).catch(() => undefined) : undefined;
+    const area = r && all.find((a) => a.schemaFile && (a.schemaFile === r.target || a.schemaFile === r.entry));
+    return area ? { key: 'protected_path(vault.json)', why: `the schema of ${area.owner} decides what models may see there` } : undefined;
+  };
+  const grantHit = async (virtual: string, written: string) => {
+    if (!deps.grants) return undefined;
+    const r = await files.resolve(virtual).catch(() => undefined);
+    return r ? deps.grants(r.target, written) : undefined;
+  };
   const edits = (list: Array<{ old_string: string; new_string: string }>) => list.map((e) => `- ${e.old_string}\n+ ${e.new_string}`).join('\n');
 
   const readFile = defineTool<{ path: string; offset?: number; limit?: number }>({
@@ -47,7 +103,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path'],
       additionalProperties: false,
     },
-    permission: 'other',
+    permission: fenced('read_file', 'other'),
     async run(args, ctx) {
       const { path, content } = await files.readText(args.path, ctx.emit);
       const ranged = args.offset !== undefined || args.limit !== undefined;
@@ -80,9 +136,10 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path', 'content'],
       additionalProperties: false,
     },
-    permission: guarded<{ path: string; content: string }>('write_file', 'other', (a) => a.content),
+    permission: fenced('write_file', 'other', guarded<{ path: string; content: string }>('write_file', 'other', (a) => a.content)),
     async run(args, ctx) {
       const r = await files.writeText(args.path, args.content, ctx.emit);
+      await wrote(r.path, ctx);
       return `wrote ${r.path} (${r.bytes} bytes)`;
     },
   });
@@ -107,9 +164,10 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path', 'old_string', 'new_string'],
       additionalProperties: false,
     },
-    permission: guarded<{ path: string; old_string: string; new_string: string }>('edit_file', 'other', (a) => edits([a])),
+    permission: fenced('edit_file', 'other', guarded<{ path: string; old_string: string; new_string: string }>('edit_file', 'other', (a) => edits([a]))),
     async run(args, ctx) {
       const r = await files.edit(args.path, [{ old_string: args.old_string, new_string: args.new_string }], ctx.emit);
+      await wrote(r.path, ctx);
       return `edited ${r.path}`;
     },
   });
@@ -127,9 +185,10 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path', 'edits'],
       additionalProperties: false,
     },
-    permission: guarded<{ path: string; edits: Array<{ old_string: string; new_string: string }> }>('multi_edit', 'other', (a) => edits(a.edits)),
+    permission: fenced('multi_edit', 'other', guarded<{ path: string; edits: Array<{ old_string: string; new_string: string }> }>('multi_edit', 'other', (a) => edits(a.edits))),
     async run(args, ctx) {
       const r = await files.edit(args.path, args.edits, ctx.emit);
+      await wrote(r.path, ctx);
       return `applied ${r.edits} edits to ${r.path}`;
     },
   });
@@ -145,9 +204,11 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path'],
       additionalProperties: false,
     },
-    permission: 'other',
+    permission: fenced('list_dir', 'other'),
     async run(args) {
-      const { path, entries } = await files.listDir(args.path);
+      const listed = await files.listDir(args.path);
+      const path = listed.path;
+      const entries = await visibleRows(listed.entries, (e) => (path ? `${path}/${e.name}` : e.name));
       if (!entries.length) return `${path || '.'} is an empty folder`;
       const shown = entries.slice(0, LIMITS.listDirEntries).map((e) => (e.dir ? `${e.name}/` : e.name));
       if (entries.length > LIMITS.listDirEntries) shown.push(`... and ${entries.length - LIMITS.listDirEntries} more entries (use glob to narrow down)`);
@@ -184,7 +245,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['pattern'],
       additionalProperties: false,
     },
-    permission: 'other',
+    permission: fenced('grep', 'other'),
     async run(args, ctx) {
       const offset = args.offset ?? 0;
       const page = Math.min(args.head_limit ?? LIMITS.grepMatches, LIMITS.grepMatches);
@@ -198,6 +259,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
         maxRows: offset + page + 1,
         signal: ctx.signal,
       });
+      out.rows = await visibleRows(out.rows, (r) => r.path);
       const rows = out.rows
         .slice(offset, offset + page)
         .map((r) => `${r.path}:${r.line}: ${r.text.length > LIMITS.grepLineChars ? r.text.slice(0, LIMITS.grepLineChars) + '…' : r.text}`);
@@ -221,10 +283,11 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['pattern'],
       additionalProperties: false,
     },
-    permission: 'other',
+    permission: fenced('glob', 'other'),
     async run(args, ctx) {
       const offset = args.offset ?? 0;
       const out = await files.glob({ pattern: args.pattern, path: args.path, maxRows: offset + LIMITS.globPaths + 1, signal: ctx.signal });
+      out.rows = await visibleRows(out.rows, (p) => p);
       const rows = out.rows.slice(offset, offset + LIMITS.globPaths);
       const more = out.rows.length > offset + LIMITS.globPaths;
       return pageText(rows, offset, more, LIMITS.globChars, [], `no files match ${JSON.stringify(args.pattern)}${args.path ? ` under ${args.path}` : ''}`);
@@ -241,7 +304,7 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       required: ['path'],
       additionalProperties: false,
     },
-    permission: guarded<{ path: string }>('delete_file', 'delete', () => ''),
+    permission: fenced('delete_file', 'delete', guarded<{ path: string }>('delete_file', 'delete', () => '')),
     async run(args, ctx) {
       const r = await files.deleteEntry(args.path, { recursive: false }, ctx.emit);
       return `deleted ${r.path}`;

@@ -9,6 +9,7 @@ import { badRequest, forbidden } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Emit } from '../../kernel/bus.js';
 import type { PreparedCommand, Sandbox } from '../../sandbox/sandbox.js';
+import type { HiddenPaths } from '../../kernel/hidden.js';
 import type { PermissionRequest } from '../../tools/types.js';
 import { runDiagnostics, type DiagnosticsReport } from './diagnostics.js';
 import { shellEnv } from './env.js';
@@ -28,6 +29,8 @@ export interface ShellDeps {
   timeoutMs?: number;
   /** The OS sandbox every command runs in (src/sandbox); without one commands run unsandboxed (unit tests). */
   sandbox?: Sandbox;
+  /** Paths hidden from models (vaults' agentForbidden): not there inside the sandbox; their schema files read-only. */
+  hidden?: HiddenPaths;
 }
 
 export interface ExecOptions {
@@ -83,6 +86,12 @@ export function createShellService(deps: ShellDeps) {
     return deps.sandbox ? deps.sandbox.request(request, ctx.attended) : request;
   }
 
+  async function hiddenFromCommands() {
+    if (!deps.hidden) return {};
+    const [hidden, areas] = await Promise.all([deps.hidden.existing(), deps.hidden.areas()]);
+    return { hidden, readOnly: areas.flatMap((a) => (a.schemaFile ? [a.schemaFile] : [])) };
+  }
+
   async function realRoots(): Promise<string[]> {
     return Promise.all(deps.fence.roots().map((r) => realpath(r.path).catch(() => r.path)));
   }
@@ -95,7 +104,7 @@ export function createShellService(deps: ShellDeps) {
     // so runCommand is not asked to parse the command again.
     const denied = deps.hardDenied?.(options.command);
     if (denied) throw forbidden(denied);
-    const prepared = deps.sandbox ? await deps.sandbox.prepare({ roots: await realRoots(), cwd: dir.real, approvedUnsandboxed: options.approvedUnsandboxed }) : undefined;
+    const prepared = deps.sandbox ? await deps.sandbox.prepare({ roots: await realRoots(), cwd: dir.real, approvedUnsandboxed: options.approvedUnsandboxed, ...(await hiddenFromCommands()) }) : undefined;
     let result: CommandResult;
     let notes: string[] = [];
     try {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { badRequest, notFound } from '../../kernel/errors.js';
 import { formatFrontmatter, type Home, parseFrontmatter } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { PERSON, type ModelAuthor, type Provenance, type ProvenanceStore } from '../../kernel/provenance.js';
 
 export type SkillTier = 'workspace' | 'user';
 
@@ -33,6 +34,8 @@ export interface Skill {
   dir: string;
   /** The same folder as a model should name it: a workspace virtual path, or ~/... for the user tier. */
   location: string;
+  /** SKILL.md as read (who wrote it is known by this text: src/kernel/provenance.ts). */
+  text: string;
 }
 
 export interface SkillsConfig {
@@ -50,6 +53,8 @@ export interface SkillsDeps {
   /** Announces changes (`skills.changed {name?, op}`). */
   emit?: (kind: string, payload: Record<string, unknown>) => void;
   history?: () => { record(kind: string, name: string, content: string, note?: string): unknown } | undefined;
+  /** Who wrote each workspace skill: a model through a file tool, or a person. */
+  provenance?: ProvenanceStore;
 }
 
 const CONFIG_FILE = 'skills-config.json';
@@ -112,7 +117,7 @@ export function createSkillsService(deps: SkillsDeps) {
     const doc = parseFrontmatter(text);
     const description = typeof doc.data.description === 'string' ? doc.data.description : '';
     const location = tier === 'workspace' ? `${cfg.skillsDir}/skills/${name}` : `~/${cfg.skillsDir}/skills/${name}`;
-    return { name, description, body: doc.body.replace(/^\n+/, ''), tier, dir, location };
+    return { name, description, body: doc.body.replace(/^\n+/, ''), tier, dir, location, text };
   }
 
   async function namesIn(tier: SkillTier, cfg: SkillsConfig): Promise<string[]> {
@@ -169,10 +174,44 @@ export function createSkillsService(deps: SkillsDeps) {
       keep = {};
     }
     const text = formatFrontmatter({ ...keep, name, description: b.description.trim() }, b.body.endsWith('\n') || !b.body ? b.body : b.body + '\n');
+    await deps.provenance?.record('skill', name, text, PERSON);
     await home.writeAtomic(file, text);
     await deps.history?.()?.record('skill', name, text, 'saved');
     deps.emit?.('skills.changed', { name, op: 'save' });
     return (await readSkill('workspace', name, cfg))!;
+  }
+
+  /** Who wrote a skill's SKILL.md as it is now: the user tier, outside every model path, is a person's. */
+  const authorOf = (skill: Skill): Provenance => (skill.tier === 'workspace' && deps.provenance ? deps.provenance.of('skill', skill.name, skill.text) : PERSON);
+
+  /** The workspace skill whose SKILL.md `real` is, if any. */
+  async function workspaceSkillAt(real: string): Promise<string | undefined> {
+    if (path.basename(real) !== 'SKILL.md') return undefined;
+    const root = tierRoot('workspace', await config());
+    const name = path.basename(path.dirname(real));
+    return path.dirname(path.dirname(real)) === (await fs.realpath(root).catch(() => root)) && SKILL_NAME.test(name) ? name : undefined;
+  }
+
+  /** A model's file tool wrote `real`: when it is a workspace skill's SKILL.md, the skill is the model's now. */
+  async function modelWrote(real: string, author: () => Promise<ModelAuthor>): Promise<void> {
+    const name = deps.provenance && (await workspaceSkillAt(real));
+    if (!name) return;
+    const text = await fs.readFile(real, 'utf8').catch(() => undefined);
+    if (text !== undefined) await deps.provenance!.record('skill', name, text, await author());
+  }
+
+  /**
+   * A model writing a workspace SKILL.md that declares `allowed-tools` (in what it writes, or already
+   * in the file it edits): agents such as Claude Code grant those tools without asking, so a person
+   * sees it first. A skill that declares nothing is instructions only, and asks nothing.
+   */
+  async function grants(real: string, written: string): Promise<{ key: string; why: string } | undefined> {
+    const name = await workspaceSkillAt(real);
+    if (!name) return undefined;
+    const current = await fs.readFile(real, 'utf8').catch(() => '');
+    const declared = [written, current].map((t) => /^allowed-tools\s*:(.*)$/m.exec(t)?.[1]?.trim()).find((d) => d !== undefined);
+    if (declared === undefined) return undefined;
+    return { key: 'protected_path(skill-tools)', why: `skill "${name}" declares tools (allowed-tools:${declared ? ` ${declared}` : ''}) that agents such as Claude Code grant without asking` };
   }
 
   async function remove(name: string): Promise<void> {
@@ -219,5 +258,5 @@ export function createSkillsService(deps: SkillsDeps) {
     },
   };
 
-  return { config, setConfig, list, get, save, remove, promptBlock, historyAdapter };
+  return { config, setConfig, list, get, save, remove, promptBlock, historyAdapter, authorOf, modelWrote, grants };
 }

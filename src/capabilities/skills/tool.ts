@@ -5,6 +5,7 @@
  */
 import { badRequest } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { authority, type Authority } from '../../kernel/provenance.js';
 import { defineTool } from '../../tools/types.js';
 import type { SkillsService } from './service.js';
 
@@ -19,6 +20,8 @@ export interface LoadSkillDeps {
   fetch: FetchSkill;
   /** The skills an agent may load by name (its `skills:`); undefined means all. */
   allowedSkills?: (agent: string | undefined) => Promise<string[] | undefined>;
+  /** The run follows a skill a model wrote: its later calls are gated as that model was (the permission gate's takeOn). */
+  takeOn?: (runId: string, authority: Authority[]) => void;
 }
 
 function parseUrl(raw: string): URL {
@@ -72,6 +75,7 @@ export function loadSkillTool(deps: LoadSkillDeps) {
         throw badRequest(`load_skill: skill "${name}" is not among this agent's skills (${allowed.join(', ') || 'none'}); load one of those`);
       }
       const skill = await deps.skills.get(name);
+      if (ctx.runId) deps.takeOn?.(ctx.runId, authority('skill', skill.name, deps.skills.authorOf(skill)));
       return { text: `# Skill: ${skill.name}\n(${skill.tier} tier; its files live in ${skill.location})\n\n${skill.body}`, unclipped: true };
     },
   });

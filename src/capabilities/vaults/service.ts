@@ -221,5 +221,8 @@ export async function createVaultsCore(deps: VaultsDeps) {
     for (const v of open.values()) await v.then((o) => o.index.flush()).catch(() => undefined);
   }
 
-  return { get, list, create, serial, commitPaths, relOf, virtual, publicMeta, close, files: deps.files, emit: deps.emit };
+  /** The mounted vaults' names and folders, without opening them (the hidden-path fence asks on every tool call). */
+  const mounted = () => listed().map((e) => ({ name: e.name, path: mountOf(e.name)!.path }));
+
+  return { get, list, mounted, create, serial, commitPaths, relOf, virtual, publicMeta, close, files: deps.files, emit: deps.emit };
 }

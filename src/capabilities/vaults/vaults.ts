@@ -7,6 +7,7 @@ import { captureApi, type CaptureDeps } from './capture.js';
 import { notesApi } from './notes.js';
 import { createVaultsCore, type VaultsDeps } from './service.js';
 import { vaultTool } from './tool.js';
+import { vaultHiddenPaths } from './hidden.js';
 
 export type VaultsService = Awaited<ReturnType<typeof createVaultsService>>;
 
@@ -23,5 +24,7 @@ export async function createVaultsService(deps: VaultsDeps & CaptureDeps & { vau
     ops,
     capture: captureApi(core, ops, deps),
     tool: vaultTool({ ops, vaultOf: deps.vaultOf }),
+    /** What every model tool may not reach (agentForbidden), for the file tools and the shell's sandbox. */
+    hidden: vaultHiddenPaths(core),
   };
 }

@@ -10,6 +10,7 @@
  * any instant loses no completed node (resume.ts rebuilds from the log).
  */
 import type { EmitPayload } from '../../kernel/bus.js';
+import type { Authority } from '../../kernel/provenance.js';
 import { describeError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { LiveRun } from '../../kernel/runs.js';
@@ -62,6 +63,8 @@ export interface StartSpec {
   source: RunSource;
   payload: unknown;
   attended: boolean;
+  /** The model-authored things this run is (or runs under): unattended, its calls are gated as their authors were. */
+  authors?: Authority[];
   /** The trigger node that fired (undefined: the manual entry rules). */
   triggerNodeId?: string;
   depth: number;
@@ -82,6 +85,7 @@ export class WorkflowRun {
   readonly doc: WorkflowDocument;
   readonly run: LiveRun;
   readonly attended: boolean;
+  readonly authors: Authority[] | undefined;
   readonly depth: number;
   /** The workflow ids from the top run down to this one. */
   readonly ancestry: readonly string[];
@@ -115,6 +119,7 @@ export class WorkflowRun {
     this.doc = spec.doc;
     this.run = spec.run;
     this.attended = spec.attended;
+    this.authors = spec.authors;
     this.depth = spec.depth;
     this.ancestry = [...(spec.ancestry ?? []), spec.doc.id];
     this.source = spec.source;
@@ -449,6 +454,7 @@ class NodeCtx implements NodeContext {
   readonly runId: string;
   readonly workflowId: string;
   readonly attended: boolean;
+  readonly authors: Authority[] | undefined;
   readonly services: NodeServices;
 
   constructor(
@@ -462,6 +468,7 @@ class NodeCtx implements NodeContext {
     this.runId = wr.run.id;
     this.workflowId = wr.doc.id;
     this.attended = wr.attended;
+    this.authors = wr.authors;
     this.services = deps.services;
   }
 

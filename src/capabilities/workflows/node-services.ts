@@ -50,6 +50,17 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
       }
       const client = await deps.resolveModel(provider, model);
       const s = deps.settings();
+      // A call refused because a model wrote what runs (permission.denied, authored) fails the node with
+      // that sentence: the agent must not carry on as if the refused step had been optional.
+      let refused: string | undefined;
+      const halt = new AbortController();
+      const emit: typeof req.emit = (kind, p) => {
+        if (kind === 'permission.denied' && p?.authored && refused === undefined) {
+          refused = String(p.reason);
+          halt.abort(new Error(refused));
+        }
+        req.emit(kind, p);
+      };
       const result = await runAgent({
         model: client,
         system,
@@ -57,12 +68,13 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
         // Call ids are `<nodeId>/<model's id>`: two agent nodes of one run may pick the same ids.
         tools: underCallPrefix(deps.tools, req.nodeId),
         allowlist: allow ? new Set(allow) : undefined,
-        ctx: { signal: req.signal, emit: req.emit, runId: req.runId, agent: req.agent, attended: req.attended, depth: 0 },
+        ctx: { signal: AbortSignal.any([req.signal, halt.signal]), emit, runId: req.runId, agent: req.agent, attended: req.attended, authors: req.authors, depth: 0 },
         maxTurns: maxTurns ?? s.chatMaxTurns,
         settings,
         compaction: { fraction: s.compactFraction },
         onDelta: req.onDelta,
       });
+      if (refused !== undefined && !req.signal.aborted) return { text: result.text, status: 'failed', error: refused };
       return { text: result.text, status: result.status, error: result.error };
     },
 
@@ -70,7 +82,7 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
       const request = await deps.shell.permission(req.command);
       if (request.hardDeny) throw new Error(request.hardDeny);
       const tool: AnyTool = deps.tools.get('run_shell') ?? { name: 'run_shell', group: 'shell', description: '', parameters: {}, permission: 'code', run: async () => '' };
-      const decision = await deps.gate.check(tool, request, { command: req.command }, { signal: req.signal, emit: req.emit, runId: req.runId, callId: req.callId, attended: req.attended });
+      const decision = await deps.gate.check(tool, request, { command: req.command }, { signal: req.signal, emit: req.emit, runId: req.runId, callId: req.callId, attended: req.attended, authors: req.authors });
       if (!decision.allow) throw new Error(decision.reason);
       const result = await deps.shell.exec({ command: req.command, cwd: req.cwd, signal: req.signal, emit: req.emit });
       return { exitCode: result.exitCode, text: result.text };

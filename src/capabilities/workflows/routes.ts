@@ -9,18 +9,37 @@ import { LIMITS } from '../../kernel/limits.js';
 import { cronPreviewSchema, gateResolveSchema, okSchema, validationResultSchema, workflowDocumentSchema } from './schemas.js';
 import type { WorkflowsService } from './service.js';
 import { SaveRefused } from './store.js';
+import { reviewSummary } from './review.js';
+import type { Provenance } from '../../kernel/provenance.js';
+
+/** Who made it, as a client shows it: the rule snapshot stays in the engine. */
+const authorView = (p: Provenance) => (p.by === 'person' ? { by: 'person' } : { by: 'model', runId: p.runId, sessionId: p.sessionId, mode: p.mode, at: p.at });
 
 const tag = 'workflows';
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } as const;
 const anyObject = { type: 'object', additionalProperties: true } as const;
 
 export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): void {
-  app.get('/api/workflows', { schema: route(tag, 'Every workflow; a file the engine rejects carries its error', { response: { 200: { type: 'array', items: anyObject } } }) }, async () => wf.store.list());
+  const listSchema = route(tag, 'Every workflow with its author; a file the engine rejects carries its error', { response: { 200: { type: 'array', items: anyObject } } });
+  app.get('/api/workflows', { schema: listSchema }, async () => wf.store.list().map((w) => ({ ...w, author: authorView(wf.store.authorOf(w.id)) })));
 
   app.get<{ Params: { id: string } }>('/api/workflows/:id', { schema: route(tag, 'One workflow document (or its error)', { params: idParams, response: { 200: anyObject } }) }, async (req) => {
     const e = wf.store.entry(req.params.id);
     if (!e) throw notFound(`no workflow "${req.params.id}"; GET /api/workflows lists them`);
-    return e.doc ? { ...e.doc, ...(e.warnings.length ? { warnings: e.warnings } : {}) } : { id: e.id, group: e.group, error: e.error };
+    const author = authorView(wf.store.authorOf(e.id));
+    return e.doc ? { ...e.doc, ...(e.warnings.length ? { warnings: e.warnings } : {}), author } : { id: e.id, group: e.group, error: e.error, author };
+  });
+
+  // A model's change to a person's enabled, triggered workflow waits here; PUT /api/workflows/<id> accepts it (or anything else the person saves).
+  app.get<{ Params: { id: string } }>('/api/workflows/:id/proposal', { schema: route(tag, "A model's change held for review (404 when none)", { params: idParams, response: { 200: anyObject } }) }, async (req) => {
+    const p = await wf.store.proposal(req.params.id);
+    if (!p) throw notFound(`no change to workflow "${req.params.id}" waits for review`);
+    return { workflowId: req.params.id, doc: p.doc, author: authorView(p.author), ...reviewSummary(p.doc) };
+  });
+
+  app.delete<{ Params: { id: string } }>('/api/workflows/:id/proposal', { schema: route(tag, "Dismisses a model's change held for review", { params: idParams, response: { 200: okSchema } }) }, async (req) => {
+    if (!(await wf.store.dismissProposal(req.params.id))) throw notFound(`no change to workflow "${req.params.id}" waits for review`);
+    return { ok: true };
   });
 
   app.put<{ Params: { id: string }; Body: unknown }>(

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Bus, EngineEvent } from '../../kernel/bus.js';
 import { conflict, EngineError, forbidden, notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
+import { authority, joinAuthorities, type ModelAuthor, type ProvenanceStore } from '../../kernel/provenance.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { RunLedger } from '../../kernel/runs.js';
 import type { HistoryRecorder } from '../history/types.js';
@@ -30,6 +31,10 @@ export interface WorkflowsDeps {
   /** Tool names (agent node warnings) and whether a tool only reads (resume's lossy check). */
   tools: { names(): string[]; readOnly(name: string): boolean };
   secret(name: string): Promise<string | undefined>;
+  /** Who made each workflow (src/kernel/provenance.ts). */
+  provenance: ProvenanceStore;
+  /** The author a tool call stamps on a workflow it saves (the permission gate's authorOf). */
+  authorOf(ctx: import('../../tools/types.js').ToolContext): Promise<ModelAuthor>;
   clock?: Clock;
   /** What a run changed so far, for gate.waiting (the git capability's runChanges when wired). */
   changes?: (runId: string) => Promise<string>;
@@ -64,6 +69,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     history: deps.history,
     log: deps.log,
     watch: deps.watch,
+    provenance: deps.provenance,
     validateContext: { workflowIds: (): string[] => store.ids(), toolNames: () => deps.tools.names() },
   });
   // What a gate shows: the run's own account (nodes, files, commands, state) and, from the git
@@ -147,12 +153,15 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     const running = active.get(doc.id);
     if (running) throw conflict(`workflow "${doc.id}" is already running (run ${running}); stop it (POST /api/runs/${running}/stop) or wait for it to end`);
     const run = deps.runs.start({ source: req.source, workflowId: doc.id, title: doc.name ?? doc.id });
-    const wr = new WorkflowRun({ doc, run, source: req.source, payload: req.payload ?? {}, attended: req.attended, triggerNodeId: entry?.id, depth: 0 }, executorDeps);
+    const wr = new WorkflowRun({ doc, run, source: req.source, payload: req.payload ?? {}, attended: req.attended, authors: authorsOf(doc.id), triggerNodeId: entry?.id, depth: 0 }, executorDeps);
     live.set(run.id, wr);
     active.set(doc.id, run.id);
     void wr.start();
     return run.id;
   }
+
+  /** The workflow's model author, if a model wrote its current content. */
+  const authorsOf = (id: string) => joinAuthorities(authority('workflow', id, store.authorOf(id)));
 
   async function runChild(parent: WorkflowRun, workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
     if (parent.depth + 1 > LIMITS.workflowChildDepth) {
@@ -165,7 +174,9 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     const doc = store.require(workflowId);
     if (doc.disabled) throw new Error(`subworkflow "${workflowId}" is disabled`);
     const run = deps.runs.start({ source: 'workflow', workflowId, parentRunId: parent.id, title: doc.name ?? doc.id, signal });
-    const wr = new WorkflowRun({ doc, run, source: 'workflow', payload, attended: parent.attended, depth: parent.depth + 1, ancestry: parent.ancestry }, executorDeps);
+    // A child runs under its parent's authors and its own: a model cannot launder through a person's subworkflow, nor the reverse.
+    const authors = joinAuthorities(parent.authors, authorsOf(workflowId));
+    const wr = new WorkflowRun({ doc, run, source: 'workflow', payload, attended: parent.attended, authors, depth: parent.depth + 1, ancestry: parent.ancestry }, executorDeps);
     live.set(run.id, wr);
     const result = await wr.start();
     if (result.status === 'stopped') throw signal.reason ?? new Error('stopped');
@@ -212,7 +223,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     const run = deps.runs.reopen(runId);
     const source = (record.source === 'webhook' || record.source === 'cron' || record.source === 'workflow' ? record.source : 'manual') as RunSource;
     const wr = new WorkflowRun(
-      { doc, run, source, payload: report.payload, attended: source === 'manual', triggerNodeId: report.entry, depth: 0, restore: report.plan },
+      { doc, run, source, payload: report.payload, attended: source === 'manual', authors: authorsOf(doc.id), triggerNodeId: report.entry, depth: 0, restore: report.plan },
       executorDeps,
     );
     live.set(runId, wr);
@@ -241,6 +252,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     webhook,
     resume,
     nodeTypes,
+    authorOf: deps.authorOf,
     /** The live workflow run a tool call belongs to (state_get / state_set). */
     liveRun: (runId: string | undefined) => (runId ? live.get(runId) : undefined),
     cronPreview: (expr: unknown, timezone?: unknown) => previewCron(expr, timezone, clock.now()),

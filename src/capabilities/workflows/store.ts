@@ -3,6 +3,11 @@
  * validated on load; a file the engine rejects stays listed with its `error` (and never crashes
  * anything). Saves are atomic and recorded as versions (history kind `workflow`); an outside edit is
  * picked up and announced as `workflows.changed` (no runId).
+ *
+ * Who made each file's current content is kept beside it (src/kernel/provenance.ts, kind `workflow`):
+ * a save names its author; a hand edit is a person's. A model's change to a person's enabled,
+ * triggered workflow is not written over it: it waits in `workflows/.proposed/<id>.json` until a
+ * person saves the workflow (PUT /api/workflows/<id>) or dismisses the proposal.
  */
 import { watch, type FSWatcher, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +15,7 @@ import { badRequest, EngineError, notFound } from '../../kernel/errors.js';
 import { mkdirp, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Emit } from '../../kernel/bus.js';
+import { PERSON, type ModelAuthor, type Provenance, type ProvenanceStore } from '../../kernel/provenance.js';
 import type { HistoryAdapter, HistoryRecorder } from '../history/types.js';
 import { formatVersionError, validateWorkflow, WORKFLOW_ID, type ValidateContext } from './validate.js';
 import type { ValidationResult, WorkflowDocument, WorkflowListItem } from './types.js';
@@ -35,8 +41,17 @@ export interface StoreDeps {
   history: () => HistoryRecorder | undefined;
   validateContext: ValidateContext;
   log: (line: string) => void;
+  provenance: ProvenanceStore;
   watch?: boolean;
 }
+
+/** A model's change held for a person's review. */
+export interface Proposal {
+  doc: WorkflowDocument;
+  author: ModelAuthor;
+}
+
+const KIND = 'workflow';
 
 export class WorkflowStore {
   private readonly entries = new Map<string, Entry>();
@@ -182,8 +197,38 @@ export class WorkflowStore {
     return validateWorkflow(input, this.deps.validateContext);
   }
 
-  /** Validates and saves; throws SaveRefused (400) with the fix list. */
-  async save(id: string, input: unknown, note?: string): Promise<{ doc: WorkflowDocument; warnings: string[] }> {
+  /** Who made the workflow's current content (a person when unknown). */
+  authorOf(id: string): Provenance {
+    const e = this.entries.get(id);
+    return e ? this.deps.provenance.of(KIND, id, e.text) : PERSON;
+  }
+
+  private proposalFile(id: string): string {
+    return path.join(this.dir, '.proposed', `${id}.json`);
+  }
+
+  /** Holds a model's version of `id` for a person's review; the saved workflow is untouched. */
+  async propose(id: string, doc: WorkflowDocument, author: ModelAuthor): Promise<void> {
+    checkId(id);
+    await mkdirp(path.dirname(this.proposalFile(id)));
+    await this.deps.home.writeJson(this.proposalFile(id), { doc, author } satisfies Proposal);
+  }
+
+  async proposal(id: string): Promise<Proposal | undefined> {
+    checkId(id);
+    const p = await this.deps.home.readJson<Proposal | undefined>(this.proposalFile(id), undefined).catch(() => undefined);
+    return p && p.doc && p.author?.by === 'model' ? p : undefined;
+  }
+
+  async dismissProposal(id: string): Promise<boolean> {
+    checkId(id);
+    const had = (await this.proposal(id)) !== undefined;
+    await fs.rm(this.proposalFile(id), { force: true });
+    return had;
+  }
+
+  /** Validates and saves as `author` (a person unless a tool says otherwise); throws SaveRefused (400) with the fix list. */
+  async save(id: string, input: unknown, note?: string, author: Provenance = PERSON): Promise<{ doc: WorkflowDocument; warnings: string[] }> {
     checkId(id);
     const body = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
     if (body && body.id !== id) {
@@ -192,7 +237,11 @@ export class WorkflowStore {
     const result = this.validate(input);
     if (!result.ok || !result.doc) throw new SaveRefused(id, result);
     const text = JSON.stringify(result.doc, null, 2) + '\n';
+    // Recorded first: a cron fire between the write and the record would run a model's text as a person's.
+    await this.deps.provenance.record(KIND, id, text, author);
     await this.exclusive(() => this.write(id, text, note ?? 'saved'));
+    // A person's save supersedes whatever a model proposed for this workflow.
+    if (author.by === 'person') await this.dismissProposal(id);
     return { doc: result.doc, warnings: result.warnings };
   }
 
@@ -210,6 +259,8 @@ export class WorkflowStore {
       await fs.rm(this.file(id), { force: true });
       this.entries.delete(id);
     });
+    await this.deps.provenance.forget(KIND, id);
+    await this.dismissProposal(id);
     this.announce([id], 'deleted');
   }
 
@@ -226,7 +277,10 @@ export class WorkflowStore {
     }
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest(`workflow file ${id}.json does not hold a JSON object; save it again with PUT /api/workflows/${id}`);
     (raw as Record<string, unknown>).group = group;
-    await this.exclusive(() => this.write(id, JSON.stringify(raw, null, 2) + '\n', group === null ? 'moved out of its group' : `moved to group ${group}`));
+    const text = JSON.stringify(raw, null, 2) + '\n';
+    // A group move shows no content: whoever wrote the workflow still did.
+    await this.deps.provenance.carry(KIND, id, e.text, text);
+    await this.exclusive(() => this.write(id, text, group === null ? 'moved out of its group' : `moved to group ${group}`));
   }
 
   /** History restores write the stored text back (re-judged like a hand edit). */

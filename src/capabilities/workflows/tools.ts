@@ -1,15 +1,19 @@
 /**
  * The six workflow tools of seed 001 §4.7, thin over the same service and validator as the routes.
  * A graph a model saves never widens what a model may do: no `{{secret:...}}` reference and no
- * private-address exception (`allowPrivate`) that a person did not already save on that node, and a
- * workflow with triggers is saved disabled unless the model says `disabled: false`.
+ * private-address exception (`allowPrivate`) that a person did not already save on that node.
+ * What a model saves is recorded as the model's (src/kernel/provenance.ts): its unattended runs are
+ * gated as the model was when it saved. A workflow with triggers is saved disabled and announced as
+ * `workflow.proposed` for a person to review; `disabled: false` asks a person first, showing the
+ * graph, its triggers and what its agents may call. A change to a person's enabled, triggered
+ * workflow is held as a proposal instead of replacing it.
  */
 import { defineTool, type AnyTool } from '../../tools/types.js';
 import { workflowDocumentSchema } from './schemas.js';
 import type { WorkflowsService } from './service.js';
 import { SaveRefused } from './store.js';
 import { findRefs } from './templates.js';
-import { nodeType } from './nodes/index.js';
+import { hasTriggers, reviewSummary, reviewText } from './review.js';
 import type { NodeSpec, WorkflowDocument } from './types.js';
 
 const graphArg = {
@@ -155,11 +159,23 @@ export function workflowTools(wf: WorkflowsService): AnyTool[] {
     name: 'save_workflow',
     group: 'workflow',
     description:
-      'Saves a workflow graph (formatVersion 2 required; same checks as validate_workflow; an invalid graph saves nothing). A workflow with triggers is saved disabled unless you give "disabled": false. ' +
-      'You cannot add secret references or allowPrivate to nodes; a person does that.',
+      'Saves a workflow graph (formatVersion 2 required; same checks as validate_workflow; an invalid graph saves nothing). A workflow with cron or webhook triggers is saved disabled for a person to review; ' +
+      '"disabled": false asks the user to approve it running on its own. Its unattended runs may do only what you may do now without asking. ' +
+      'A change to an enabled workflow the user wrote is held for their review. You cannot add secret references or allowPrivate to nodes; a person does that.',
     parameters: graphArg,
-    permission: 'other',
-    async run(args) {
+    // Enabling a triggered workflow lets it run with nobody watching: only a person's answer does that (no chat mode skips it).
+    async permission(args) {
+      const graph = graphOf(args);
+      const check = graph.disabled === false ? wf.store.validate(graph) : undefined;
+      if (!check?.ok || !check.doc || !hasTriggers(check.doc)) return { class: 'other', key: 'save_workflow' };
+      return {
+        class: 'code',
+        key: 'save_workflow(enable)',
+        display: reviewText(check.doc),
+        protectedPath: 'a workflow a model wrote would start on its own (cron or webhook) with nobody watching',
+      };
+    },
+    async run(args, ctx) {
       const graph = { ...graphOf(args) };
       if (graph.formatVersion !== 2) return { text: 'save_workflow needs "formatVersion": 2 in the document; nothing was saved.', isError: true };
       const check = wf.store.validate(graph);
@@ -167,11 +183,22 @@ export function workflowTools(wf: WorkflowsService): AnyTool[] {
       const saved = wf.store.entry(check.doc.id)?.doc;
       const problems = widening(check.doc, saved);
       if (problems.length) return { text: ['Nothing was saved:', ...problems.map((p, i) => `${i + 1}. ${p}`)].join('\n'), isError: true };
-      const hasTriggers = check.doc.nodes.some((n) => nodeType(n.type)?.trigger);
-      if (hasTriggers && graph.disabled !== false) graph.disabled = true;
+      const id = check.doc.id;
+      const author = await wf.authorOf(ctx);
+      // `disabled: false` with triggers got here only through a person's approval (the permission above).
+      const review = hasTriggers(check.doc) && graph.disabled !== false;
+      const proposed = (held: boolean) => ctx.emit('workflow.proposed', { workflowId: id, held, ...reviewSummary(check.doc!), sessionId: ctx.sessionId });
+      const live = wf.store.entry(id)?.doc;
+      if (review && live && !live.disabled && hasTriggers(live) && wf.store.authorOf(id).by === 'person') {
+        await wf.store.propose(id, check.doc, author);
+        proposed(true);
+        return `workflow "${id}" runs on its own and was written by the user, so your version was not saved over it: it waits for the user's review (they see it in the workbench and save it if they agree). Nothing else is needed from you.`;
+      }
+      if (review) graph.disabled = true;
       try {
-        const { doc, warnings } = await wf.store.save(check.doc.id, graph, 'saved by a model');
-        return [`saved workflow "${doc.id}" (${doc.nodes.length} nodes)${doc.disabled ? ', disabled: a person enables it, or save again with "disabled": false' : ''}`, ...warnings.map((w) => `warning: ${w}`)].join('\n');
+        const { doc, warnings } = await wf.store.save(id, graph, 'saved by a model', author);
+        if (review) proposed(false);
+        return [`saved workflow "${doc.id}" (${doc.nodes.length} nodes)${review ? ', disabled until the user reviews and enables it' : ''}`, ...warnings.map((w) => `warning: ${w}`)].join('\n');
       } catch (err) {
         if (err instanceof SaveRefused) return { text: fixList(err.result.errors, err.result.warnings), isError: true };
         throw err;

@@ -3,6 +3,7 @@
  * follows. Types only: other capabilities may import this file.
  */
 import type { Emit } from '../../kernel/bus.js';
+import type { Authority } from '../../kernel/provenance.js';
 
 export type Reducer = 'replace' | 'append' | 'merge' | 'add';
 export const REDUCERS: readonly Reducer[] = ['replace', 'append', 'merge', 'add'];
@@ -58,6 +59,8 @@ export interface NodeContext {
   /** Run-scoped emit; events carry this node's id. */
   emit: Emit;
   attended: boolean;
+  /** The model-authored things this run is or runs under (src/kernel/provenance.ts); tool calls carry them to the gate. */
+  authors?: Authority[];
   /** Renders `{{...}}` templates (strings, and strings inside arrays and objects). */
   render(value: unknown, extra?: TemplateScope): unknown;
   /** Renders templates and `{{secret:name}}` (only for a node type's secretFields). */
@@ -130,7 +133,7 @@ export interface NodeType {
 /** Services node types use; engine.ts provides them (see service.ts). */
 export interface NodeServices {
   agent?(req: AgentNodeRequest): Promise<{ text: string; status: string; error?: string }>;
-  command?(req: { command: string; cwd?: string; signal: AbortSignal; emit: Emit; runId: string; callId: string; attended: boolean; timeoutMs?: number }): Promise<{ exitCode: number; text: string }>;
+  command?(req: { command: string; cwd?: string; signal: AbortSignal; emit: Emit; runId: string; callId: string; attended: boolean; authors?: Authority[]; timeoutMs?: number }): Promise<{ exitCode: number; text: string }>;
   http?(req: HttpRequest): Promise<HttpResponse>;
   secret?(name: string): Promise<string | undefined>;
   notify?(input: { title: string; body?: string; level?: 'info' | 'success' | 'warning' | 'error'; runId?: string; link?: string; source?: string }): Promise<unknown>;
@@ -150,6 +153,7 @@ export interface AgentNodeRequest {
   runId: string;
   nodeId: string;
   attended: boolean;
+  authors?: Authority[];
   onDelta(text: string): void;
 }
 

@@ -10,7 +10,7 @@ export const agentNode: NodeType = {
   description:
     'Runs an agent: config.agent names an agent definition (agents/<name>.md) or config.system gives an inline system prompt; config.prompt (a template) is the task. ' +
     "config.tools limits the tools (exact names); an agent definition's own tools: list outranks it. config.maxTurns bounds model steps. Tool calls pass the permission gate: " +
-    'manual runs prompt a person, webhook and cron runs follow the unattended default. The reply streams as node.delta; output: the final text.',
+    'manual runs prompt a person, webhook and cron runs follow the unattended default (in a workflow a model wrote: only what its author could do without a prompt). The reply streams as node.delta; output: the final text.',
   config: {
     type: 'object',
     properties: {
@@ -46,6 +46,7 @@ export const agentNode: NodeType = {
       runId: ctx.runId,
       nodeId: ctx.nodeId,
       attended: ctx.attended,
+      authors: ctx.authors,
       onDelta: (text) => ctx.emit('node.delta', { text }),
     });
     if (result.status === 'stopped') throw ctx.signal.reason ?? new Error('stopped');

@@ -32,6 +32,7 @@ export const commandNode: NodeType = {
       runId: ctx.runId,
       callId: `node:${ctx.nodeId}`,
       attended: ctx.attended,
+      authors: ctx.authors,
     });
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error('stopped');
     const output = { exitCode: result.exitCode, output: result.text.replace(/^exit -?\d+\n?/, '') };
