@@ -23,6 +23,7 @@ export const LIMITS = {
   toolResultChars: 24_000,
   toolDescriptionChars: 300, // GET /api/tools clips each description to this
   toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
+  promptDisplayChars: 4_000, // a prompt shows at most this much of a call's arguments (tools with no display of their own)
   protectedPromptChars: 4_000, // a protected-path prompt shows at most this much of what would be written
   mcpTextChars: 20_000,
   /** MCP server restart backoff: first delay, ceiling, and how long up counts as stable (resets it). */
