@@ -38,6 +38,7 @@ import { notificationsRoutes } from './capabilities/notifications/routes.js';
 import { createNotificationsService, type NotificationsService } from './capabilities/notifications/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { providerRoutes } from './capabilities/providers/routes.js';
+import { reportRunFailures } from './capabilities/runs/failures.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
@@ -195,6 +196,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => config.close());
   configRoutes(app, config);
   notificationsRoutes(app, notifications);
+  closers.push(reportRunFailures({ bus, runs, notify: (input) => notifications.notify(input), log }));
   const history = createHistoryService({ home, bus });
   historyRoutes(app, history);
   homeRoutes(app, createHomeService({ home, onRestart: options.onRestart }));
