@@ -400,6 +400,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         floor: urlFloor,
         secret: (name) => secrets.get(name),
         notify: (input) => notifications.notify(input),
+        rules: () => permissionRules.get(),
       }),
       checkpoint: async (runId, nodeId) => {
         await git.checkpoints.snapshot({ runId, nodeId, reason: `before node ${nodeId}` }).catch((err) => log(`checkpoint before node ${nodeId} of ${runId} failed: ${describeError(err)}`));

@@ -17,7 +17,10 @@ before(async () => {
 after(() => h.close());
 
 test('a webhook run refused by the unattended default notifies, logs one line and shows why in GET /api/runs', async () => {
-  await h.save(wf('deploy', [{ id: 'hook', type: 'trigger.webhook', config: { secret: 'open' } }, { id: 'build', type: 'command', config: { command: 'echo built' } }], [{ from: 'hook', to: 'build' }]));
+  const saved = await h.t.api('PUT', '/api/workflows/deploy', wf('deploy', [{ id: 'hook', type: 'trigger.webhook', config: { secret: 'open' } }, { id: 'build', type: 'command', config: { command: 'echo built' } }], [{ from: 'hook', to: 'build' }]));
+  assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  const warning = saved.body.warnings.find((w: string) => w.includes('"build"'));
+  assert.match(warning ?? '', /node "build" runs "echo built", which the unattended default will refuse in webhook runs: add the rule run_shell\(echo[^)]*\)/, saved.body.warnings.join('\n'));
   const res = await fetch(h.t.url + '/hooks/deploy', { method: 'POST', headers: { 'x-engine-secret': 'open', 'content-type': 'application/json' }, body: '{}' });
   assert.equal(res.status, 202);
   const { runId } = (await res.json()) as { runId: string };
@@ -72,4 +75,41 @@ test('an expected 5xx (an offline model hub) is one log line with its sentence, 
     if (saved === undefined) delete process.env.HF_ENDPOINT;
     else process.env.HF_ENDPOINT = saved;
   }
+});
+
+test('a gate just before a command shows it and approves that exact command once, even in a webhook run; a rule silences the warning', async () => {
+  const doc = wf(
+    'release',
+    [
+      { id: 'hook', type: 'trigger.webhook', config: { secret: 'r' } },
+      { id: 'ok', type: 'gate', config: { message: 'Release {{trigger.tag}}?' } },
+      { id: 'tag', type: 'command', config: { command: 'echo tagged {{trigger.tag}}' } },
+    ],
+    [
+      { from: 'hook', to: 'ok' },
+      { from: 'ok', to: 'tag' },
+    ],
+  );
+  const saved = await h.t.api('PUT', '/api/workflows/release', doc);
+  assert.deepEqual(saved.body.warnings, [], 'a gated command needs no rule');
+  const res = await fetch(h.t.url + '/hooks/release', { method: 'POST', headers: { 'x-engine-secret': 'r', 'content-type': 'application/json' }, body: '{"tag":"v1"}' });
+  assert.equal(res.status, 202);
+  const { runId } = (await res.json()) as { runId: string };
+  const waiting = await h.events.waitFor((e) => e.kind === 'gate.waiting' && e.runId === runId);
+  assert.match(String(waiting.message), /Release v1\?\n\nOn approval node "tag" runs: echo tagged v1/);
+  assert.equal((await h.t.api('POST', '/api/gates/resolve', { runId, nodeId: 'ok', approved: true })).status, 200);
+  const end = await h.end(runId);
+  assert.equal(end.kind, 'run.completed', JSON.stringify(end));
+  const log = await h.log(runId);
+  assert.ok(!log.some((e) => e.kind.startsWith('permission.')), 'no second prompt or refusal');
+  assert.match(JSON.stringify(log.find((e) => e.kind === 'node.completed' && e.nodeId === 'tag')), /tagged v1/);
+
+  // Without the gate the same workflow warns; a rule for the command silences it.
+  const bare = wf('bare', [{ id: 'hook', type: 'trigger.cron', config: { expr: '0 3 * * *' } }, { id: 'run', type: 'command', config: { command: 'echo nightly' } }], [{ from: 'hook', to: 'run' }]);
+  const before = await h.t.api('PUT', '/api/workflows/bare', bare);
+  const key = /add the rule (\S+) /.exec(before.body.warnings[0] ?? '')?.[1];
+  assert.ok(key, before.body.warnings.join('\n'));
+  assert.match(before.body.warnings[0], /in cron runs/);
+  assert.equal((await h.t.api('POST', '/api/permissions/rule', { key, decision: 'allow' })).status, 200);
+  assert.deepEqual((await h.t.api('PUT', '/api/workflows/bare', bare)).body.warnings, []);
 });

@@ -29,7 +29,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
     async (req, reply) => {
       try {
         const { doc, warnings } = await wf.store.save(req.params.id, req.body);
-        return { ok: true, id: doc.id, nodes: doc.nodes.length, warnings };
+        return { ok: true, id: doc.id, nodes: doc.nodes.length, warnings: [...warnings, ...(await wf.unattendedWarnings(doc))] };
       } catch (err) {
         if (err instanceof SaveRefused) return reply.code(400).send({ error: err.message, errors: err.result.errors, warnings: err.result.warnings });
         throw err;

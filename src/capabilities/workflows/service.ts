@@ -18,6 +18,7 @@ import { createGates } from './gates.js';
 import { NODE_TYPES, nodeType } from './nodes/index.js';
 import { planResume } from './resume.js';
 import { WorkflowStore } from './store.js';
+import { unattendedWarnings } from './unattended.js';
 import type { NodeServices, NodeSpec, RunSource, WorkflowDocument } from './types.js';
 
 export interface WorkflowsDeps {
@@ -243,6 +244,8 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     nodeTypes,
     /** The live workflow run a tool call belongs to (state_get / state_set). */
     liveRun: (runId: string | undefined) => (runId ? live.get(runId) : undefined),
+    /** What a webhook or cron run of `doc` would be refused (PUT warnings). */
+    unattendedWarnings: (doc: WorkflowDocument) => unattendedWarnings(doc, deps.services),
     cronPreview: (expr: unknown, timezone?: unknown) => previewCron(expr, timezone, clock.now()),
     armedCron: () => cron.armed(),
   };
