@@ -21,6 +21,8 @@ export interface RunCommandOptions {
   sandbox?: SandboxLaunch;
   /** The hard denylist, checked here too so no caller can skip it. */
   hardDenied?: HardDenied;
+  /** Called with the output as it is read (live output); what the read bound cuts off is not passed. */
+  onOutput?: (chunk: string) => void;
   /** Output bounds (defaults from LIMITS); tests and callers with tighter budgets may lower them. */
   headChars?: number;
   tailChars?: number;
@@ -91,6 +93,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     const room = readChars - text.length;
     if (chunk.length >= room) {
       text += chunk.slice(0, room);
+      options.onOutput?.(chunk.slice(0, room));
       // Stop reading: further writes fail (EPIPE/SIGPIPE) instead of filling memory.
       readStopped = true;
       child.stdout?.destroy();
@@ -98,6 +101,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       return;
     }
     text += chunk;
+    options.onOutput?.(chunk);
   };
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');

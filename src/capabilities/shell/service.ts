@@ -12,6 +12,7 @@ import type { PreparedCommand, Sandbox } from '../../sandbox/sandbox.js';
 import type { PermissionRequest } from '../../tools/types.js';
 import { runDiagnostics, type DiagnosticsReport } from './diagnostics.js';
 import { shellEnv } from './env.js';
+import { liveOutput } from './live-output.js';
 import { formatCommandResult, runCommand, type CommandResult } from './run-command.js';
 import type { FenceLike, FenceRoot, HardDenied, Mask, ShellPermission } from './types.js';
 
@@ -36,6 +37,8 @@ export interface ExecOptions {
   cwd?: string;
   signal?: AbortSignal;
   emit?: Emit;
+  /** The tool call (or node) the command runs for: its live output goes out as `shell.output` with it. */
+  callId?: string;
   timeoutMs?: number;
   /**
    * A person allowed this command to run without the sandbox when none can start (the attended
@@ -98,6 +101,7 @@ export function createShellService(deps: ShellDeps) {
     const prepared = deps.sandbox ? await deps.sandbox.prepare({ roots: await realRoots(), cwd: dir.real, approvedUnsandboxed: options.approvedUnsandboxed }) : undefined;
     let result: CommandResult;
     let notes: string[] = [];
+    const live = options.emit && liveOutput({ emit: options.emit, callId: options.callId, mask });
     try {
       result = await runCommand({
         command: options.command,
@@ -106,8 +110,10 @@ export function createShellService(deps: ShellDeps) {
         signal: options.signal,
         timeoutMs,
         sandbox: prepared?.launch,
+        onOutput: live ? (chunk) => live.push(chunk) : undefined,
       });
     } finally {
+      live?.end();
       notes = (await prepared?.finish().catch(() => [])) ?? [];
     }
     const sandboxed = !!prepared?.launch;

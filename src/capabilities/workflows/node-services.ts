@@ -23,7 +23,7 @@ export interface NodeServiceDeps {
   settings(): { chatMaxTurns: number; compactFraction: number };
   shell: {
     permission(command: string): Promise<PermissionRequest>;
-    exec(o: { command: string; cwd?: string; signal?: AbortSignal; emit?: (kind: string, p?: Record<string, unknown>) => void }): Promise<{ exitCode: number; text: string }>;
+    exec(o: { command: string; cwd?: string; signal?: AbortSignal; emit?: (kind: string, p?: Record<string, unknown>) => void; callId?: string }): Promise<{ exitCode: number; text: string }>;
   };
   floor: FloorLike;
   secret(name: string): Promise<string | undefined>;
@@ -77,7 +77,7 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
         const decision = await deps.gate.check(tool, request, { command: req.command }, { signal: req.signal, emit: req.emit, runId: req.runId, callId: req.callId, attended: req.attended });
         if (!decision.allow) throw new Error(decision.reason);
       }
-      const result = await deps.shell.exec({ command: req.command, cwd: req.cwd, signal: req.signal, emit: req.emit });
+      const result = await deps.shell.exec({ command: req.command, cwd: req.cwd, signal: req.signal, emit: req.emit, callId: req.callId });
       return { exitCode: result.exitCode, text: result.text };
     },
 
