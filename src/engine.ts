@@ -51,6 +51,7 @@ import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
+import { createLoginEnv } from './capabilities/shell/login-env.js';
 import { createShellService } from './capabilities/shell/service.js';
 import { shellTools } from './capabilities/shell/tools.js';
 import { createWebService } from './capabilities/web/service.js';
@@ -125,6 +126,8 @@ export interface EngineOptions {
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome'>;
   /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
   clock?: Clock;
+  /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
+  shellLoginHome?: string;
 }
 
 export interface Engine {
@@ -271,7 +274,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, ...options.sandbox });
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox });
+  // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
+  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox, loginEnv });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
@@ -437,6 +442,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     warmModels();
     void ensureShellParser();
     void sandbox.probe();
+    void loginEnv.get();
   }, LIMITS.warmUpDelayMs);
   warmUp.unref();
   const address = app.server.address();

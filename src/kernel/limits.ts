@@ -47,6 +47,7 @@ export const LIMITS = {
   shellHeadChars: 8_000,
   shellTailChars: 12_000,
   shellReadChars: 200_000,
+  loginEnvTimeoutMs: 15_000, // reading the login shell's environment (once, at start) gives up after this; the engine's own stands in
   shellOutputEventMs: 250, // a running command's live output goes out at most this often (shell.output)
   shellOutputEventChars: 8_000, // one shell.output event holds at most this much (the end of a flood)
   shellOutputEvents: 100, // live output of one command stops after this many full events' worth (the result still has it)

@@ -13,6 +13,7 @@ import type { PermissionRequest } from '../../tools/types.js';
 import { runDiagnostics, type DiagnosticsReport } from './diagnostics.js';
 import { shellEnv } from './env.js';
 import { liveOutput } from './live-output.js';
+import type { LoginEnv } from './login-env.js';
 import { formatCommandResult, runCommand, type CommandResult } from './run-command.js';
 import type { FenceLike, FenceRoot, HardDenied, Mask, ShellPermission } from './types.js';
 
@@ -29,6 +30,8 @@ export interface ShellDeps {
   timeoutMs?: number;
   /** The OS sandbox every command runs in (src/sandbox); without one commands run unsandboxed (unit tests). */
   sandbox?: Sandbox;
+  /** The login shell's environment snapshot commands start from; without one, the engine's own environment. */
+  loginEnv?: LoginEnv;
 }
 
 export interface ExecOptions {
@@ -62,7 +65,10 @@ export type ShellService = ReturnType<typeof createShellService>;
 export function createShellService(deps: ShellDeps) {
   const mask = deps.mask ?? ((t: string) => t);
   const mountNames = () => deps.fence.roots().filter((r) => r.kind === 'mount').map((r) => r.name);
+  // /term starts an interactive login shell, which reads the person's files itself: the engine's own environment.
   const env = () => shellEnv({ home: deps.home, mounts: mountNames(), mask: deps.mask });
+  // Commands source nothing: they start from the login shell's snapshot.
+  const commandEnv = async () => shellEnv({ home: deps.home, mounts: mountNames(), mask: deps.mask, base: deps.loginEnv && (await deps.loginEnv.get()).env });
 
   /** Resolves a virtual directory inside the fence; the fence throws for anything outside. */
   async function resolveDir(virtual: string | undefined): Promise<{ real: string; virtual: string }> {
@@ -106,7 +112,7 @@ export function createShellService(deps: ShellDeps) {
       result = await runCommand({
         command: options.command,
         cwd: dir.real,
-        env: { ...env(), ...prepared?.env },
+        env: { ...(await commandEnv()), ...prepared?.env },
         signal: options.signal,
         timeoutMs,
         sandbox: prepared?.launch,
@@ -137,7 +143,7 @@ export function createShellService(deps: ShellDeps) {
       return prepared;
     };
     try {
-      return await runDiagnostics(root, { signal, env: env(), sandbox });
+      return await runDiagnostics(root, { signal, env: await commandEnv(), sandbox });
     } finally {
       await prepared?.finish().catch(() => undefined);
     }
@@ -148,7 +154,14 @@ export function createShellService(deps: ShellDeps) {
     return deps.sandbox && request.class === 'code' ? deps.sandbox.request(request, ctx.attended) : request;
   }
 
-  return { exec, permission, diagnostics, env, markUnsandboxed };
+  /** Reads the login shell's environment again (POST /api/shell/snapshot). */
+  async function snapshot() {
+    if (!deps.loginEnv) return undefined;
+    const s = await deps.loginEnv.refresh();
+    return { ok: !s.error, shell: s.shell, variables: Object.keys(s.env).length, durationMs: s.durationMs, takenAt: s.takenAt, ...(s.error ? { error: s.error } : {}), ...(s.noise ? { noise: deps.mask?.(s.noise) ?? s.noise } : {}) };
+  }
+
+  return { exec, permission, diagnostics, env, snapshot, markUnsandboxed };
 }
 
 /** The engine's own TypeScript package (the checker for roots without one): it must stay readable in the sandbox. */
