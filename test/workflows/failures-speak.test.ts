@@ -113,3 +113,10 @@ test('a gate just before a command shows it and approves that exact command once
   assert.equal((await h.t.api('POST', '/api/permissions/rule', { key, decision: 'allow' })).status, 200);
   assert.deepEqual((await h.t.api('PUT', '/api/workflows/bare', bare)).body.warnings, []);
 });
+
+test('the webhook 403 sentence arrives whole, not masked as if it held a secret', async () => {
+  const res = await fetch(h.t.url + '/hooks/deploy', { method: 'POST', headers: { 'x-engine-secret': 'wrong' } });
+  assert.equal(res.status, 403);
+  const body = (await res.json()) as { error: string };
+  assert.equal(body.error, 'forbidden: bad or missing webhook secret; send it in the "x-engine-secret" header or the "secret" query parameter');
+});

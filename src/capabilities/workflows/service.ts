@@ -189,7 +189,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       const ref = /^\{\{\s*secret:\s*([A-Za-z0-9_.-]+)\s*\}\}$/.exec(expected);
       const value = ref ? await deps.secret(ref[1]) : expected;
       // An unset secret fails closed: nobody can fire the hook until it is stored.
-      if (value === undefined || secret === undefined || !sameSecret(secret, value)) throw forbidden('forbidden: bad or missing webhook secret (send it in the x-engine-secret header or ?secret=)');
+      if (value === undefined || secret === undefined || !sameSecret(secret, value)) throw forbidden(WEBHOOK_SECRET_REFUSAL);
     }
     if (entry.doc.disabled) throw conflict(`workflow "${workflowId}" is disabled`);
     if (node.config?.paused === true) throw conflict(`webhook trigger "${node.id}" of workflow "${workflowId}" is paused`);
@@ -252,6 +252,13 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
 }
 
 export type WorkflowsService = ReturnType<typeof createWorkflowsService>;
+
+/**
+ * Worded so the exit mask leaves it whole: "x-engine-secret header" has the shape of a flag and its
+ * value (`--client-secret x`) and "?secret= in" of an assignment, so the masker turned the old
+ * sentence into "x-engine-secret *** or ?secret=" (issue 26).
+ */
+export const WEBHOOK_SECRET_REFUSAL = 'forbidden: bad or missing webhook secret; send it in the "x-engine-secret" header or the "secret" query parameter';
 
 /** Constant-time comparison of two secrets of any length (both hashed to equal length first). */
 function sameSecret(given: string, expected: string): boolean {
