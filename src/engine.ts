@@ -359,7 +359,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   gitRoutes(app, git);
   // Work boards (issue 17): files under <workspace>/.work/, kept in git with the code they track.
   const work = createWorkService({
-    workspace: () => fence.root('workspace').path,
+    roots: () => fence.roots(),
     emit,
     serialize: (key, work) => home.serialize(key, work),
     indexDir: home.path('work-index'),
