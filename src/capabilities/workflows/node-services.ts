@@ -85,7 +85,7 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
       if (!deps.rules) return undefined;
       const [request, file] = await Promise.all([deps.shell.permission(command), deps.rules()]);
       if (file.unattended === 'allow') return undefined;
-      if (request.hardDeny) return { keys: [], why: request.hardDeny };
+      if (request.hardDeny) return { keys: [], why: request.hardDeny, never: true };
       // A forced prompt (command substitution, eval ...) is refused unattended whatever the rules say.
       if (request.forcePrompt) return { keys: [], why: request.forcePrompt };
       const keys = request.keys?.length ? request.keys : [request.key];

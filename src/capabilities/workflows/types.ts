@@ -138,9 +138,9 @@ export interface NodeServices {
   command?(req: { command: string; cwd?: string; signal: AbortSignal; emit: Emit; runId: string; callId: string; attended: boolean; approved?: boolean; timeoutMs?: number }): Promise<{ exitCode: number; text: string }>;
   /**
    * What an unattended run lacks to run `command` (PUT warnings): the rule keys to add, or no keys and
-   * why no rule can allow it; undefined when it would run.
+   * why no rule can allow it (`never`: the denylist refuses it even after a gate); undefined when it would run.
    */
-  unattendedNeeds?(command: string): Promise<{ keys: string[]; why?: string } | undefined>;
+  unattendedNeeds?(command: string): Promise<{ keys: string[]; why?: string; never?: boolean } | undefined>;
   http?(req: HttpRequest): Promise<HttpResponse>;
   secret?(name: string): Promise<string | undefined>;
   notify?(input: { title: string; body?: string; level?: 'info' | 'success' | 'warning' | 'error'; runId?: string; link?: string; source?: string }): Promise<unknown>;

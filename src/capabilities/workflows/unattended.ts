@@ -22,9 +22,11 @@ export async function unattendedWarnings(doc: WorkflowDocument, services: NodeSe
     const needs = await services.unattendedNeeds(command).catch(() => undefined);
     if (!needs) continue;
     const templated = command.includes('{{') ? ' (judged on its text before templates are filled in)' : '';
-    const fix = needs.keys.length
-      ? `add the rule${needs.keys.length > 1 ? 's' : ''} ${needs.keys.join(', ')} (POST /api/permissions/rule) or put a gate just before it`
-      : `no rule can allow it (${needs.why}); put a gate just before it`;
+    const fix = needs.never
+      ? `the denylist refuses it in every run (${needs.why})`
+      : needs.keys.length
+        ? `add the rule${needs.keys.length > 1 ? 's' : ''} ${needs.keys.join(', ')} (POST /api/permissions/rule) or put a gate just before it`
+        : `no rule can allow it (${needs.why}); put a gate just before it`;
     warnings.push(`node "${node.id}" runs ${JSON.stringify(command)}${templated}, which the unattended default will refuse in ${how} runs: ${fix}`);
   }
   return warnings;
