@@ -1,6 +1,7 @@
 /**
- * run_shell overhead: the engine's spawn path (fence resolve, env scrub, process group, clip, event)
- * against a bare `bash -lc` spawn, same command, same machine, in one run.
+ * run_shell overhead: the engine's spawn path (fence resolve, env scrub, process group, clip, event,
+ * sandbox; `bash -c` from the login shell's environment read once) against a bare `bash -lc` spawn
+ * (a login shell per command, as the engine ran them before issue 26), same command, same machine, in one run.
  * Run: node --import tsx bench/shell.bench.ts
  */
 import { spawn } from 'node:child_process';

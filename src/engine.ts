@@ -38,6 +38,7 @@ import { notificationsRoutes } from './capabilities/notifications/routes.js';
 import { createNotificationsService, type NotificationsService } from './capabilities/notifications/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { providerRoutes } from './capabilities/providers/routes.js';
+import { reportRunFailures } from './capabilities/runs/failures.js';
 import { runsRoutes } from './capabilities/runs/routes.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
@@ -50,6 +51,7 @@ import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
+import { createLoginEnv } from './capabilities/shell/login-env.js';
 import { createShellService } from './capabilities/shell/service.js';
 import { shellTools } from './capabilities/shell/tools.js';
 import { createWebService } from './capabilities/web/service.js';
@@ -126,6 +128,8 @@ export interface EngineOptions {
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
   /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
   clock?: Clock;
+  /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
+  shellLoginHome?: string;
 }
 
 export interface Engine {
@@ -197,6 +201,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => config.close());
   configRoutes(app, config);
   notificationsRoutes(app, notifications);
+  closers.push(reportRunFailures({ bus, runs, notify: (input) => notifications.notify(input), log }));
   const history = createHistoryService({ home, bus });
   historyRoutes(app, history);
   homeRoutes(app, createHomeService({ home, onRestart: options.onRestart }));
@@ -280,7 +285,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => sandbox.close());
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox, hidden });
+  // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
+  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox, hidden, loginEnv });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
@@ -364,7 +371,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   gitRoutes(app, git);
   // Work boards (issue 17): files under <workspace>/.work/, kept in git with the code they track.
   const work = createWorkService({
-    workspace: () => fence.root('workspace').path,
+    roots: () => fence.roots(),
     emit,
     serialize: (key, work) => home.serialize(key, work),
     indexDir: home.path('work-index'),
@@ -412,6 +419,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         floor: urlFloor,
         secret: (name) => secrets.get(name),
         notify: (input) => notifications.notify(input),
+        rules: () => permissionRules.get(),
       }),
       checkpoint: async (runId, nodeId) => {
         await git.checkpoints.snapshot({ runId, nodeId, reason: `before node ${nodeId}` }).catch((err) => log(`checkpoint before node ${nodeId} of ${runId} failed: ${describeError(err)}`));
@@ -446,6 +454,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     warmModels();
     void ensureShellParser();
     void sandbox.probe();
+    void loginEnv.get();
   }, LIMITS.warmUpDelayMs);
   warmUp.unref();
   const address = app.server.address();

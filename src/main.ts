@@ -9,6 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { COMMAND_USAGE, parseArgs, USAGE, UsageError, type Parsed } from './cli/args.js';
 import { status, stop } from './cli/commands.js';
+import { engineCommand } from './cli/invocation.js';
 import { isEngine, readPidFile, removePidFile, writePidFile } from './cli/pidfile.js';
 import { ConfigError, EXIT_CONFIG, resolveSettings, type StartSettings } from './cli/settings.js';
 import { describeError } from './kernel/errors.js';
@@ -67,6 +68,8 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
     stopping = true;
     await engine?.close().catch(() => undefined);
     if (alone) removePidFile(home, process.pid);
+    // Ctrl-C ends with a last line saying so (under a supervisor, the supervisor says it).
+    if (alone && code === 0) say('engine: stopped');
     process.exit(code);
   };
   try {
@@ -109,7 +112,7 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
   say(`engine: serving http://${bound}:${running.port}/api (home ${running.home.root}, pid ${supervisor})`);
   if (`http://${bound}:${running.port}` !== running.url) say(`engine: from this machine: ${running.url}/api`);
   say(`engine: events at ${running.url.replace('http', 'ws')}/events; the API is described at ${running.url}/api/openapi.json`);
-  say(`engine: engine process pid ${process.pid}; stop everything with engine stop (or kill ${supervisor})`);
+  say(`engine: engine process pid ${process.pid}; stop everything with ${engineCommand('stop')} (or kill ${supervisor})`);
   const ready: ReadyMessage = { type: 'ready', url: running.url, bind: running.bind, port: running.port, pid: process.pid };
   process.send?.(ready);
   if (alone) {
@@ -159,6 +162,7 @@ function supervise(start: StartSettings): void {
 
   const finish = (code: number) => {
     removePidFile(home, process.pid);
+    if (stopping) say('engine: stopped');
     process.exit(code);
   };
 
@@ -192,7 +196,7 @@ async function main(argv: string[]): Promise<void> {
     case 'version':
       return void say(engineVersion());
     case 'status':
-      process.exit(await status(settings(parsed.flags).home));
+      process.exit(await status(settings(parsed.flags).home, settings(parsed.flags).port));
       break;
     case 'stop':
       process.exit(await stop(settings(parsed.flags).home));
@@ -201,7 +205,7 @@ async function main(argv: string[]): Promise<void> {
       const start = settings(parsed.flags);
       const other = await readPidFile(start.home);
       if (other && other.pid !== process.pid && isEngine(other.pid)) {
-        fail(`an engine already runs for home ${start.home} (pid ${other.pid}, ${other.url}/api); engine stop --home ${start.home} stops it`);
+        fail(`an engine already runs for home ${start.home} (pid ${other.pid}, ${other.url}/api); ${engineCommand(`stop --home ${start.home}`)} stops it`);
       }
       // A service manager that supervises the engine itself needs no second Node process.
       return parsed.flags.noSupervisor ? runEngine(start, true) : supervise(start);

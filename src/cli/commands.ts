@@ -1,5 +1,6 @@
 /** `engine status` and `engine stop`: they read the pid file of a home and never start anything. */
 import { LIMITS } from '../kernel/limits.js';
+import { engineCommand } from './invocation.js';
 import { isAlive, isEngine, pidFilePath, readPidFile, removePidFile, type PidRecord } from './pidfile.js';
 
 /** Exit code of status and stop when no engine runs for the home (as `systemctl status` does). */
@@ -26,10 +27,27 @@ export function uptime(ms: number): string {
   return d ? `${d}d ${h}h ${m}m` : h ? `${h}h ${m}m` : m ? `${m}m ${s % 60}s` : `${s}s`;
 }
 
-export async function status(home: string): Promise<number> {
+/**
+ * The home of the engine answering on `port` on this machine, when one does: `engine status` for a
+ * home whose engine is not running says who holds the port instead of a bare "not running".
+ */
+async function homeServing(port: number): Promise<string | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/api/home`, { signal: AbortSignal.timeout(LIMITS.cliStatusTimeoutMs) });
+    const body = (await res.json()) as { path?: unknown };
+    return res.ok && typeof body.path === 'string' ? body.path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function status(home: string, port?: number): Promise<number> {
   const r = await live(home);
   if (!r) {
-    say(`engine: not running (home ${home})`);
+    const other = port ? await homeServing(port) : undefined;
+    if (other && other !== home) {
+      say(`engine: not running for home ${home}; port ${port} is served by the engine for home ${other} (${engineCommand(`status --home ${other}`)})`);
+    } else say(`engine: not running (home ${home})`);
     return EXIT_NOT_RUNNING;
   }
   let answering = false;

@@ -78,7 +78,8 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
 
   app.setErrorHandler((error: FastifyError | EngineError, req, reply) => {
     const { status, message } = toClientError(error);
-    if (status >= 500) log(`${req.method} ${req.url.split('?')[0]} failed: ${error.stack ?? describeError(error)}`);
+    // An EngineError is an expected failure (an offline hub's 502) with its sentence: one line, no stack.
+    if (status >= 500) log(`${req.method} ${req.url.split('?')[0]} failed: ${error instanceof EngineError ? `${status} ${error.message}` : (error.stack ?? describeError(error))}`);
     return reply.code(status).send({ error: message });
   });
 

@@ -23,6 +23,7 @@ export const LIMITS = {
   toolResultChars: 24_000,
   toolDescriptionChars: 300, // GET /api/tools clips each description to this
   toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
+  promptDisplayChars: 4_000, // a prompt shows at most this much of a call's arguments (tools with no display of their own)
   protectedPromptChars: 4_000, // a protected-path prompt shows at most this much of what would be written
   mcpTextChars: 20_000,
   /** MCP server restart backoff: first delay, ceiling, and how long up counts as stable (resets it). */
@@ -46,6 +47,10 @@ export const LIMITS = {
   shellHeadChars: 8_000,
   shellTailChars: 12_000,
   shellReadChars: 200_000,
+  loginEnvTimeoutMs: 15_000, // reading the login shell's environment (once, at start) gives up after this; the engine's own stands in
+  shellOutputEventMs: 250, // a running command's live output goes out at most this often (shell.output)
+  shellOutputEventChars: 8_000, // one shell.output event holds at most this much (the end of a flood)
+  shellOutputEvents: 100, // live output of one command stops after this many full events' worth (the result still has it)
   webFetchChars: 12_000,
   webFetchTimeoutMs: 15_000,
   webSearchResults: 8,

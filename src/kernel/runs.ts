@@ -154,6 +154,8 @@ export class RunLedger {
   private readonly shared = new Map<string, JsonlAppender>();
   /** The segment each kind writes now, and how many runs it holds. */
   private readonly currentSegment = new Map<string, { name: string; runs: number }>();
+  /** The runs this start found in flight from a previous engine and marked interrupted (reported once). */
+  readonly interruptedAtStart: RunRecord[] = [];
 
   constructor(
     private readonly home: Home,
@@ -222,6 +224,7 @@ export class RunLedger {
         await repairTail(this.logFile(record.runId));
       }
       record.status = 'interrupted';
+      this.interruptedAtStart.push(record);
       this.index.append(this.bus.redactor.value(record));
       const log = new JsonlAppender(this.logOf(record), 0);
       const event = { kind: 'run.interrupted', ts: Date.now(), seq: 0, runId: record.runId, reason: 'the engine stopped while this run was in flight' };

@@ -10,6 +10,7 @@
  * mode moved to `allow`) or `permission.denied` (stopped, or denied without a person).
  */
 import { notFound, badRequest } from '../kernel/errors.js';
+import { LIMITS } from '../kernel/limits.js';
 import type { Emit } from '../kernel/bus.js';
 import type { AnyTool, Decision, Gate, PermissionClass, PermissionRequest, ToolContext } from '../tools/types.js';
 import { joinAuthorities, type Authority, type ModelAuthor } from '../kernel/provenance.js';
@@ -82,7 +83,7 @@ export class PermissionGate implements Gate {
     this.modeLookup = fn;
   }
 
-  async check(tool: AnyTool, request: PermissionRequest, _args: Record<string, unknown>, ctx: ToolContext): Promise<Decision> {
+  async check(tool: AnyTool, request: PermissionRequest, args: Record<string, unknown>, ctx: ToolContext): Promise<Decision> {
     const keys = request.keys?.length ? request.keys : [request.key];
     if (ctx.signal.aborted) return this.denyWithoutPrompt(ctx, tool, request.key, stoppedReason(request.key));
     const file = await this.rules.get();
@@ -111,13 +112,13 @@ export class PermissionGate implements Gate {
           `Permission denied for ${request.key}: ${request.protectedPath}. Nobody is watching this run, so it is refused; do not retry the same call. A person can allow it with a rule for ${request.key} at /api/permissions.`,
         );
       }
-      return this.prompt(tool, request, [request.key], ctx);
+      return this.prompt(tool, request, [request.key], args, ctx);
     }
 
     if (request.forcePrompt) {
       if (mode === 'allow') return { allow: true };
       if (!ctx.attended) return this.unattended(ctx, tool, request.key, file.unattended);
-      return this.prompt(tool, request, unmatched, ctx);
+      return this.prompt(tool, request, unmatched, args, ctx);
     }
     if (unmatched.length === 0) return { allow: true };
     if (mode === 'allow') return { allow: true };
@@ -125,7 +126,7 @@ export class PermissionGate implements Gate {
     if (!ctx.attended) {
       return request.class === 'code' ? this.unattended(ctx, tool, unmatched[0], file.unattended) : { allow: true };
     }
-    return this.prompt(tool, request, unmatched, ctx);
+    return this.prompt(tool, request, unmatched, args, ctx);
   }
 
   /** Answers a waiting prompt; `always` persists the rule(s) before the call is unblocked. */
@@ -245,7 +246,7 @@ export class PermissionGate implements Gate {
     return { allow: false, reason: this.mask(reason) };
   }
 
-  private prompt(tool: AnyTool, request: PermissionRequest, unmatched: string[], ctx: ToolContext): Promise<Decision> {
+  private prompt(tool: AnyTool, request: PermissionRequest, unmatched: string[], args: Record<string, unknown>, ctx: ToolContext): Promise<Decision> {
     const key = unmatched[0] ?? request.key;
     const broaderKey = key === request.key ? request.broaderKey : broaderOf(key);
     const prompt: PendingPrompt = {
@@ -257,7 +258,7 @@ export class PermissionGate implements Gate {
       broaderKey: broaderKey && broaderKey !== key ? broaderKey : undefined,
       // Only literal keys are listed: the list is exactly what `always` saves.
       keys: (unmatched.length ? unmatched : [request.key]).filter((k) => ruleKeyProblem(k) === undefined),
-      display: this.mask(request.display ?? request.key),
+      display: this.mask(request.display ?? callDisplay(request.key, args)),
       reason: request.forcePrompt || request.protectedPath ? this.mask((request.forcePrompt || request.protectedPath)!) : undefined,
       protectedPath: request.protectedPath ? true : undefined,
       sessionId: ctx.sessionId,
@@ -305,6 +306,17 @@ export class PermissionGate implements Gate {
       if (ctx.sessionId && this.mode(ctx) === 'allow') this.releaseSession(ctx.sessionId);
     });
   }
+}
+
+/**
+ * What a prompt shows for a tool that writes no display of its own (MCP tools, the vault tool ...):
+ * the key and the arguments the call will run with, so a person approves what runs, not a name.
+ */
+export function callDisplay(key: string, args: Record<string, unknown>): string {
+  if (!args || !Object.keys(args).length) return key;
+  const text = JSON.stringify(args, null, 2);
+  const max = LIMITS.promptDisplayChars;
+  return `${key}\n${text.length > max ? `${text.slice(0, max)}\n[clipped: ${text.length} characters of arguments, the first ${max} shown]` : text}`;
 }
 
 function stoppedReason(key: string): string {

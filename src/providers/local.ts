@@ -25,12 +25,15 @@ function partText(p: any): string {
   return '';
 }
 
+/** A message's text parts as one text: separate parts stay separate words and lines (a caller's ["Hello", "world"] is not "Helloworld"). */
+const joinParts = (texts: string[]) => texts.filter((t) => t).join('\n');
+
 function toolOutput(o: any): string {
   if (!o) return '';
   if (o.type === 'text' || o.type === 'error-text') return String(o.value);
   if (o.type === 'json' || o.type === 'error-json') return JSON.stringify(o.value);
   if (o.type === 'execution-denied') return `denied${o.reason ? `: ${o.reason}` : ''}`;
-  if (o.type === 'content') return (o.value ?? []).map((v: any) => (v.type === 'text' ? v.text : '')).join('');
+  if (o.type === 'content') return joinParts((o.value ?? []).map((v: any) => (v.type === 'text' ? v.text : '')));
   return JSON.stringify(o.value ?? o);
 }
 
@@ -39,12 +42,12 @@ export function templateMessages(options: LanguageModelV3CallOptions): ChatMessa
   const out: ChatMessageIn[] = [];
   for (const m of options.prompt) {
     if (m.role === 'system') out.push({ role: 'system', content: m.content });
-    else if (m.role === 'user') out.push({ role: 'user', content: m.content.map(partText).join('') });
+    else if (m.role === 'user') out.push({ role: 'user', content: joinParts(m.content.map(partText)) });
     else if (m.role === 'assistant') {
       const calls = m.content.filter((p) => p.type === 'tool-call') as any[];
       out.push({
         role: 'assistant',
-        content: m.content.map(partText).join(''),
+        content: joinParts(m.content.map(partText)),
         ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.toolCallId, type: 'function', function: { name: c.toolName, arguments: typeof c.input === 'string' ? safeJson(c.input) : c.input } })) } : {}),
       });
     } else if (m.role === 'tool') {

@@ -31,7 +31,8 @@ import type { SandboxPlan } from './types.js';
 /**
  * The sandbox's pid namespace ends when bwrap's first child exits, killing whatever the command left
  * running in the background (`npm run dev > dev.log 2>&1 &`). So the first child is this keeper: it
- * runs the command's login shell (fd 3 closed for it), writes `<exit code> <processes left>` on fd 3
+ * runs the command's shell (fd 3 closed for it; it sources no rc files: its environment is the login
+ * shell's snapshot, src/capabilities/shell/login-env.ts), writes `<exit code> <processes left>` on fd 3
  * for the engine, closes its own output, then waits while any other process lives in the namespace
  * (pid 1 is bwrap's reaper, pid 2 the keeper; the glob forks nothing). bwrap itself holds the output
  * pipes while the sandbox lives, so the engine cannot wait for them to close: the count tells it
@@ -41,7 +42,7 @@ const keeperScript = (prelude: string[], own: string) =>
   [
     ...prelude,
     own,
-    'bash -lc "$1" 3>&-',
+    'bash -c "$1" 3>&-',
     'code=$?',
     'own; set -- /proc/[0-9]*',
     'echo "$code $(($# - n))" >&3',

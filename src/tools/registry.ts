@@ -22,6 +22,8 @@ export interface ToolDescriptor {
   source: string;
   group: string;
   available: boolean;
+  /** The JSON Schema of the arguments (what a model is given). */
+  parameters: Record<string, unknown>;
 }
 
 /** Per-call options beyond the tool context. */
@@ -95,6 +97,7 @@ export class ToolRegistry {
       source: t.source ?? 'built-in',
       group: t.group,
       available: this.isAvailable(t),
+      parameters: t.parameters,
     }));
   }
 

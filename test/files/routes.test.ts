@@ -273,6 +273,10 @@ test('GET /api/tools lists the nine file tools', async () => {
   assert.equal(grep.source, 'built-in');
   assert.equal(grep.group, 'files');
   assert.equal(grep.available, true);
+  // Each tool carries its argument schema (issue 26), as a model is given it.
+  assert.equal(grep.parameters.type, 'object');
+  assert.equal(typeof grep.parameters.properties.pattern, 'object');
+  assert.ok(r.body.every((x: { parameters?: { type?: string } }) => x.parameters?.type === 'object'));
   assert.ok(grep.description.length <= 300);
 });
 

@@ -105,7 +105,7 @@ describe('mcp pool (stdio reference servers)', () => {
 
   it('refuses bad maps with a sentence and keeps the old one', async () => {
     for (const [body, re] of [
-      [{ servers: { bad_name: { command: 'x' } } }, /no underscore/],
+      // A key that is not a server name is renamed, not refused (test/mcp/pasted-names.test.ts).
       [{ servers: { a: { url: 'ftp://x' } } }, /http/],
       [{ servers: { a: {} } }, /command|url/],
       [{ servers: { a: { command: 'x', bogus: 1 } } }, /bogus/],

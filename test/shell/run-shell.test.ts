@@ -144,13 +144,16 @@ test('an abort kills the whole process group', async () => {
   const pid = Number(/bg=(\d+)/.exec(r.text)?.[1]);
   assert.ok(pid > 0, r.text);
   assert.ok(await waitGone(pid));
-  assert.equal(events[0].kind, 'shell.exec');
+  assert.equal(events.filter((e) => e.kind !== 'shell.output')[0].kind, 'shell.exec');
 });
 
 test('shell.exec carries the masked command, cwd, exit code and duration', async () => {
   const events: Array<{ kind: string; payload: any }> = [];
   const masked = createShellService({ fence: fenceOver(workspace), home, mask: (t) => t.replace(/hunter2/g, '****') });
   await masked.exec({ command: 'echo hunter2', cwd: 'sub', emit: (kind, payload) => events.push({ kind, payload }) });
+  // The live output went out first, masked like the result.
+  assert.deepEqual(events.filter((e) => e.kind === 'shell.output').map((e) => e.payload.text), ['****\n']);
+  events.splice(0, events.length, ...events.filter((e) => e.kind !== 'shell.output'));
   assert.equal(events.length, 1);
   assert.equal(events[0].kind, 'shell.exec');
   assert.equal(events[0].payload.command, 'echo ****');

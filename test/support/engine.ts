@@ -1,7 +1,7 @@
 /**
  * Starts a real engine in-process on port 0 with a temp home, and talks to it over real HTTP.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startEngine, type Engine, type EngineOptions } from '../../src/engine.js';
@@ -25,7 +25,10 @@ export async function startTestEngine(options: Partial<EngineOptions> & { keepHo
   const home = options.home ?? (await tempDir());
   const logs: string[] = [];
   // The file backend keeps test secrets out of the developer's real keychain.
-  const engine = await startEngine({ port: 0, gatewayPort: 0, log: (l) => logs.push(l), secretsBackend: 'file', ...options, home });
+  // Shells read their environment under a clean HOME: no developer's profile or rc files run in tests.
+  const shellLoginHome = path.join(os.tmpdir(), 'engine-test-clean-home');
+  await mkdir(shellLoginHome, { recursive: true });
+  const engine = await startEngine({ port: 0, gatewayPort: 0, log: (l) => logs.push(l), secretsBackend: 'file', shellLoginHome, ...options, home });
   const url = engine.url;
   const api: TestEngine['api'] = async (method, route, body, headers = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };

@@ -184,7 +184,7 @@ test('the vault tool is of the unknown-effect class: an attended chat in ask mod
   const res = await t.api('POST', '/api/chat', { sessionId: 's-ask', message: 'find alpha', agent: 'librarian', permissionMode: 'ask' });
   assert.equal(res.status, 202);
   const asked = await events.waitFor((e) => e.kind === 'permission.requested' && e.seq > seq, 20_000);
-  assert.deepEqual([asked.tool, asked.class, asked.key], ['vault', 'unknown', 'vault']);
+  assert.deepEqual([asked.tool, asked.class, asked.key], ['vault', 'unknown', 'vault(search)']);
   assert.equal((await t.api('POST', '/api/permissions/resolve', { runId: asked.runId, callId: asked.callId, decision: 'allow' })).status, 200);
   const end = await ended(asked.runId);
   assert.equal(end.kind, 'run.completed');

@@ -4,7 +4,7 @@
  * `isOwnWrite` so the engine's own writes are not echoed back as `fs.changed`.
  */
 import { spawn } from 'node:child_process';
-import type { Dirent } from 'node:fs';
+import { lstatSync, type Dirent } from 'node:fs';
 import { lstat, open, readdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
@@ -50,21 +50,24 @@ export type FilesService = ReturnType<typeof createFilesService>;
 export function createFilesService(deps: FilesDeps) {
   const { fence, home } = deps;
   const rg = deps.rg === undefined ? findRipgrep() : deps.rg;
-  const own = new Map<string, number>();
+  // Paths the engine changes, with the window and, once the change is done, what the path looked like
+  // after it: an event is the engine's own echo only while the path still looks that way, so an
+  // outside edit right after the engine's write is never swallowed (issue 26).
+  const own = new Map<string, { until: number; after?: string }>();
   const pins = createPins(fence);
 
-  /** Remembers a real path the engine is about to change, so the watcher does not echo it. */
-  const markOwn = (...reals: string[]) => {
+  /** Remembers real paths the engine is about to change (or has changed: `done`), so the watcher does not echo them. */
+  const markOwn = (reals: string[], done = false) => {
     const until = Date.now() + LIMITS.ownWriteEchoMs;
-    for (const r of reals) own.set(r, until);
+    for (const r of reals) own.set(r, { until, after: done ? signature(r) : undefined });
   };
   /** Runs a change with its paths marked as the engine's own, the echo window counted from when it ends (a slow disk or a busy machine cannot outlast it). */
   const asOwn = async <T>(reals: string[], change: () => Promise<T>): Promise<T> => {
-    markOwn(...reals);
+    markOwn(reals);
     try {
       return await change();
     } finally {
-      markOwn(...reals);
+      markOwn(reals, true);
     }
   };
   /** The topmost folder a write to `real` would create (or `real` itself): marking it covers every new parent. */
@@ -76,12 +79,19 @@ export function createFilesService(deps: FilesDeps) {
   const isOwnWrite = (real: string): boolean => {
     const now = Date.now();
     if (/\.\d+\.[0-9a-f]{8}\.tmp$/.test(real)) return true; // writeFileAtomic's temp files
-    for (const [p, until] of own) {
-      if (until < now) {
+    for (const [p, mark] of own) {
+      if (mark.until < now) {
         own.delete(p);
         continue;
       }
-      if (real === p || isInside(real, p)) return true;
+      // The path itself: an echo while the change is in progress or the path still looks as the
+      // change left it (someone else changed it since otherwise; another mark may still cover it).
+      if (real === p) {
+        if (mark.after === undefined || signature(real) === mark.after) return true;
+        continue;
+      }
+      // Inside a folder the engine created, copied, moved or deleted: the window decides.
+      if (isInside(real, p)) return true;
     }
     return false;
   };
@@ -794,4 +804,15 @@ function groupResults(rows: LineMatch[], cut: boolean) {
 function decodeText(r: Resolved, buf: Buffer): string {
   if (buf.includes(0)) throw badRequest(`"${r.virtual}" is a binary file (${buf.length} bytes); it cannot be read as text`);
   return buf.toString('utf8');
+}
+
+/** What a path looks like now (inode, size, modification time), or `absent`: compared to tell the engine's echo from a later edit. */
+function signature(real: string): string {
+  try {
+    const s = lstatSync(real);
+    // A folder's size and time move with its entries (the engine's own, while it copies): its inode says enough.
+    return s.isDirectory() ? `dir:${s.ino}` : `${s.ino}:${s.size}:${s.mtimeMs}`;
+  } catch {
+    return 'absent';
+  }
 }

@@ -15,7 +15,7 @@ import type { RunLedger } from '../../kernel/runs.js';
 import { boundedDiff } from './diff.js';
 import { realOr } from './repo.js';
 import { Shadow, type ShadowRoot } from './shadow.js';
-import type { Checkpoint, CheckpointsApi, DiffAnswer, RevertAnswer, SnapshotRequest } from './types.js';
+import type { Checkpoint, CheckpointsApi, DiffAnswer, RevertAnswer, RevertRunAnswer, SnapshotRequest } from './types.js';
 
 export const MEMORY_ROOT = '@memory';
 
@@ -150,22 +150,55 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   const treeDiff = (shadow: Shadow, from: string, to: string, paths?: string[]) =>
     boundedDiff((args, maxBytes) => shadow.run(['diff', ...args, from, to, ...(paths?.length ? ['--', ...paths.map((p) => `:(literal)${p}`)] : [])], { maxBytes }), shadow.root.prefix);
 
-  async function revert(sha: string): Promise<RevertAnswer> {
-    const cp = await find(sha);
-    const shadow = shadowOf(cp);
-    const run = deps.runs.start({ source: 'checkpoint', title: `revert ${cp.root} to checkpoint ${cp.sha.slice(0, 12)}` });
+  /** One root back to `cp` inside the revert run `runId`, snapshotting its current state first (the undo point). */
+  async function restoreRoot(cp: Checkpoint, shadow: Shadow, runId: string, emit: Emit): Promise<Omit<RevertAnswer, 'ok'>> {
+    const target = await shadow.treeOf(cp.sha);
+    const before = await snapshotRoot(shadow.root, { runId, reason: `before revert to ${cp.sha.slice(0, 12)}` });
+    await save();
+    emit('checkpoint.created', { sha: before.sha, root: before.root });
+    const changed = await serial(shadow, async () => shadow.restore(await shadow.treeOf(before.sha), target));
+    return { root: cp.root, sha: cp.sha, undo: before.sha, changed: changed.map((c) => ({ path: shadow.root.prefix + c.rel, change: c.change })) };
+  }
+
+  /** Runs `work` as a ledger run of source `checkpoint` (a revert is itself a run, failed when it fails). */
+  async function asRun<T>(title: string, work: (run: { id: string; emit: Emit }) => Promise<T>): Promise<T> {
+    const run = deps.runs.start({ source: 'checkpoint', title });
     try {
-      const target = await shadow.treeOf(cp.sha);
-      const before = await snapshotRoot(shadow.root, { runId: run.id, reason: `before revert to ${cp.sha.slice(0, 12)}` });
-      await save();
-      run.emit('checkpoint.created', { sha: before.sha, root: before.root });
-      const changed = await serial(shadow, async () => shadow.restore(await shadow.treeOf(before.sha), target));
+      const answer = await work(run);
       await run.finish('completed');
-      return { ok: true, root: cp.root, sha: cp.sha, undo: before.sha, changed: changed.map((c) => ({ path: shadow.root.prefix + c.rel, change: c.change })) };
+      return answer;
     } catch (err) {
       await run.finish('failed', { error: (err as Error).message });
       throw err;
     }
+  }
+
+  async function revert(sha: string): Promise<RevertAnswer> {
+    const cp = await find(sha);
+    const shadow = shadowOf(cp);
+    return asRun(`revert ${cp.root} to checkpoint ${cp.sha.slice(0, 12)}`, async (run) => ({ ok: true, ...(await restoreRoot(cp, shadow, run.id, run.emit)) }));
+  }
+
+  /**
+   * "Revert this run" (Claude Code's rewind of a whole turn): every root the run changed goes back to
+   * the run's first checkpoint there, the one taken before its first change. Each root gets its own
+   * undo checkpoint; every root's shadow is checked before any is touched.
+   */
+  async function revertRun(runId: string): Promise<RevertRunAnswer> {
+    if (typeof runId !== 'string' || !runId) throw badRequest('send {"runId": "<run id>"}; GET /api/runs lists the runs');
+    if (deps.runs.get(runId)) throw conflict(`run ${runId} is still running; stop it first (POST /api/runs/${runId}/stop), then revert it`);
+    const firsts = new Map<string, Checkpoint>();
+    for (const c of await load()) if (c.runId === runId && !firsts.has(c.rootPath)) firsts.set(c.rootPath, c);
+    if (!firsts.size) {
+      if (!deps.runs.record(runId)) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
+      throw notFound(`run ${runId} has no checkpoint: it changed no files through a tool (or its checkpoints were pruned)`);
+    }
+    const plan = [...firsts.values()].map((cp) => ({ cp, shadow: shadowOf(cp) }));
+    return asRun(`revert run ${runId} (${plan.map((p) => p.cp.root).join(', ')})`, async (run) => {
+      const roots: RevertRunAnswer['roots'] = [];
+      for (const { cp, shadow } of plan) roots.push(await restoreRoot(cp, shadow, run.id, run.emit));
+      return { ok: true, runId, roots };
+    });
   }
 
   async function runChanges(runId: string, opts: { roots?: string[]; paths?: string[] } = {}): Promise<DiffAnswer & { roots: string[] }> {
@@ -235,6 +268,7 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
     init: async () => void (await load()),
     snapshot,
     revert,
+    revertRun,
     runChanges,
     diffSince,
     beforeWrite,

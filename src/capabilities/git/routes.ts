@@ -183,4 +183,24 @@ export function gitRoutes(app: FastifyInstance, git: GitService): void {
     },
     (req) => git.checkpoints.revert(req.body.sha),
   );
+
+  app.post<{ Body: { runId: string } }>(
+    '/api/checkpoints/revert-run',
+    {
+      schema: doc(
+        'Reverts a whole run: every root it changed goes back to its checkpoint from before the run\'s first change, each with its own undo checkpoint',
+        {
+          body: { runId },
+          bodyRequired: ['runId'],
+          ok: {
+            ok: bool,
+            runId: str,
+            roots: arrayOf(obj({ root: str, sha: str, undo: str, changed: arrayOf(obj({ path: str, change: { type: 'string', enum: ['restored', 'removed', 'added'] } })) })),
+          },
+        },
+        'checkpoints',
+      ),
+    },
+    (req) => git.checkpoints.revertRun(req.body.runId),
+  );
 }

@@ -89,9 +89,18 @@ export interface RevertAnswer {
  * root back (snapshotting first, so it is undoable); `runChanges` is the diff from a run's first
  * checkpoint to now, per root.
  */
+/** "Revert this run": every root the run changed, back to the checkpoint before its first change. */
+export interface RevertRunAnswer {
+  ok: true;
+  runId: string;
+  /** One revert per root, each undoable through its `undo` checkpoint. */
+  roots: Array<Omit<RevertAnswer, 'ok'>>;
+}
+
 export interface CheckpointsApi {
   snapshot(req: SnapshotRequest): Promise<Array<{ root: string; sha: string }>>;
   revert(sha: string): Promise<RevertAnswer>;
+  revertRun(runId: string): Promise<RevertRunAnswer>;
   runChanges(runId: string, opts?: { roots?: string[]; paths?: string[] }): Promise<DiffAnswer & { roots: string[] }>;
   list(filter?: { runId?: string }): Checkpoint[];
   /** Snapshots before the first file-changing tool call of a run (no-op once the run has a checkpoint). */

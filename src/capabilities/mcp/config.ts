@@ -1,7 +1,8 @@
 /**
  * Validation of the server map: the one place that says what a server entry may hold. Server names
  * are letters, digits and dashes only: no underscore, so `<server>_<tool>` always splits at the
- * first underscore and two servers can never produce the same tool name.
+ * first underscore and two servers can never produce the same tool name. A pasted key that is not
+ * such a name gets one derived from it (`my_server` -> `my-server`), said in the answer.
  */
 import { badRequest } from '../../kernel/errors.js';
 import type { McpServerEntry } from './types.js';
@@ -18,16 +19,47 @@ export interface EntryInput extends McpServerEntry {
   clearToken?: boolean;
 }
 
-/** `{servers}` or a pasted Claude Desktop config `{mcpServers}`; returns the entries with tokens still on them. */
-export function parseMap(body: unknown): Record<string, EntryInput> {
+/**
+ * `{servers}` or a pasted Claude Desktop config `{mcpServers}`; returns the entries with tokens still
+ * on them, by valid server name. A key that is not a valid name (`my_server`, `Brave Search`) is not
+ * refused: a valid name is derived from it and `renamed` says which.
+ */
+export function parseMap(body: unknown): { servers: Record<string, EntryInput>; renamed: Record<string, string> } {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('send {"servers": {"<name>": {command, args?, env?, cwd?} or {type: "http", url, headers?}}} (a Claude Desktop "mcpServers" block works too)');
   const b = body as Record<string, unknown>;
   const servers = b.servers ?? b.mcpServers;
   if (b.servers !== undefined && b.mcpServers !== undefined) throw badRequest('send either servers or mcpServers, not both');
   if (!servers || typeof servers !== 'object' || Array.isArray(servers)) throw badRequest('servers must be an object mapping a server name to its entry');
   const out: Record<string, EntryInput> = {};
-  for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) out[name] = parseEntry(name, entry);
-  return out;
+  const renamed: Record<string, string> = {};
+  const keys = Object.keys(servers as Record<string, unknown>);
+  // Valid keys keep their names first, so a derived name never takes one a person wrote.
+  const taken = new Set(keys.filter((k) => SERVER_NAME.test(k)));
+  for (const key of keys) {
+    let name = key;
+    if (!SERVER_NAME.test(key)) {
+      name = uniqueName(serverNameFrom(key), taken);
+      taken.add(name);
+      renamed[key] = name;
+    }
+    out[name] = parseEntry(name, (servers as Record<string, unknown>)[key]);
+  }
+  return { servers: out, renamed };
+}
+
+/** A valid server name from any key: runs of other characters become one dash, cut to 32. */
+export function serverNameFrom(key: string): string {
+  const name = key.replace(/[^A-Za-z0-9-]+/g, '-').replace(/-+/g, '-').replace(/^-+/, '').slice(0, 32).replace(/-+$/, '');
+  return name || 'server';
+}
+
+function uniqueName(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const name = base.slice(0, 32 - suffix.length) + suffix;
+    if (!taken.has(name)) return name;
+  }
 }
 
 function parseEntry(name: string, raw: unknown): EntryInput {

@@ -20,6 +20,7 @@ const view = obj(
     servers: { type: 'object', additionalProperties: obj(entry), description: 'the map as stored' },
     status: { type: 'object', additionalProperties: openObj('{state, transport, tools, restarts, error?, warnings?, serverInfo?}'), description: 'live status by server' },
     authUrls: stringMap('authorization URLs to open, by server waiting on OAuth'),
+    renamed: stringMap('PUT only: pasted keys that were not valid server names (letters, digits, dashes), each with the name used instead; its tools are <name>_<tool>'),
   },
   ['servers', 'status', 'authUrls'],
 );

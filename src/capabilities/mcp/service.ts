@@ -50,7 +50,7 @@ export async function createMcpService(deps: McpDeps) {
 
   try {
     const raw = await deps.home.readJson<unknown>(HOME_LAYOUT.mcp, { servers: {} });
-    const inputs = parseMap(raw);
+    const inputs = parseMap(raw).servers;
     map = { servers: Object.fromEntries(Object.entries(inputs).map(([n, e]) => [n, storedEntry(n, e)])) };
   } catch (err) {
     deps.log(`mcp: ${HOME_LAYOUT.mcp} was not loaded (${(err as Error).message}); starting with no servers`);
@@ -73,7 +73,7 @@ export async function createMcpService(deps: McpDeps) {
     /** PUT /api/mcp: replaces the map; only added, removed or changed servers reconnect. */
     replace(body: unknown): Promise<McpView> {
       return serial(async () => {
-        const inputs = parseMap(body);
+        const { servers: inputs, renamed } = parseMap(body);
         const servers: McpMap['servers'] = {};
         for (const [name, input] of Object.entries(inputs)) {
           if (input.newToken) await deps.secrets.set(tokenSecretName(name), input.newToken);
@@ -87,7 +87,7 @@ export async function createMcpService(deps: McpDeps) {
         }
         await save({ servers });
         await pool.apply(map);
-        return view();
+        return Object.keys(renamed).length ? { ...view(), renamed } : view();
       });
     },
     toggle(name: string, body: unknown): Promise<McpView> {

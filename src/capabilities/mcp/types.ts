@@ -43,4 +43,6 @@ export interface McpView {
   status: Record<string, McpServerStatus>;
   /** Authorization URLs to open in a browser, for servers waiting on OAuth. */
   authUrls: Record<string, string>;
+  /** PUT only: pasted keys that were not valid server names, each with the name used instead (tools are `<name>_<tool>`). */
+  renamed?: Record<string, string>;
 }

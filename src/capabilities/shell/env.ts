@@ -1,6 +1,6 @@
 /**
  * The environment every shell the engine starts gets (run_shell, the `command` workflow node, /term):
- * the engine's own environment minus secret-shaped variables, plus where git must stop and which
+ * the login shell's snapshot (or the engine's own environment) minus secret-shaped variables, plus where git must stop and which
  * mounts exist.
  *
  * A variable is dropped by the shape of its NAME or of its VALUE (docs/shell-and-web.md has the rule):
@@ -60,12 +60,14 @@ export interface ShellEnvOptions {
   mounts: string[];
   /** The engine's secret masker (stored values and shapes): a variable holding a stored secret is dropped. */
   mask?: (text: string) => string;
+  /** The variables to start from: the login shell's snapshot (login-env.ts); default the engine's own. */
+  base?: Record<string, string | undefined>;
 }
 
 export function shellEnv(options: ShellEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
-  // The engine's own environment, read at call time.
-  for (const [name, value] of Object.entries(process.env)) {
+  // The login shell's snapshot, or the engine's own environment read at call time.
+  for (const [name, value] of Object.entries(options.base ?? process.env)) {
     if (value === undefined || isSecretName(name) || isSecretValue(value, options.mask)) continue;
     env[name] = value;
   }

@@ -17,10 +17,12 @@ export interface RunCommandOptions {
   signal?: AbortSignal;
   /** Default LIMITS.shellTimeoutMs (300 s). */
   timeoutMs?: number;
-  /** The OS sandbox to start the shell in (src/sandbox): `<program> <prefix...> bash -lc <command>`. */
+  /** The OS sandbox to start the shell in (src/sandbox): `<program> <prefix...> bash -c <command>`. */
   sandbox?: SandboxLaunch;
   /** The hard denylist, checked here too so no caller can skip it. */
   hardDenied?: HardDenied;
+  /** Called with the output as it is read (live output); what the read bound cuts off is not passed. */
+  onOutput?: (chunk: string) => void;
   /** Output bounds (defaults from LIMITS); tests and callers with tighter budgets may lower them. */
   headChars?: number;
   tailChars?: number;
@@ -62,11 +64,12 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     return { exitCode: 130, signal: undefined, timedOut: false, aborted: true, readStopped: false, backgroundHeld: false, charsRead: 0, output: '', durationMs: 0 };
   }
 
-  // `bash -lc`: a login shell, so the user's PATH and tool managers (nvm, pyenv ...) are there.
+  // `bash -c`, sourcing nothing: the caller's environment is the login shell's snapshot (login-env.ts),
+  // so the user's PATH and tool managers (nvm, pyenv ...) are there without running their rc files.
   // detached: its own process group, so stopping kills the command and everything it started.
   // Inside a sandbox the same bash starts under bwrap or sandbox-exec; the process group then holds
   // the sandbox's monitor and everything in it, so a timeout or a stop still kills it all.
-  const shellArgs = ['-lc', options.command];
+  const shellArgs = ['-c', options.command];
   const box = options.sandbox;
   const keeper = box?.keeper;
   const [file, args] = !box ? ['bash', shellArgs] : keeper ? [box.program, [...box.prefix, ...keeper, options.command]] : [box.program, [...box.prefix, 'bash', ...shellArgs]];
@@ -90,6 +93,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     const room = readChars - text.length;
     if (chunk.length >= room) {
       text += chunk.slice(0, room);
+      options.onOutput?.(chunk.slice(0, room));
       // Stop reading: further writes fail (EPIPE/SIGPIPE) instead of filling memory.
       readStopped = true;
       child.stdout?.destroy();
@@ -97,6 +101,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
       return;
     }
     text += chunk;
+    options.onOutput?.(chunk);
   };
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8');

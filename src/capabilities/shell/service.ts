@@ -13,6 +13,8 @@ import type { HiddenPaths } from '../../kernel/hidden.js';
 import type { PermissionRequest } from '../../tools/types.js';
 import { runDiagnostics, type DiagnosticsReport } from './diagnostics.js';
 import { shellEnv } from './env.js';
+import { liveOutput } from './live-output.js';
+import type { LoginEnv } from './login-env.js';
 import { formatCommandResult, runCommand, type CommandResult } from './run-command.js';
 import type { FenceLike, FenceRoot, HardDenied, Mask, ShellPermission } from './types.js';
 
@@ -31,6 +33,8 @@ export interface ShellDeps {
   sandbox?: Sandbox;
   /** Paths hidden from models (vaults' agentForbidden): not there inside the sandbox; their schema files read-only. */
   hidden?: HiddenPaths;
+  /** The login shell's environment snapshot commands start from; without one, the engine's own environment. */
+  loginEnv?: LoginEnv;
 }
 
 export interface ExecOptions {
@@ -39,6 +43,8 @@ export interface ExecOptions {
   cwd?: string;
   signal?: AbortSignal;
   emit?: Emit;
+  /** The tool call (or node) the command runs for: its live output goes out as `shell.output` with it. */
+  callId?: string;
   timeoutMs?: number;
   /**
    * A person allowed this command to run without the sandbox when none can start (the attended
@@ -62,7 +68,10 @@ export type ShellService = ReturnType<typeof createShellService>;
 export function createShellService(deps: ShellDeps) {
   const mask = deps.mask ?? ((t: string) => t);
   const mountNames = () => deps.fence.roots().filter((r) => r.kind === 'mount').map((r) => r.name);
+  // /term starts an interactive login shell, which reads the person's files itself: the engine's own environment.
   const env = () => shellEnv({ home: deps.home, mounts: mountNames(), mask: deps.mask });
+  // Commands source nothing: they start from the login shell's snapshot.
+  const commandEnv = async () => shellEnv({ home: deps.home, mounts: mountNames(), mask: deps.mask, base: deps.loginEnv && (await deps.loginEnv.get()).env });
 
   /** Resolves a virtual directory inside the fence; the fence throws for anything outside. */
   async function resolveDir(virtual: string | undefined): Promise<{ real: string; virtual: string }> {
@@ -107,16 +116,19 @@ export function createShellService(deps: ShellDeps) {
     const prepared = deps.sandbox ? await deps.sandbox.prepare({ roots: await realRoots(), cwd: dir.real, approvedUnsandboxed: options.approvedUnsandboxed, ...(await hiddenFromCommands()) }) : undefined;
     let result: CommandResult;
     let notes: string[] = [];
+    const live = options.emit && liveOutput({ emit: options.emit, callId: options.callId, mask });
     try {
       result = await runCommand({
         command: options.command,
         cwd: dir.real,
-        env: { ...env(), ...prepared?.env },
+        env: { ...(await commandEnv()), ...prepared?.env },
         signal: options.signal,
         timeoutMs,
         sandbox: prepared?.launch,
+        onOutput: live ? (chunk) => live.push(chunk) : undefined,
       });
     } finally {
+      live?.end();
       notes = (await prepared?.finish().catch(() => [])) ?? [];
     }
     const sandboxed = !!prepared?.launch;
@@ -140,7 +152,7 @@ export function createShellService(deps: ShellDeps) {
       return prepared;
     };
     try {
-      return await runDiagnostics(root, { signal, env: env(), sandbox });
+      return await runDiagnostics(root, { signal, env: await commandEnv(), sandbox });
     } finally {
       await prepared?.finish().catch(() => undefined);
     }
@@ -151,7 +163,14 @@ export function createShellService(deps: ShellDeps) {
     return deps.sandbox && request.class === 'code' ? deps.sandbox.request(request, ctx.attended) : request;
   }
 
-  return { exec, permission, diagnostics, env, markUnsandboxed };
+  /** Reads the login shell's environment again (POST /api/shell/snapshot). */
+  async function snapshot() {
+    if (!deps.loginEnv) return undefined;
+    const s = await deps.loginEnv.refresh();
+    return { ok: !s.error, shell: s.shell, variables: Object.keys(s.env).length, durationMs: s.durationMs, takenAt: s.takenAt, ...(s.error ? { error: s.error } : {}), ...(s.noise ? { noise: deps.mask?.(s.noise) ?? s.noise } : {}) };
+  }
+
+  return { exec, permission, diagnostics, env, snapshot, markUnsandboxed };
 }
 
 /** The engine's own TypeScript package (the checker for roots without one): it must stay readable in the sandbox. */

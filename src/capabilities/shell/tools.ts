@@ -30,7 +30,7 @@ export function shellTools(shell: ShellService, fence: FenceLike): AnyTool[] {
     permission: (args, ctx) => shell.permission(args.command, ctx),
     async run(args, ctx) {
       // Attended: if no sandbox can start, the gate has just shown a person a "not sandboxed" prompt.
-      const result = await shell.exec({ command: args.command, cwd: args.cwd, signal: ctx.signal, emit: ctx.emit, approvedUnsandboxed: ctx.attended });
+      const result = await shell.exec({ command: args.command, cwd: args.cwd, signal: ctx.signal, emit: ctx.emit, callId: ctx.callId, approvedUnsandboxed: ctx.attended });
       return result.text;
     },
   });

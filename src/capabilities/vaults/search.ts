@@ -127,10 +127,11 @@ export class SearchIndex {
   search(query: string, limit: number, allow?: (rel: string) => boolean): RankedHit[] {
     const words = [...new Set(tokenize(query))];
     if (!words.length) return [];
+    const prefix = prefixWord(query);
     const lists: Postings[] = [];
     for (const w of words) {
       const tid = this.termIds.get(w);
-      const p = tid === undefined ? undefined : this.lists[tid];
+      const p = w === prefix ? this.prefixPostings(w) : tid === undefined ? undefined : this.lists[tid];
       if (!p?.live) return [];
       lists.push(p);
     }
@@ -186,6 +187,29 @@ export class SearchIndex {
     }
   }
 
+  /**
+   * One posting list for every term starting with `prefix` (the word being typed: `kettl` finds
+   * kettle and kettles), counts of one note added up. A scan of the terms: a query, not indexing.
+   */
+  private prefixPostings(prefix: string): Postings | undefined {
+    const byId = new Map<number, [number, number, number]>();
+    for (const [term, tid] of this.termIds) {
+      if (!term.startsWith(prefix)) continue;
+      const p = this.lists[tid];
+      for (let i = 0; i < p.ids.length; i++) {
+        if (this.rels[p.ids[i]] === undefined) continue;
+        const c = byId.get(p.ids[i]) ?? [0, 0, 0];
+        c[0] += bodyTf(p.packs[i]);
+        c[1] += nameTf(p.packs[i]);
+        c[2] += aliasTf(p.packs[i]);
+        byId.set(p.ids[i], c);
+      }
+    }
+    if (!byId.size) return undefined;
+    const ids = [...byId.keys()].sort((a, b) => a - b);
+    return { ids, packs: ids.map((id) => pack(...byId.get(id)!)), live: ids.length };
+  }
+
   private newTerm(t: string): number {
     const tid = this.lists.length;
     this.termIds.set(t, tid);
@@ -225,13 +249,25 @@ function find(p: Postings, id: number): number | undefined {
   return undefined;
 }
 
+/**
+ * The word of `query` matched as a prefix: its last word, as a search box does while one types,
+ * unless the query ends in a space (the word is finished) or the word is a single character.
+ */
+export function prefixWord(query: string): string | undefined {
+  if (/\s$/.test(query)) return undefined;
+  const last = tokenize(query).at(-1);
+  return last && last.length >= 2 ? last : undefined;
+}
+
 /** A one-line excerpt of `body` around the first word of the query it holds (or its opening). */
 export function snippet(body: string, query: string): string {
   const words = tokenize(query);
+  const prefix = prefixWord(query);
   const lower = body.toLowerCase();
   let at = -1;
   for (const w of words) {
-    const re = new RegExp(`(?<![\\p{L}\\p{N}])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'u');
+    const end = w === prefix ? '' : '(?![\\p{L}\\p{N}])';
+    const re = new RegExp(`(?<![\\p{L}\\p{N}])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${end}`, 'u');
     const m = re.exec(lower);
     if (m && (at === -1 || m.index < at)) at = m.index;
   }

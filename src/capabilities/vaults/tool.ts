@@ -46,7 +46,8 @@ export function vaultTool(deps: { ops: ReturnType<typeof agentOps>; vaultOf: (ag
       "'links' {note} lists its outbound links, backlinks and unresolved links; 'propose' {name, type?, content} stages a NEW note in the inbox for a person to triage — if a note with that name or alias exists you get it back instead, so read it rather than duplicating it; " +
       "'append_log' {note, entry} adds one dated line under the note's Log heading. Those are the only writes: you cannot edit a note's text above its Log.",
     parameters: vaultToolParameters,
-    permission: 'unknown',
+    // Keyed by command, the way db_query keys by connection: "always" on a read never allows a write.
+    permission: (args) => ({ class: 'unknown', key: `vault(${args.command})` }),
     async run(args, ctx) {
       const vault = await deps.vaultOf(ctx.agent);
       if (!vault) {

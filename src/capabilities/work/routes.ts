@@ -35,18 +35,19 @@ export function workRoutes(app: FastifyInstance, work: WorkService): void {
       return { boards: work.list(filter) };
     },
   );
-  app.put<{ Params: { project: string }; Body: Record<string, unknown> | undefined }>(
+  app.put<{ Params: { project: string }; Querystring: { root?: string }; Body: Record<string, unknown> | undefined }>(
     '/api/work/:project',
     {
-      schema: route(tag, 'create or update a board from a config ({} gets the default board)', {
+      schema: route(tag, 'create or update a board from a config ({} gets the default board); ?root=<mount> places a new board in a mount', {
         params: project,
+        querystring: query({ root: 'where a new board lives: "workspace" (default) or a mount name; its .work/ is committed with that code' }),
         body: boardConfigBody,
-        response: { 200: ok({ created: bool('true when the board is new'), project: str(), config: openObj('the board config as stored') }) },
+        response: { 200: ok({ created: bool('true when the board is new'), project: str(), root: str('the root the board lives in'), config: openObj('the board config as stored') }) },
       }),
     },
     async (req) => {
-      const { created, config } = await work.putBoard(req.params.project, req.body ?? {});
-      return { ok: true, created, project: req.params.project, config };
+      const { created, config, root } = await work.putBoard(req.params.project, req.body ?? {}, req.query.root);
+      return { ok: true, created, project: req.params.project, root, config };
     },
   );
   app.post<{ Params: { project: string }; Body: CreateInput }>(

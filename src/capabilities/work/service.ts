@@ -9,13 +9,13 @@ import { checkProject, parseConfig } from './config.js';
 import { activityLine, describeActor, formatItem } from './item-file.js';
 import { allocateKey } from './keys.js';
 import { findLinks, type LinkDeps } from './links.js';
-import { type Board, BoardStore } from './store.js';
+import { type Board, type BoardRoot, BoardStore } from './store.js';
 import type { Actor, BoardConfig, BoardListing, CreateInput, ListFilter, UpdateInput, WorkItem, WorkLinks, WorkRow } from './types.js';
 import { checkAssignee, checkEstimate, checkFields, checkLabels, checkParent, checkPriority, kindOf, laneOf, resolveFilter } from './validate.js';
 
 export interface WorkDeps {
-  /** The workspace folder: boards live in `<workspace>/.work/` so they can be kept in git with the code. */
-  workspace: () => string;
+  /** Where boards may live, the workspace first, then the mounts: `<root>/.work/` is kept in git with the code. */
+  roots: () => BoardRoot[];
   emit: Emit;
   /** Home.serialize: the per-path queue that orders a board's writes. */
   serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>;
@@ -42,7 +42,7 @@ export function row(item: WorkItem): WorkRow {
 }
 
 export function createWorkService(deps: WorkDeps) {
-  const store = new BoardStore(deps.workspace, deps.serialize, deps.indexDir);
+  const store = new BoardStore(deps.roots, deps.serialize, deps.indexDir);
 
   const boardNames = () => {
     const all = store.projects();
@@ -126,9 +126,10 @@ export function createWorkService(deps: WorkDeps) {
     store,
 
     /** Creates a board (`{}`: the documented default) or updates its config; refuses what would orphan items. */
-    async putBoard(project: string, raw: unknown): Promise<{ created: boolean; config: BoardConfig }> {
+    async putBoard(project: string, raw: unknown, root?: string): Promise<{ created: boolean; config: BoardConfig; root: string }> {
       checkProject(project);
       if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('a board config must be a JSON object (send {} for the default board)');
+      if (root !== undefined) store.place(project, root);
       return store.locked(project, async () => {
         await store.assertInside(project);
         const old = store.load(project);
@@ -152,7 +153,7 @@ export function createWorkService(deps: WorkDeps) {
         }
         await store.writeConfig(project, config);
         deps.emit('work.updated', { project, change: old ? 'board config updated' : 'board created', actor: 'person' });
-        return { created: !old, config };
+        return { created: !old, config, root: store.rootOf(project).name };
       });
     },
 

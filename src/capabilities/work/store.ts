@@ -1,6 +1,7 @@
 /**
- * Boards on disk, under `<workspace>/.work/<project>/`: `board.json`, `counter.json` and
- * `items/<KEY>.md`. Items are cached by file name with their mtime and size; every read re-stats the
+ * Boards on disk, under `<root>/.work/<project>/` (the workspace, or a mount a board was placed in:
+ * a board lives with the code it tracks and is committed with it): `board.json`, `counter.json` and
+ * `items/<KEY>.md`. A project name is one board across every root (the workspace's first). Items are cached by file name with their mtime and size; every read re-stats the
  * folder, so a hand edit, a new file or a deleted one is seen at the next call while an unchanged
  * file is never parsed twice (work_list over 5 000 items stays in milliseconds).
  */
@@ -31,13 +32,22 @@ export interface Board {
   items: Map<string, WorkItem>;
 }
 
+/** A folder boards may live in: the workspace (first) or a mount. */
+export interface BoardRoot {
+  name: string;
+  path: string;
+}
+
 export class BoardStore {
   private readonly cache = new Map<string, { configStamp: string; config: BoardConfig; files: Map<string, Cached> }>();
   private readonly dirty = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
+  /** The root a board being created goes to (PUT ?root=), until its board.json says where it is. */
+  private readonly placed = new Map<string, string>();
 
   constructor(
-    private readonly workspace: () => string,
+    /** The workspace first, then the mounts. */
+    private readonly roots: () => BoardRoot[],
     /** The home's per-path queue (Home.serialize): one writer at a time per board folder. */
     private readonly serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>,
     /**
@@ -85,27 +95,44 @@ export class BoardStore {
     }
   }
 
-  root(): string {
-    return path.join(this.workspace(), BOARDS_DIR);
+  /** The root holding the board (the first with its board.json), else where it was placed, else the workspace. */
+  rootOf(project: string): BoardRoot {
+    const roots = this.roots();
+    const holding = roots.find((r) => isFile(path.join(r.path, BOARDS_DIR, project, 'board.json')));
+    return holding ?? roots.find((r) => r.name === this.placed.get(project)) ?? roots[0];
+  }
+
+  /** Places a new board in the root named `name` (a mount); a board that exists stays where it is. */
+  place(project: string, name: string): void {
+    const roots = this.roots();
+    if (!roots.some((r) => r.name === name)) throw new EngineError(404, `no root "${name}": use "workspace" or a mount name (GET /api/mounts lists them)`);
+    const current = this.exists(project) ? this.rootOf(project).name : undefined;
+    if (current !== undefined && current !== name) throw new EngineError(409, `board "${project}" already lives in ${current}; a board does not move between roots (move its .work/${project} folder by hand)`);
+    this.placed.set(project, name);
   }
 
   dir(project: string): string {
-    return path.join(this.root(), project);
+    return path.join(this.rootOf(project).path, BOARDS_DIR, project);
   }
 
   itemFile(project: string, key: string): string {
     return path.join(this.dir(project), 'items', `${key}.md`);
   }
 
-  /** The projects that have a board.json, sorted. */
+  /** The projects that have a board.json in any root, sorted. */
   projects(): string[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.root());
-    } catch {
-      return [];
+    const names = new Set<string>();
+    for (const r of this.roots()) {
+      const dir = path.join(r.path, BOARDS_DIR);
+      let found: string[];
+      try {
+        found = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const n of found) if (!n.startsWith('.') && isFile(path.join(dir, n, 'board.json'))) names.add(n);
     }
-    return names.filter((n) => !n.startsWith('.') && isFile(path.join(this.root(), n, 'board.json'))).sort();
+    return [...names].sort();
   }
 
   exists(project: string): boolean {
@@ -184,19 +211,21 @@ export class BoardStore {
   }
 
   /**
-   * Refuses to write through a `.work` or board folder that is a symlink leading out of the
-   * workspace (something a shell could have planted): board writes stay inside the workspace.
+   * Refuses to write through a `.work` or board folder that is a symlink leading out of its root
+   * (something a shell could have planted): board writes stay inside the root they live in.
    */
   async assertInside(project: string): Promise<void> {
-    const ws = await fs.realpath(this.workspace());
-    for (const p of [this.root(), this.dir(project), path.join(this.dir(project), 'items')]) {
+    const root = this.rootOf(project);
+    const base = await fs.realpath(root.path);
+    const dir = this.dir(project);
+    for (const p of [path.dirname(dir), dir, path.join(dir, 'items')]) {
       let real: string;
       try {
         real = await fs.realpath(p);
       } catch {
         return; // not there yet: it will be created as a plain folder
       }
-      if (real !== ws && !real.startsWith(ws + path.sep)) throw new EngineError(403, `${path.relative(this.workspace(), p)} leads outside the workspace (a symlink?); boards are written only inside it`);
+      if (real !== base && !real.startsWith(base + path.sep)) throw new EngineError(403, `${path.relative(root.path, p)} leads outside ${root.name === 'workspace' ? 'the workspace' : `the mount ${root.name}`} (a symlink?); boards are written only inside their root`);
     }
   }
 

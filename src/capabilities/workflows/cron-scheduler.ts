@@ -119,5 +119,8 @@ export function createCronScheduler(deps: CronDeps) {
     await saving;
   }
 
-  return { init, sync, close, armed: () => [...armed.keys()] };
+  /** The next fire of an armed trigger (`<workflowId>:<nodeId>`), or undefined when it is not armed or never fires again. */
+  const next = (key: string): number | undefined => armed.get(key)?.schedule.next(deps.clock.now());
+
+  return { init, sync, close, armed: () => [...armed.keys()], next };
 }

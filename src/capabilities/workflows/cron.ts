@@ -49,7 +49,12 @@ export function parseCron(expr: string, timezone?: string): CronSchedule {
 
 export interface CronPreview {
   ok: boolean;
+  /** UTC instants (ISO 8601, `Z`). */
   next: string[];
+  /** The same fires as wall-clock times in the time zone (the engine machine's when none is given), with their offset. */
+  nextLocal: string[];
+  /** The zone `nextLocal` is in. */
+  timezone?: string;
   description: string;
   error?: string;
 }
@@ -60,18 +65,33 @@ export function previewCron(expr: unknown, timezone: unknown, now: number): Cron
     if (typeof expr !== 'string') throw new Error('expr must be a cron expression string, e.g. "0 9 * * 1-5"');
     const tz = typeof timezone === 'string' && timezone ? timezone : undefined;
     const schedule = parseCron(expr, tz);
-    const next: string[] = [];
+    const fires: number[] = [];
     let at = now;
     for (let i = 0; i < 3; i++) {
       const n = schedule.next(at);
       if (n === undefined) break;
-      next.push(new Date(n).toISOString());
+      fires.push(n);
       at = n;
     }
-    return { ok: true, next, description: describeCron(expr, tz) };
+    const zone = tz ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    return { ok: true, next: fires.map((n) => new Date(n).toISOString()), nextLocal: fires.map((n) => localIso(n, zone)), timezone: zone, description: describeCron(expr, tz) };
   } catch (err) {
-    return { ok: false, next: [], description: '', error: (err as Error).message };
+    return { ok: false, next: [], nextLocal: [], description: '', error: (err as Error).message };
   }
+}
+
+/** `2026-03-02T10:00:00+01:00`: the wall-clock time in `timezone` with its UTC offset then. */
+export function localIso(ms: number, timezone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value]),
+  );
+  const wall = `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}`;
+  const offsetMin = Math.round((Date.parse(`${wall}Z`) - Math.floor(ms / 1000) * 1000) / 60_000);
+  const sign = offsetMin < 0 ? '-' : '+';
+  const abs = Math.abs(offsetMin);
+  return `${wall}${offsetMin === 0 ? 'Z' : `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`}`;
 }
 
 const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];

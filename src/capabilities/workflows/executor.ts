@@ -531,6 +531,23 @@ class NodeCtx implements NodeContext {
   runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
     return this.deps.runChild(this.wr, workflowId, payload, signal);
   }
+
+  following(branch: string): NodeSpec[] {
+    const doc = this.wr.doc;
+    const byDefault = nodeType(this.spec.type)?.defaultBranch;
+    return doc.edges.filter((e) => e.from === this.nodeId && (e.when ?? byDefault) === branch).flatMap((e) => doc.nodes.find((n) => n.id === e.to) ?? []);
+  }
+
+  approvedCommands(): string[] {
+    const doc = this.wr.doc;
+    const nodes = this.scope().nodes ?? {};
+    return doc.edges.flatMap((e) => {
+      if (e.to !== this.nodeId || doc.nodes.find((n) => n.id === e.from)?.type !== 'gate') return [];
+      const output = nodes[e.from]?.output as { approved?: boolean; commands?: Record<string, unknown> } | undefined;
+      const command = output?.approved === true ? output.commands?.[this.nodeId] : undefined;
+      return typeof command === 'string' ? [command] : [];
+    });
+  }
 }
 
 /**

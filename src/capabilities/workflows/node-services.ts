@@ -9,6 +9,7 @@ import type { ModelClient } from '../../providers/types.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { AnyTool, Gate, PermissionRequest } from '../../tools/types.js';
 import type { ResolvedAgent } from '../agents/types.js';
+import { decide, type PermissionsFile } from '../../permissions/rules.js';
 import type { NotifyInput } from '../notifications/types.js';
 import { createHttpRequester, type FloorLike } from './http-request.js';
 import type { NodeServices } from './types.js';
@@ -22,11 +23,13 @@ export interface NodeServiceDeps {
   settings(): { chatMaxTurns: number; compactFraction: number };
   shell: {
     permission(command: string): Promise<PermissionRequest>;
-    exec(o: { command: string; cwd?: string; signal?: AbortSignal; emit?: (kind: string, p?: Record<string, unknown>) => void }): Promise<{ exitCode: number; text: string }>;
+    exec(o: { command: string; cwd?: string; signal?: AbortSignal; emit?: (kind: string, p?: Record<string, unknown>) => void; callId?: string }): Promise<{ exitCode: number; text: string }>;
   };
   floor: FloorLike;
   secret(name: string): Promise<string | undefined>;
   notify(input: NotifyInput): Promise<unknown>;
+  /** The saved rules and the unattended default (warnings for triggered workflows). */
+  rules?: () => Promise<PermissionsFile>;
 }
 
 export function createNodeServices(deps: NodeServiceDeps): NodeServices {
@@ -82,10 +85,24 @@ export function createNodeServices(deps: NodeServiceDeps): NodeServices {
       const request = await deps.shell.permission(req.command);
       if (request.hardDeny) throw new Error(request.hardDeny);
       const tool: AnyTool = deps.tools.get('run_shell') ?? { name: 'run_shell', group: 'shell', description: '', parameters: {}, permission: 'code', run: async () => '' };
-      const decision = await deps.gate.check(tool, request, { command: req.command }, { signal: req.signal, emit: req.emit, runId: req.runId, callId: req.callId, attended: req.attended, authors: req.authors });
-      if (!decision.allow) throw new Error(decision.reason);
-      const result = await deps.shell.exec({ command: req.command, cwd: req.cwd, signal: req.signal, emit: req.emit });
+      if (!req.approved) {
+        const decision = await deps.gate.check(tool, request, { command: req.command }, { signal: req.signal, emit: req.emit, runId: req.runId, callId: req.callId, attended: req.attended, authors: req.authors });
+        if (!decision.allow) throw new Error(decision.reason);
+      }
+      const result = await deps.shell.exec({ command: req.command, cwd: req.cwd, signal: req.signal, emit: req.emit, callId: req.callId });
       return { exitCode: result.exitCode, text: result.text };
+    },
+
+    async unattendedNeeds(command) {
+      if (!deps.rules) return undefined;
+      const [request, file] = await Promise.all([deps.shell.permission(command), deps.rules()]);
+      if (file.unattended === 'allow') return undefined;
+      if (request.hardDeny) return { keys: [], why: request.hardDeny, never: true };
+      // A forced prompt (command substitution, eval ...) is refused unattended whatever the rules say.
+      if (request.forcePrompt) return { keys: [], why: request.forcePrompt };
+      const keys = request.keys?.length ? request.keys : [request.key];
+      const needed = keys.filter((k) => decide(file.rules, k) !== 'allow');
+      return needed.length ? { keys: needed } : undefined;
     },
 
     http: createHttpRequester(deps.floor),

@@ -20,8 +20,11 @@ const idParams = { type: 'object', properties: { id: { type: 'string' } }, requi
 const anyObject = { type: 'object', additionalProperties: true } as const;
 
 export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): void {
-  const listSchema = route(tag, 'Every workflow with its author; a file the engine rejects carries its error', { response: { 200: { type: 'array', items: anyObject } } });
-  app.get('/api/workflows', { schema: listSchema }, async () => wf.store.list().map((w) => ({ ...w, author: authorView(wf.store.authorOf(w.id)) })));
+  app.get(
+    '/api/workflows',
+    { schema: route(tag, 'Every workflow with its author, its triggers (active, a cron trigger\'s next fire) and its last run; a file the engine rejects carries its error', { response: { 200: { type: 'array', items: anyObject } } }) },
+    async () => wf.listing().map((w) => ({ ...w, author: authorView(wf.store.authorOf(w.id)) })),
+  );
 
   app.get<{ Params: { id: string } }>('/api/workflows/:id', { schema: route(tag, 'One workflow document (or its error)', { params: idParams, response: { 200: anyObject } }) }, async (req) => {
     const e = wf.store.entry(req.params.id);
@@ -48,7 +51,7 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
     async (req, reply) => {
       try {
         const { doc, warnings } = await wf.store.save(req.params.id, req.body);
-        return { ok: true, id: doc.id, nodes: doc.nodes.length, warnings };
+        return { ok: true, id: doc.id, nodes: doc.nodes.length, warnings: [...warnings, ...(await wf.unattendedWarnings(doc))] };
       } catch (err) {
         if (err instanceof SaveRefused) return reply.code(400).send({ error: err.message, errors: err.result.errors, warnings: err.result.warnings });
         throw err;
@@ -151,9 +154,15 @@ export function workflowsRoutes(app: FastifyInstance, wf: WorkflowsService): voi
   app.post<{ Body: { expr: unknown; timezone?: string } }>(
     '/api/cron/preview',
     {
-      schema: route(tag, 'The next three fires of a cron expression; a bad one is ok:false with 200', {
+      schema: route(tag, 'The next three fires of a cron expression (UTC in next, wall-clock times of the zone in nextLocal); a bad one is ok:false with 200', {
         body: cronPreviewSchema,
-        response: { 200: { type: 'object', properties: { ok: { type: 'boolean' }, next: { type: 'array', items: { type: 'string' } }, description: { type: 'string' }, error: { type: 'string' } }, required: ['ok', 'next', 'description'] } },
+        response: {
+          200: {
+            type: 'object',
+            properties: { ok: { type: 'boolean' }, next: { type: 'array', items: { type: 'string' } }, nextLocal: { type: 'array', items: { type: 'string' } }, timezone: { type: 'string' }, description: { type: 'string' }, error: { type: 'string' } },
+            required: ['ok', 'next', 'description'],
+          },
+        },
       }),
     },
     async (req) => wf.cronPreview(req.body.expr, req.body.timezone),

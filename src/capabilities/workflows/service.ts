@@ -19,6 +19,8 @@ import { createGates } from './gates.js';
 import { NODE_TYPES, nodeType } from './nodes/index.js';
 import { planResume } from './resume.js';
 import { WorkflowStore } from './store.js';
+import { unattendedWarnings } from './unattended.js';
+import { lastRuns, triggerStatus } from './listing.js';
 import type { NodeServices, NodeSpec, RunSource, WorkflowDocument } from './types.js';
 
 export interface WorkflowsDeps {
@@ -199,7 +201,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       const ref = /^\{\{\s*secret:\s*([A-Za-z0-9_.-]+)\s*\}\}$/.exec(expected);
       const value = ref ? await deps.secret(ref[1]) : expected;
       // An unset secret fails closed: nobody can fire the hook until it is stored.
-      if (value === undefined || secret === undefined || !sameSecret(secret, value)) throw forbidden('forbidden: bad or missing webhook secret (send it in the x-engine-secret header or ?secret=)');
+      if (value === undefined || secret === undefined || !sameSecret(secret, value)) throw forbidden(WEBHOOK_SECRET_REFUSAL);
     }
     if (entry.doc.disabled) throw conflict(`workflow "${workflowId}" is disabled`);
     if (node.config?.paused === true) throw conflict(`webhook trigger "${node.id}" of workflow "${workflowId}" is paused`);
@@ -255,12 +257,26 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     authorOf: deps.authorOf,
     /** The live workflow run a tool call belongs to (state_get / state_set). */
     liveRun: (runId: string | undefined) => (runId ? live.get(runId) : undefined),
+    /** What a webhook or cron run of `doc` would be refused (PUT warnings). */
+    unattendedWarnings: (doc: WorkflowDocument) => unattendedWarnings(doc, deps.services),
     cronPreview: (expr: unknown, timezone?: unknown) => previewCron(expr, timezone, clock.now()),
     armedCron: () => cron.armed(),
+    /** GET /api/workflows: each document with its triggers' state (active, next fire) and its last run. */
+    listing: () => {
+      const last = lastRuns(deps.runs.all());
+      return store.list().map((item) => ('nodes' in item ? { ...item, triggers: triggerStatus(item, cron.next), lastRun: last.get(item.id) ?? null } : item));
+    },
   };
 }
 
 export type WorkflowsService = ReturnType<typeof createWorkflowsService>;
+
+/**
+ * Worded so the exit mask leaves it whole: "x-engine-secret header" has the shape of a flag and its
+ * value (`--client-secret x`) and "?secret= in" of an assignment, so the masker turned the old
+ * sentence into "x-engine-secret *** or ?secret=" (issue 26).
+ */
+export const WEBHOOK_SECRET_REFUSAL = 'forbidden: bad or missing webhook secret; send it in the "x-engine-secret" header or the "secret" query parameter';
 
 /** Constant-time comparison of two secrets of any length (both hashed to equal length first). */
 function sameSecret(given: string, expected: string): boolean {

@@ -80,6 +80,10 @@ export interface NodeContext {
   runInline(spec: NodeSpec, extra: TemplateScope, signal: AbortSignal): Promise<NodeResult>;
   /** Starts a subworkflow as a child run and waits for its result. `signal` must follow this node's signal. */
   runChild(workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown>;
+  /** The nodes this node's edges of `branch` lead to (an edge without `when` follows the type's default branch). */
+  following(branch: string): NodeSpec[];
+  /** The commands gates leading into this node approved for it (a gate shows the command it approves). */
+  approvedCommands(): string[];
 }
 
 export interface TemplateScope {
@@ -133,7 +137,13 @@ export interface NodeType {
 /** Services node types use; engine.ts provides them (see service.ts). */
 export interface NodeServices {
   agent?(req: AgentNodeRequest): Promise<{ text: string; status: string; error?: string }>;
-  command?(req: { command: string; cwd?: string; signal: AbortSignal; emit: Emit; runId: string; callId: string; attended: boolean; authors?: Authority[]; timeoutMs?: number }): Promise<{ exitCode: number; text: string }>;
+  /** `approved`: a person approved this exact command at a gate just before it; the permission gate is not asked again (the denylist still is). */
+  command?(req: { command: string; cwd?: string; signal: AbortSignal; emit: Emit; runId: string; callId: string; attended: boolean; authors?: Authority[]; approved?: boolean; timeoutMs?: number }): Promise<{ exitCode: number; text: string }>;
+  /**
+   * What an unattended run lacks to run `command` (PUT warnings): the rule keys to add, or no keys and
+   * why no rule can allow it (`never`: the denylist refuses it even after a gate); undefined when it would run.
+   */
+  unattendedNeeds?(command: string): Promise<{ keys: string[]; why?: string; never?: boolean } | undefined>;
   http?(req: HttpRequest): Promise<HttpResponse>;
   secret?(name: string): Promise<string | undefined>;
   notify?(input: { title: string; body?: string; level?: 'info' | 'success' | 'warning' | 'error'; runId?: string; link?: string; source?: string }): Promise<unknown>;

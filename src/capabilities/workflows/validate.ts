@@ -230,6 +230,26 @@ function graphChecks(nodes: NodeSpec[], edges: EdgeSpec[], state: Record<string,
     reach.set(id, r);
     return r;
   };
+  // Two nodes can never both run when some node (a gate, a condition) reaches each only through a
+  // different one of its branches: approved and rejected never both happen. (Inside a loop the two
+  // reach each other, so they are in order anyway.)
+  const roots = nodes.filter((n) => !edges.some((e) => e.to === n.id)).map((n) => n.id);
+  const reachableWithout = (cut: (e: EdgeSpec) => boolean): Set<string> => {
+    const seen = new Set(roots);
+    const stack = [...roots];
+    while (stack.length) for (const e of out.get(stack.pop()!) ?? []) if (!cut(e) && !seen.has(e.to)) (seen.add(e.to), stack.push(e.to));
+    return seen;
+  };
+  const branchOf = (e: EdgeSpec) => e.when ?? nodeType(nodes.find((n) => n.id === e.from)!.type)?.defaultBranch ?? 'success';
+  const exclusive = (a: string, b: string): boolean =>
+    nodes.some((fork) => {
+      const branches = new Set((out.get(fork.id) ?? []).map(branchOf));
+      if (branches.size < 2) return false;
+      const onlyThrough = (id: string) => [...branches].find((br) => !reachableWithout((e) => e.from === fork.id && branchOf(e) === br).has(id));
+      const ba = onlyThrough(a);
+      const bb = onlyThrough(b);
+      return ba !== undefined && bb !== undefined && ba !== bb;
+    });
   const writers = new Map<string, string[]>();
   for (const n of nodes) {
     const key = nodeType(n.type)?.writes?.(n.config ?? {});
@@ -238,15 +258,13 @@ function graphChecks(nodes: NodeSpec[], edges: EdgeSpec[], state: Record<string,
   for (const [key, ids] of writers) {
     for (let i = 0; i < ids.length; i++)
       for (let j = i + 1; j < ids.length; j++) {
-        if (!reachFrom(ids[i]).has(ids[j]) && !reachFrom(ids[j]).has(ids[i])) {
+        if (!reachFrom(ids[i]).has(ids[j]) && !reachFrom(ids[j]).has(ids[i]) && !exclusive(ids[i], ids[j])) {
           errors.push(`nodes "${ids[i]}" and "${ids[j]}" both write the replace key "${key}" on parallel branches, so which one wins depends on timing; give the key an append or merge reducer, or put one node after the other`);
         }
       }
   }
-  const incoming = new Set(edges.map((e) => e.to));
-  const roots = nodes.filter((n) => !incoming.has(n.id));
-  const reachable = new Set(roots.map((n) => n.id));
-  for (const r of roots) for (const id of reachFrom(r.id)) reachable.add(id);
+  const reachable = new Set(roots);
+  for (const r of roots) for (const id of reachFrom(r)) reachable.add(id);
   const lost = nodes.filter((n) => !reachable.has(n.id)).map((n) => n.id);
   if (lost.length) warnings.push(`nodes ${lost.map((id) => `"${id}"`).join(', ')} cannot be reached from a trigger or a start node and never run`);
 }

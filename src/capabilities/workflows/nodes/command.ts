@@ -8,7 +8,7 @@ export const commandNode: NodeType = {
   type: 'command',
   description:
     'Runs config.command (a template) in a bash login shell in config.cwd (workspace-relative, default "."), through the same denylist, permission gate, sandbox and spawn path as run_shell. ' +
-    'Manual runs prompt a person when no rule allows the command; webhook and cron runs follow the unattended default. A non-zero exit fails the node unless config.allowFailure is true. Output: {exitCode, output}.',
+    'Manual runs prompt a person when no rule allows the command; webhook and cron runs follow the unattended default; a gate just before it that a person approved approves this exact command. A non-zero exit fails the node unless config.allowFailure is true. Output: {exitCode, output}.',
   config: {
     type: 'object',
     properties: {
@@ -24,8 +24,10 @@ export const commandNode: NodeType = {
   async run(config, ctx) {
     if (!ctx.services.command) throw new Error('the shell is not available in this engine');
     await ctx.services.checkpoint?.(ctx.runId, ctx.nodeId);
+    const command = ctx.text(config.command);
     const result = await ctx.services.command({
-      command: ctx.text(config.command),
+      command,
+      approved: ctx.approvedCommands().includes(command),
       cwd: config.cwd === undefined ? undefined : ctx.text(config.cwd),
       signal: ctx.signal,
       emit: ctx.emit,
