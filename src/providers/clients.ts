@@ -1,9 +1,8 @@
 /** Builds a real AI SDK client for one provider entry of the config. */
-import type { ProviderConfig, ProviderType } from '../capabilities/config/types.js';
 import { LIMITS } from '../kernel/limits.js';
 import { extraBodyFetch } from './extra-body.js';
 import { loadVendors } from './sdk.js';
-import type { ModelClient } from './types.js';
+import type { ModelClient, ProviderConfig, ProviderType } from './types.js';
 import { localLanguageModel, type LocalRuntime } from './local.js';
 
 // The SDK's console warnings (unknown model ids, compatibility modes) are noise in a daemon's log.

@@ -14,10 +14,10 @@ import { EngineError } from '../../kernel/errors.js';
 import type { ModelStore } from './store.js';
 import { DTYPE_FALLBACK, checkRepo } from './types.js';
 import { workerEnv } from './worker-env.js';
-import type { ChatMessageIn, FromWorker } from './worker-protocol.js';
+import type { GenerateRequest, GenerateResult } from '../../providers/types.js';
+import type { FromWorker } from './worker-protocol.js';
 
-export interface GenerateRequest { messages: ChatMessageIn[]; tools?: unknown[]; maxTokens?: number; temperature?: number; topP?: number }
-export interface GenerateResult { text: string; inputTokens: number; outputTokens: number; finish: 'stop' | 'length' | 'aborted' }
+export type { GenerateRequest, GenerateResult };
 
 interface Pending { onToken: (t: string) => void; resolve: (r: GenerateResult) => void; reject: (e: Error) => void }
 interface Loaded {

@@ -1,6 +1,7 @@
 /** Messages between the engine and a model worker process (over the fork IPC channel). */
+import type { ChatMessageIn } from '../../providers/types.js';
 
-export interface ChatMessageIn { role: 'system' | 'user' | 'assistant' | 'tool'; content: string; tool_calls?: unknown[]; name?: string }
+export type { ChatMessageIn };
 
 export type ToWorker =
   | { type: 'load'; dir: string; dtypes: string[] }
