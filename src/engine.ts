@@ -100,6 +100,7 @@ import { warmSdk } from './providers/sdk.js';
 import { fromSandbox } from './sandbox/peer.js';
 import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
+import { toolSearchTool } from './tools/tool-search.js';
 
 export interface EngineOptions {
   home: string;
@@ -218,6 +219,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => watcher.close());
   filesRoutes(app, files);
   tools.register(...fileTools(files, { embeddingsConfigured }));
+  // Offered only by a tool-prompt budget that defers tools (src/tools/budget.ts); opt-in otherwise.
+  tools.register(toolSearchTool);
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   // Stored values live in the redactor alone (filled above, kept current as secrets change).

@@ -12,6 +12,8 @@ import type { ChatMessageIn, GenerateRequest, GenerateResult } from './types.js'
 /** What the provider needs of the engine's local models. */
 export interface LocalRuntime {
   generate(repo: string, req: GenerateRequest, onToken: (t: string) => void, signal?: AbortSignal): Promise<GenerateResult>;
+  /** Token counts with the model's own tokenizer. */
+  countTokens?(repo: string, texts: string[]): Promise<number[]>;
 }
 
 const usageOf = (r: GenerateResult): LanguageModelV3Usage => ({

@@ -49,6 +49,10 @@ export interface ModelClient {
   contextWindow: number;
   /** Where the window comes from: the provider entry, the server (learned), or the default. */
   contextWindowSource?: 'config' | 'server' | 'default';
+  /** Token counts of texts for this model (providers/tokens.ts); absent: a 4-characters-a-token estimate. */
+  countTokens?: (texts: string[]) => Promise<number[]>;
+  /** What countTokens counts with: the local model's own tokenizer, or the cl100k BPE estimate. */
+  tokenizer?: 'model' | 'cl100k';
 }
 
 /** A chat-template message as the local model worker takes it. */

@@ -1,13 +1,15 @@
 /**
  * Request assembly: what a turn sends the model besides the conversation. It resolves the turn's
- * agent and provider, builds the system prompt, picks the tools the model is shown and measures
- * them against the model's window.
+ * agent and provider, builds the system prompt, and keeps the tools the model is shown within the
+ * tool-prompt budget (a share of the model's window, `toolBudgetShare`; src/tools/budget.ts): all of
+ * them when they fit, else a compact core, tool_search and what it found (docs/local-models.md).
  */
 import type { RunAgentOptions } from '../../agent/index.js';
 import { notFound } from '../../kernel/errors.js';
-import { LIMITS } from '../../kernel/limits.js';
 import type { ProviderService } from '../../providers/service.js';
+import { charEstimate } from '../../providers/tokens.js';
 import type { ModelClient } from '../../providers/types.js';
+import { ToolBudget, type ToolPlan } from '../../tools/budget.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { AppSettings } from '../settings/types.js';
 import type { SendInput } from './input.js';
@@ -18,7 +20,7 @@ import type { ResolveAgent, ResolvedAgent } from './types.js';
 export interface RequestDeps {
   tools: ToolRegistry;
   providers: ProviderService;
-  settings: { get(): Pick<AppSettings, 'chatMaxTurns' | 'compactFraction'> };
+  settings: { get(): Pick<AppSettings, 'chatMaxTurns' | 'compactFraction' | 'toolBudgetShare'> };
   resolveAgent?: ResolveAgent;
   /** Extra system-prompt blocks of a turn that names no agent (the workspace skills). */
   promptBlocks?: () => Promise<string[]>;
@@ -49,33 +51,47 @@ export function createRequestBuilder(deps: RequestDeps) {
     return { agent, client };
   }
 
-  /** The system prompt, tools and limits of a turn's agent loop. */
-  async function build({ agent, client }: ResolvedTurn): Promise<TurnRequest> {
+  /** The system prompt, tools (one budget for the turn) and limits of a turn's agent loop, and the window note. */
+  async function build({ agent, client }: ResolvedTurn): Promise<{ request: TurnRequest; window: SessionWindow }> {
     const settings = deps.settings.get();
-    return {
+    const allowlist = agent?.tools ? new Set(agent.tools) : undefined;
+    const budget = Math.floor(settings.toolBudgetShare * client.contextWindow);
+    const tools = new ToolBudget({ registry: deps.tools, budget, count: client.countTokens ?? charEstimate, core: agent?.tools });
+    const request: TurnRequest = {
       model: client,
       system: agent?.system ?? (await plainSystem()),
-      tools: deps.tools,
-      allowlist: agent?.tools ? new Set(agent.tools) : undefined,
+      tools,
+      allowlist,
       maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
       settings: agent?.settings,
       compaction: { fraction: settings.compactFraction },
     };
+    return { request, window: windowNote(client, await tools.plan(allowlist), budget) };
   }
 
   /**
-   * The window the turn runs in and, when the tool definitions alone fill more than a quarter of
-   * it, a warning (a small local model offered every tool has little room left for the work).
+   * The window the turn runs in and what its first request carries of the tools: when they do not
+   * all fit the budget, a note saying how many wait behind tool_search; a warning only when even the
+   * compact core does not fit.
    */
-  function windowNote({ agent, client }: ResolvedTurn): SessionWindow {
-    const tools = deps.tools.visible(agent?.tools ? new Set(agent.tools) : undefined);
-    const toolTokens = Math.ceil(tools.reduce((n, t) => n + JSON.stringify({ name: t.name, description: t.description, parameters: t.parameters }).length, 0) / 4);
-    const note: SessionWindow = { contextWindow: client.contextWindow, contextWindowSource: client.contextWindowSource ?? 'config', toolTokens };
-    if (toolTokens > LIMITS.toolDefinitionsWarnFraction * client.contextWindow) {
-      const where = note.contextWindowSource === 'server' ? 'as the server reports it' : note.contextWindowSource === 'default' ? 'the default; set contextWindow on the provider if it is smaller' : 'from the provider entry';
+  function windowNote(client: ModelClient, plan: ToolPlan, budget: number): SessionWindow {
+    const note: SessionWindow = {
+      contextWindow: client.contextWindow,
+      contextWindowSource: client.contextWindowSource ?? 'config',
+      toolTokens: plan.tokens,
+      toolBudget: budget,
+      tokenizer: client.tokenizer ?? 'estimate',
+    };
+    if (plan.mode === 'budgeted') {
+      note.deferredTools = plan.deferred;
+      note.note =
+        `the tool definitions take about ${plan.allTokens} tokens, more than the ${budget}-token budget (toolBudgetShare of this model's ${client.contextWindow}-token window); ` +
+        `${plan.tools.length - 1} are sent in short form with tool_search, which finds the other ${plan.deferred}`;
+    }
+    if (plan.tokens > budget) {
       note.warning =
-        `the ${tools.length} tool definitions alone take about ${toolTokens} tokens, more than a quarter of this model's ${client.contextWindow}-token context window (${where}); ` +
-        'use a model with a larger window, raise the server\'s context size, or run an agent with fewer tools';
+        `even the short tool list takes about ${plan.tokens} tokens, more than the ${budget}-token budget of this model's ${client.contextWindow}-token window; ` +
+        'use a model with a larger window, raise the server\'s context size or toolBudgetShare, or run an agent with fewer tools';
     }
     return note;
   }
@@ -89,7 +105,6 @@ export function createRequestBuilder(deps: RequestDeps) {
   return {
     resolve,
     build,
-    windowNote,
     setAgentResolver: (fn: ResolveAgent) => {
       resolveAgent = fn;
     },

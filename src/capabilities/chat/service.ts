@@ -32,7 +32,7 @@ export interface ChatServiceDeps {
   runs: RunLedger;
   tools: ToolRegistry;
   providers: ProviderService;
-  settings: { get(): Pick<AppSettings, 'chatMaxTurns' | 'compactFraction'> };
+  settings: { get(): Pick<AppSettings, 'chatMaxTurns' | 'compactFraction' | 'toolBudgetShare'> };
   /** The permission gate's chat hooks (reads each session's mode; releases prompts on allow). */
   gate?: ChatGateHooks;
   resolveAgent?: ResolveAgent;
@@ -72,7 +72,10 @@ export function createChatService(deps: ChatServiceDeps) {
   async function get(id: unknown, full: boolean) {
     const session = await sessions.load(sessions.existing(id));
     const lastTurn = session.lastTurn();
-    if (!full) return { messages: session.messages(), busy: session.busy, ...(lastTurn ? { lastTurn } : {}) };
+    // A client polling the session sees why a busy turn does not move: a prompt waits on a person.
+    const waiting = session.busy ? (deps.gate?.pending() ?? []).filter((p) => p.sessionId === session.id).map(({ callId, tool, display }) => ({ callId, tool, display })) : [];
+    const shared = { ...(lastTurn ? { lastTurn } : {}), ...(waiting.length ? { waiting } : {}) };
+    if (!full) return { messages: session.messages(), busy: session.busy, ...shared };
     return {
       id: session.id,
       title: session.title,
@@ -84,7 +87,7 @@ export function createChatService(deps: ChatServiceDeps) {
       permissionMode: session.mode,
       contextTokens: session.contextTokens,
       ...(session.window ? { window: session.window } : {}),
-      ...(lastTurn ? { lastTurn } : {}),
+      ...shared,
       ...session.selection,
     };
   }

@@ -43,7 +43,8 @@ export function createTurnProcessor(deps: TurnDeps) {
         { type: 'turn', ts: Date.now(), runId, status: 'started', agent: agent?.name, provider: client.provider, model: client.modelId },
         user,
       );
-      session.window = deps.request.windowNote(resolved);
+      const { request, window } = await deps.request.build(resolved);
+      session.window = window;
       emit('chat.status', { sessionId: session.id, busy: true, status: 'busy', ...session.window });
       emit('chat.message', { sessionId: session.id, message: viewOf(user) });
 
@@ -95,7 +96,7 @@ export function createTurnProcessor(deps: TurnDeps) {
         stepSaved();
       };
       const result = await runAgent({
-        ...(await deps.request.build(resolved)),
+        ...request,
         messages: repairContext(session.context),
         ctx: { signal: run.signal, emit, runId, agent: agent?.name, attended: true, depth: 0, sessionId: session.id },
         onDelta: (text) => textOut(textStream.push(text)),
