@@ -82,10 +82,11 @@ export class ToolBudget {
     const found = [...this.found].filter((n) => byName.has(n)).map((n) => byName.get(n)!);
     const coreNames = this.o.core ?? DEFAULT_CORE_TOOLS;
     const core = coreNames.filter((n) => byName.has(n) && !this.found.has(n)).map((n) => compactTool(byName.get(n)!));
-    // The list of tools left out names each one, or, when that alone would take half the budget, counts them by group.
-    let byGroup = false;
-    const withSearch = (sent: AnyTool[]) => (search ? [searchTool(search, all, sent, byGroup)] : []);
-    if ((await tokensOf(withSearch(found.concat(core)), count)) > budget / 2) byGroup = true;
+    // The list of tools left out names each one; when that alone would take half the budget it counts
+    // them by group; in the smallest windows it is left out and tool_search itself is sent compact.
+    let list: OthersList = 'names';
+    const withSearch = (sent: AnyTool[]) => (search ? [searchTool(search, all, sent, list)] : []);
+    if ((await tokensOf(withSearch(found.concat(core)), count)) > budget / 2) list = 'groups';
 
     // Found tools first (the model asked for them), in full or else compact; then the core, compact.
     const chosen: Array<{ tool: AnyTool; core: boolean }> = [];
@@ -110,14 +111,14 @@ export class ToolBudget {
       used += more;
     }
     for (const tool of core) await take(tool, true);
-    // The list of tools left out grew by those that did not fit: count them by group, then drop from the end until all fits.
+    // The list of tools left out grew by those that did not fit: shorten it, then drop tools from the end until all fits.
     for (;;) {
       const coreSent = chosen.filter((c) => c.core).map((c) => c.tool);
       const foundSent = chosen.filter((c) => !c.core).map((c) => c.tool);
       const tools = [...coreSent, ...withSearch([...coreSent, ...foundSent]), ...foundSent];
       const tokens = await tokensOf(tools, count);
-      if (tokens <= budget || (byGroup && !chosen.length)) return { mode: 'budgeted', tools, tokens, allTokens, deferred: all.length - chosen.length };
-      if (!byGroup) byGroup = true;
+      if (tokens <= budget || (list === 'none' && !chosen.length)) return { mode: 'budgeted', tools, tokens, allTokens, deferred: all.length - chosen.length };
+      if (list !== 'none') list = list === 'names' ? 'groups' : 'none';
       else chosen.pop();
     }
   }
@@ -141,18 +142,22 @@ export class ToolBudget {
   }
 }
 
+type OthersList = 'names' | 'groups' | 'none';
+
 /**
  * tool_search as this request carries it: its description ends with the tools left out (MCP
- * servers as one entry each, so a server's tools cost no prompt until found), or their count by group.
+ * servers as one entry each, so a server's tools cost no prompt until found), or their count by
+ * group, or, when even that does not fit, nothing, and the tool itself in compact form.
  */
-function searchTool(search: AnyTool, all: AnyTool[], sent: AnyTool[], byGroup: boolean): AnyTool {
+function searchTool(search: AnyTool, all: AnyTool[], sent: AnyTool[], list: OthersList): AnyTool {
+  if (list === 'none') return compactTool(search);
   const sentNames = new Set(sent.map((t) => t.name));
   const names: string[] = [];
   const counts = new Map<string, number>();
   for (const t of all) {
     if (sentNames.has(t.name)) continue;
     const source = t.source ?? 'built-in';
-    const key = source !== 'built-in' ? `MCP server ${source}` : byGroup ? t.group : undefined;
+    const key = source !== 'built-in' ? `MCP server ${source}` : list === 'groups' ? t.group : undefined;
     if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
     else names.push(t.name);
   }
