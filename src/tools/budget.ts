@@ -12,7 +12,7 @@
  */
 import { compactTool } from './compact.js';
 import type { CallOptions, ToolRegistry } from './registry.js';
-import { ToolIndex } from './search.js';
+import { indexFor } from './search.js';
 import { TOOL_SEARCH, type ToolSearchContext, type ToolSearchScope } from './tool-search.js';
 import type { AnyTool, CallOutcome, ToolCall, ToolContext } from './types.js';
 
@@ -132,7 +132,7 @@ export class ToolBudget {
     const scope: ToolSearchScope = {
       search: (query, limit) => {
         const tools = this.o.registry.visible(options.allowlist).filter((t) => t.name !== TOOL_SEARCH);
-        const hits = new ToolIndex(tools).search(query, limit);
+        const hits = indexFor(tools).search(query, limit);
         for (const t of hits) this.found.add(t.name);
         return hits;
       },
@@ -157,7 +157,7 @@ function searchTool(search: AnyTool, all: AnyTool[], sent: AnyTool[], list: Othe
   for (const t of all) {
     if (sentNames.has(t.name)) continue;
     const source = t.source ?? 'built-in';
-    const key = source !== 'built-in' ? `MCP server ${source}` : list === 'groups' ? t.group : undefined;
+    const key = source !== 'built-in' ? `tools of MCP server ${source}` : list === 'groups' ? `${t.group} tools` : undefined;
     if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
     else names.push(t.name);
   }

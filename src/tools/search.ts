@@ -87,3 +87,16 @@ export class ToolIndex {
     return scored.slice(0, limit).map((s) => s.tool);
   }
 }
+
+/** The index of a tool set, kept while the set is the same (tool_search runs on every search; the tools rarely change). */
+const indexes = new Map<string, ToolIndex>();
+export function indexFor(tools: readonly AnyTool[]): ToolIndex {
+  const key = tools.map((t) => `${t.name}:${t.description.length}`).join('\n');
+  let index = indexes.get(key);
+  if (!index) {
+    if (indexes.size >= 8) indexes.delete(indexes.keys().next().value!);
+    index = new ToolIndex(tools);
+    indexes.set(key, index);
+  }
+  return index;
+}

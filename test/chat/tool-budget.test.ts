@@ -176,8 +176,8 @@ describe('tool-prompt budget', () => {
     const first = withMcp.requests[0].body;
     assert.ok(!names(first).some((name) => name.startsWith('stock_')), 'no MCP definition before the search');
     const extra = tokens(first.tools) - tokens(without.requests[0].body.tools);
-    assert.ok(extra <= 12, `60 MCP tools cost ${extra} tokens (one "60 MCP server stock" entry)`);
-    assert.match(first.tools.find((t: any) => t.function.name === 'tool_search').function.description, /60 MCP server stock/);
+    assert.ok(extra <= 12, `60 MCP tools cost ${extra} tokens (one "60 tools of MCP server stock" entry)`);
+    assert.match(first.tools.find((t: any) => t.function.name === 'tool_search').function.description, /60 tools of MCP server stock/);
     assert.ok(names(withMcp.requests[1].body).includes('stock_inventory_4'), 'found: sent in full on the next step');
     const ran = h.events.events.find((e) => e.kind === 'tool.result' && e.tool === 'stock_inventory_4' && e.seq > withMcp.seq);
     assert.equal(ran?.ok, true, String(ran?.result));
