@@ -40,6 +40,8 @@ export interface ToolPlan {
   allTokens: number;
   /** Visible tools not sent (found only through tool_search). */
   deferred: number;
+  /** The block was far under the budget and its tokens are estimated, not counted. */
+  estimated?: true;
 }
 
 /** A tool as a request carries it (OpenAI's function form; the other wire forms differ by a few tokens a tool). */
@@ -72,9 +74,14 @@ export class ToolBudget {
   async plan(allowlist?: ReadonlySet<string>): Promise<ToolPlan> {
     const { registry, budget, count } = this.o;
     const all = registry.visible(allowlist).filter((t) => t.name !== TOOL_SEARCH);
-    // Byte-level BPE never makes more tokens than bytes: a block that small fits without counting.
+    // Byte-level BPE never makes more tokens than bytes: a block that small fits without loading a
+    // tokenizer, and its size is told at 4 characters a token.
     const bytes = all.reduce((n, t) => n + Buffer.byteLength(wireJson(t)) + 1, 1);
-    const allTokens = bytes <= budget ? bytes : await tokensOf(all, count);
+    if (bytes <= budget) {
+      const estimate = Math.ceil(bytes / 4);
+      return { mode: 'all', tools: all, tokens: estimate, allTokens: estimate, deferred: 0, estimated: true };
+    }
+    const allTokens = await tokensOf(all, count);
     if (allTokens <= budget) return { mode: 'all', tools: all, tokens: allTokens, allTokens, deferred: 0 };
 
     const search = registry.get(TOOL_SEARCH);
@@ -88,25 +95,23 @@ export class ToolBudget {
     const withSearch = (sent: AnyTool[]) => (search ? [searchTool(search, all, sent, list)] : []);
     if ((await tokensOf(withSearch(found.concat(core)), count)) > budget / 2) list = 'groups';
 
-    // Found tools first (the model asked for them), in full or else compact; then the core, compact.
+    // Every found tool is sent (the model asked for it): compact at least, then in full, best first,
+    // while the budget allows; then the core, compact, in its order.
     const chosen: Array<{ tool: AnyTool; core: boolean }> = [];
     let used = await tokensOf(withSearch(found.concat(core)), count);
+    const cost = async (tool: AnyTool) => (await count([wireJson(tool)]))[0] + 1;
     const take = async (tool: AnyTool, isCore: boolean) => {
-      const cost = (await count([wireJson(tool)]))[0] + 1;
-      if (used + cost > budget) return false;
+      const n = await cost(tool);
+      if (used + n > budget) return;
       chosen.push({ tool, core: isCore });
-      used += cost;
-      return true;
+      used += n;
     };
-    // Every found tool is sent, compact at least; then in full, best first, while the budget allows.
     const foundCompact = found.map(compactTool);
-    const extra = async (from: AnyTool, to: AnyTool) => (await count([wireJson(to)]))[0] - (await count([wireJson(from)]))[0];
     for (const tool of foundCompact) await take(tool, false);
     for (let i = 0; i < found.length; i++) {
       const at = chosen.findIndex((c) => c.tool === foundCompact[i]);
-      if (at < 0) continue;
-      const more = await extra(foundCompact[i], found[i]);
-      if (used + more > budget) continue;
+      const more = at < 0 ? 0 : (await cost(found[i])) - (await cost(foundCompact[i]));
+      if (at < 0 || used + more > budget) continue;
       chosen[at] = { tool: found[i], core: false };
       used += more;
     }

@@ -80,7 +80,7 @@ export function createRequestBuilder(deps: RequestDeps) {
       contextWindowSource: client.contextWindowSource ?? 'config',
       toolTokens: plan.tokens,
       toolBudget: budget,
-      tokenizer: client.tokenizer ?? 'estimate',
+      tokenizer: plan.estimated ? 'estimate' : (client.tokenizer ?? 'estimate'),
     };
     if (plan.mode === 'budgeted') {
       note.deferredTools = plan.deferred;
