@@ -104,6 +104,7 @@ import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { warmSdk } from './providers/sdk.js';
 import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
+import { toolSearchTool } from './tools/tool-search.js';
 
 export interface EngineOptions {
   home: string;
@@ -229,6 +230,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // A skill's SKILL.md written by a model's file tool is the model's (src/kernel/provenance.ts).
   const afterWrite = (real: string, ctx: ToolContext) => skills.modelWrote(real, () => gate.authorOf(ctx));
   tools.register(...fileTools(files, { embeddingsConfigured, hidden, afterWrite, grants: (real, written) => skills.grants(real, written) }));
+  // Offered only by a tool-prompt budget that defers tools (src/tools/budget.ts); opt-in otherwise.
+  tools.register(toolSearchTool);
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   // Stored values live in the redactor alone (filled above, kept current as secrets change).

@@ -55,7 +55,12 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
     for (;;) {
       if (ctx.signal.aborted) return done('stopped');
       if (turns >= o.maxTurns) return done('max_turns');
-      if (o.compaction && contextTokens() > o.compaction.fraction * window) {
+      const visible = await o.tools.visible(o.allowlist);
+      // The tool definitions count against the window too (when a budget counted them).
+      // A measured size already holds the tools of the step it measured.
+      const toolTokens = o.tools.lastTokens?.() ?? 0;
+      const requestTokens = () => contextTokens() + (measured ? 0 : toolTokens);
+      if (o.compaction && requestTokens() > o.compaction.fraction * window) {
         const compacted = await compact(o, messages, contextTokens(), usage);
         if (compacted) {
           messages.splice(0, messages.length, ...compacted);
@@ -63,8 +68,11 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
         }
         if (ctx.signal.aborted) return done('stopped');
       }
+      // Never let the server cut the conversation silently: a request that cannot fit is refused with a sentence.
+      if (o.tools.lastTokens && requestTokens() + reserve(window) > window) {
+        return done('failed', overflowSentence(requestTokens() - toolTokens, toolTokens, window));
+      }
       turns++;
-      const visible = o.tools.visible(o.allowlist);
       let streamed = false;
       stepText = '';
       const step = await withRetry(
@@ -122,6 +130,16 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
     if (ctx.signal.aborted) return done('stopped');
     return done('failed', isEngineError(err) ? err.message : providerErrorSentence(o.model.provider, err));
   }
+}
+
+/** Tokens kept free for the reply when deciding whether a request fits. */
+const reserve = (window: number) => Math.min(LIMITS.windowReserveTokens, Math.floor(window / 8));
+
+function overflowSentence(conversation: number, tools: number, window: number): string {
+  return (
+    `this request would not fit the model's ${window}-token context window (about ${conversation} tokens of conversation and ${tools} of tool definitions, ` +
+    'and nothing older is left to summarise); start a new session or send a shorter message, or use a model with a larger window'
+  );
 }
 
 /** One streamed model step. Throws a provider failure (so withRetry can decide), never on abort. */

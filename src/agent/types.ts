@@ -5,7 +5,7 @@ import type { Authority } from '../kernel/provenance.js';
 import type { Usage } from '../kernel/runs.js';
 import type { ModelClient } from '../providers/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { Gate } from '../tools/types.js';
+import type { AnyTool, Gate } from '../tools/types.js';
 
 export type { ModelMessage };
 
@@ -56,12 +56,20 @@ export interface CompactionInfo {
   tokensAfter: number;
 }
 
+/** Where the loop gets each step's tools and runs their calls: the registry, or a per-turn budget over it (tools/budget.ts). */
+export interface ToolSource {
+  visible(allowlist?: ReadonlySet<string>): AnyTool[] | Promise<AnyTool[]>;
+  runBatch: ToolRegistry['runBatch'];
+  /** Tokens the tool definitions of the last `visible` take in the request (counted by a budget; absent: not counted). */
+  lastTokens?(): number;
+}
+
 export interface RunAgentOptions {
   model: ModelClient;
   system?: string;
   /** The conversation so far, ending with the new user message. Not mutated. */
   messages: ModelMessage[];
-  tools: Pick<ToolRegistry, 'visible' | 'runBatch'>;
+  tools: ToolSource;
   /** Exact tool names the model is shown and may call; undefined means every available tool. */
   allowlist?: ReadonlySet<string>;
   /** The permission gate for this loop's calls (a chat session's mode-aware gate, a parent's gate). */

@@ -93,7 +93,13 @@ export const LIMITS = {
   testProviderMaxTokens: 16,
   defaultContextWindow: 128_000, // tokens, when a provider entry does not say and the server does not tell
   contextWindowProbeMs: 1_500, // asking a local server its context window (Ollama, LM Studio, llama.cpp)
-  toolDefinitionsWarnFraction: 0.25, // warn in chat.status when tool definitions alone fill this share of the window
+  toolBudgetShareMin: 0.05, // PUT /api/settings: toolBudgetShare (the window's share for tool definitions) is within [min, max]
+  toolBudgetShareMax: 0.9,
+  toolSearchResults: 5, // tools tool_search answers with (its limit argument goes up to toolSearchResultsMax)
+  toolSearchResultsMax: 20,
+  tokenizerIdleMs: 60_000, // the BPE ranks (~70 MB) are let go after this long without a count
+  tokenCountCacheEntries: 4_096, // texts whose token count is remembered (tool definitions, per counter)
+  windowReserveTokens: 256, // kept free for the reply when deciding whether a request fits the window
   compactKeepTurns: 2, // most recent turns kept whole when older ones are summarised
   compactSummaryMaxTokens: 2_000,
   chatPartialFlushMs: 250, // a reply being streamed is saved this often, so an engine crash keeps it

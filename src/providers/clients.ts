@@ -1,9 +1,9 @@
 /** Builds a real AI SDK client for one provider entry of the config. */
-import type { ProviderConfig, ProviderType } from '../capabilities/config/types.js';
 import { LIMITS } from '../kernel/limits.js';
 import { extraBodyFetch } from './extra-body.js';
 import { loadVendors } from './sdk.js';
-import type { ModelClient } from './types.js';
+import { bpeCounter, cachedCounter } from './tokens.js';
+import type { ModelClient, ProviderConfig, ProviderType } from './types.js';
 import { localLanguageModel, type LocalRuntime } from './local.js';
 
 // The SDK's console warnings (unknown model ids, compatibility modes) are noise in a daemon's log.
@@ -37,7 +37,8 @@ export function anthropicBaseUrl(baseUrl: string): string {
 export async function buildClient(spec: ClientSpec, key: string | undefined, redactBody?: (json: string) => string, local?: LocalRuntime): Promise<ModelClient> {
   if (spec.type === 'local') {
     if (!local) throw new Error(`provider "${spec.name}" (local) needs the engine's local models, which this engine does not run`);
-    return { provider: spec.name, type: spec.type, modelId: spec.model, model: localLanguageModel(local, spec.model), contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow };
+    const countTokens = local.countTokens ? cachedCounter((texts) => local.countTokens!(spec.model, texts)) : bpeCounter;
+    return { provider: spec.name, type: spec.type, modelId: spec.model, model: localLanguageModel(local, spec.model), contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow, countTokens, tokenizer: local.countTokens ? 'model' : 'cl100k' };
   }
   const { createAnthropic, createOpenAI, createOpenAICompatible } = await loadVendors();
   const fetch: typeof globalThis.fetch = redactBody
@@ -61,7 +62,7 @@ export async function buildClient(spec: ClientSpec, key: string | undefined, red
     default:
       throw new Error(`unknown provider type "${String(spec.type)}"; use openai-compatible, openai, anthropic or local`);
   }
-  return { provider: spec.name, type: spec.type, modelId: spec.model, model, contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow };
+  return { provider: spec.name, type: spec.type, modelId: spec.model, model, contextWindow: spec.contextWindow ?? LIMITS.defaultContextWindow, countTokens: bpeCounter, tokenizer: 'cl100k' };
 }
 
 /** A provider's name in the config: its `name`, or its type when it has none. */

@@ -6,13 +6,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
-import { ToolCallSplitter } from '../capabilities/models/tool-calls.js';
-import type { GenerateRequest, GenerateResult } from '../capabilities/models/worker-host.js';
-import type { ChatMessageIn } from '../capabilities/models/worker-protocol.js';
+import { ToolCallSplitter } from './tool-calls.js';
+import type { ChatMessageIn, GenerateRequest, GenerateResult } from './types.js';
 
 /** What the provider needs of the engine's local models. */
 export interface LocalRuntime {
   generate(repo: string, req: GenerateRequest, onToken: (t: string) => void, signal?: AbortSignal): Promise<GenerateResult>;
+  /** Token counts with the model's own tokenizer. */
+  countTokens?(repo: string, texts: string[]): Promise<number[]>;
 }
 
 const usageOf = (r: GenerateResult): LanguageModelV3Usage => ({

@@ -3,15 +3,13 @@
  * config changes (hot swap): a caller keeps the client it resolved, so a turn in flight finishes on
  * the client it started with while the next turn gets the new one.
  */
-import type { ConfigService, EngineConfig, ProviderConfig, ProviderType } from '../capabilities/config/types.js';
-import { PROVIDER_TYPES } from '../capabilities/config/types.js';
 import { badRequest, describeError, isEngineError } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { buildClient, providerName, specOf } from './clients.js';
 import { learnContextWindow } from './context-window.js';
 import { providerErrorSentence } from './retry.js';
 import { loadAi } from './sdk.js';
-import type { ModelClient } from './types.js';
+import { PROVIDER_TYPES, type ModelClient, type ProviderConfig, type ProviderConfigSource, type ProviderType } from './types.js';
 import type { LocalRuntime } from './local.js';
 
 export interface TestProviderInput {
@@ -35,14 +33,14 @@ export interface ProviderService {
   test(input: unknown): Promise<TestProviderAnswer>;
 }
 
-export function createProviderService(deps: { config: ConfigService; redactBody?: (json: string) => string; local?: LocalRuntime }): ProviderService {
+export function createProviderService(deps: { config: ProviderConfigSource; redactBody?: (json: string) => string; local?: LocalRuntime }): ProviderService {
   // name -> built client for the current config; cleared on every config change.
   let cache = new Map<string, Promise<ModelClient>>();
   deps.config.onChange(() => {
     cache = new Map();
   });
 
-  const entries = (config: EngineConfig = deps.config.get()): ProviderConfig[] => config.providers ?? [];
+  const entries = (config = deps.config.get()): ProviderConfig[] => config.providers ?? [];
 
   const defaultName = (): string | null => {
     const config = deps.config.get();

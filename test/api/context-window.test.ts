@@ -1,4 +1,4 @@
-/** Issue 10 item 12: the context window is learned from the server, and a turn warns when tool definitions fill a quarter of it. */
+/** Issue 10 item 12 and issue 33: the context window is learned from the server, and the tools a turn sends fit a quarter of it. */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startChat, type ChatHarness } from '../chat/harness.js';
@@ -26,17 +26,19 @@ describe('context window', () => {
   };
 
   for (const [flavour, tokens] of [['ollama', 4096], ['lmstudio', 6000], ['llama.cpp', 2048]] as const) {
-    it(`learns ${tokens} tokens from a ${flavour} server and warns: the tool definitions alone fill more than a quarter`, async () => {
+    it(`learns ${tokens} tokens from a ${flavour} server and keeps the tool definitions within a quarter of it`, async () => {
       h.model.advertise(flavour, tokens);
       await reconfigure();
       const busy = await turn(`s-${flavour.replace('.', '')}`);
       assert.equal(busy.contextWindow, tokens);
       assert.equal(busy.contextWindowSource, 'server');
-      assert.ok((busy.toolTokens as number) > tokens / 4, `toolTokens ${busy.toolTokens}`);
-      assert.match(busy.warning as string, new RegExp(`tool definitions alone take about \\d+ tokens, more than a quarter of this model's ${tokens}-token context window \\(as the server reports it\\)`));
+      assert.ok((busy.toolTokens as number) <= Math.floor(tokens / 4), `toolTokens ${busy.toolTokens}`);
+      assert.equal(busy.toolBudget, Math.floor(tokens / 4));
+      assert.match(busy.note as string, new RegExp(`more than the ${Math.floor(tokens / 4)}-token budget \\(toolBudgetShare of this model's ${tokens}-token window\\); \\d+ are sent in short form with tool_search`));
+      assert.equal(busy.warning, undefined);
       const full = await h.t.api('GET', `/api/chat/s-${flavour.replace('.', '')}?view=full`);
       assert.equal(full.body.window.contextWindow, tokens);
-      assert.equal(full.body.window.warning, busy.warning);
+      assert.equal(full.body.window.note, busy.note);
     });
   }
 
@@ -46,6 +48,7 @@ describe('context window', () => {
     const big = await turn('s-big');
     assert.equal(big.contextWindow, 131072);
     assert.equal(big.warning, undefined);
+    assert.equal(big.note, undefined);
 
     h.model.advertise('ollama', 1024);
     h.model.infoRequests.length = 0;

@@ -27,6 +27,22 @@ for (const type of WIRE_TYPES) {
       assert.equal(result?.ok, true);
     });
 
+    it('GET /api/chat/<id> says the turn waits on a person: waiting [{callId, tool, display}] until the prompt is answered', async () => {
+      h.model.script({ toolCalls: [{ name: 'test_danger', args: { command: 'make wait' } }] }, { text: 'done' });
+      const seq = h.lastSeq();
+      await h.send('p-wait', 'run it', { permissionMode: 'ask' });
+      const asked = await h.events.waitFor((e) => e.kind === 'permission.requested' && e.seq > seq && e.sessionId === 'p-wait');
+      const short = await h.t.api('GET', '/api/chat/p-wait');
+      assert.equal(short.body.busy, true);
+      assert.deepEqual(short.body.waiting, [{ callId: asked.callId, tool: 'test_danger', display: asked.display }]);
+      const full = await h.t.api('GET', '/api/chat/p-wait?view=full');
+      assert.deepEqual(full.body.waiting, short.body.waiting);
+      assert.equal((await h.t.api('GET', '/api/chat/p-ask')).body.waiting, undefined, "another session's prompt is not shown");
+      await h.t.api('POST', '/api/permissions/resolve', { runId: asked.runId, callId: asked.callId, decision: 'allow', scope: 'once' });
+      await h.turnEnd('p-wait', seq);
+      assert.equal((await h.t.api('GET', '/api/chat/p-wait')).body.waiting, undefined);
+    });
+
     it('a denied prompt becomes a tool error the model reads, and the turn goes on', async () => {
       h.model.script({ toolCalls: [{ name: 'test_danger', args: { command: 'rm -rf build' } }] }, { text: 'ok, I will not' });
       const seq = h.lastSeq();

@@ -81,7 +81,10 @@ for (const type of WIRE_TYPES) {
     });
 
     it('compacts a long session: older turns summarised into one message, recent turns kept whole', async () => {
-      const long = (c: string) => `${c} `.repeat(1000); // ~500 tokens each against a 1000-token window
+      // ~1 300 tokens each against a 4 000-token window whose tool definitions take up to 1 000 (the budget):
+      // two turns fit without a cut, the third passes compactFraction and the first turn is summarised.
+      await h.t.api('PUT', '/api/config', { providers: [{ type, name: 'scripted', baseUrl: h.model.baseUrl, model: 'scripted-model', contextWindow: 4000 }], defaultProvider: 'scripted' });
+      const long = (c: string) => `${c} `.repeat(2600);
       h.model.script({ text: 'reply one' }, { text: 'reply two' }, { text: 'SUMMARY: the user sent a and b' }, { text: 'reply three' });
       for (const [i, c] of ['a', 'b'].entries()) {
         const seq = h.lastSeq();

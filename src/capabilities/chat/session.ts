@@ -17,8 +17,15 @@ export interface Selection {
 export interface SessionWindow {
   contextWindow: number;
   contextWindowSource: 'config' | 'server' | 'default';
-  /** Estimated tokens of the tool definitions offered to the model. */
+  /** Tokens of the tool definitions the first request carries. */
   toolTokens: number;
+  /** Tokens the tool definitions may take (toolBudgetShare of the window). */
+  toolBudget: number;
+  /** What counted them: the local model's tokenizer, the cl100k BPE estimate, or 4 characters a token. */
+  tokenizer: 'model' | 'cl100k' | 'estimate';
+  /** Tools not sent, found through tool_search (only when not all fit). */
+  deferredTools?: number;
+  note?: string;
   warning?: string;
 }
 

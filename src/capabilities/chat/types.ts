@@ -26,6 +26,8 @@ export interface ChatGateHooks {
   setModeLookup(fn: (sessionId: string) => PermissionMode | undefined): void;
   /** Releases a prompt blocking the session (mode switched to allow). */
   releaseSession(sessionId: string): void;
+  /** Every prompt waiting on a person (GET /api/chat/<id> shows the session's as `waiting`). */
+  pending(): Array<{ callId: string; tool: string; display: string; sessionId?: string }>;
 }
 
 export interface ChatSessionSummary {

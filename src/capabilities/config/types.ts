@@ -1,28 +1,10 @@
 /** Shapes of engine.config.json and the config service other capabilities consume (types only). */
 
-export type ProviderType = 'openai-compatible' | 'openai' | 'anthropic' | 'local';
-/** `local`: a downloaded model (model = the repo, org/name) run by the engine's model worker, no key (docs/local-models.md). */
-export const PROVIDER_TYPES: readonly ProviderType[] = ['openai-compatible', 'openai', 'anthropic', 'local'];
+import type { ProviderConfig, ProviderType } from '../../providers/types.js';
 
-export interface ModelPrice {
-  /** USD per million tokens. */
-  input: number;
-  output: number;
-  cachedInput?: number;
-}
-
-export interface ProviderConfig {
-  type: ProviderType;
-  /** The API root as the vendor's own SDK takes it, e.g. http://127.0.0.1:11434/v1 */
-  baseUrl?: string;
-  model: string;
-  /** What defaultProvider and POST /api/chat `provider` refer to; defaults to the type. */
-  name: string;
-  /** The model's context window in tokens, for compaction (default documented in the README). */
-  contextWindow?: number;
-  /** Overrides of the built-in price table, by model id. */
-  prices?: Record<string, ModelPrice>;
-}
+// The provider entries are declared below the capabilities, where the providers layer reads them.
+export { PROVIDER_TYPES } from '../../providers/types.js';
+export type { ModelPrice, ProviderConfig, ProviderType } from '../../providers/types.js';
 
 export interface EmbeddingsConfig {
   baseUrl: string;

@@ -118,6 +118,14 @@ async function generate(m: Extract<ToWorker, { type: 'generate' }>): Promise<voi
 process.on('message', (m: ToWorker) => {
   if (m.type === 'load') void load(m.dir, m.dtypes);
   else if (m.type === 'generate') busy = busy.then(() => generate(m));
+  else if (m.type === 'count') {
+    // Counting needs only the tokenizer: it answers at once, between the tokens of a generation.
+    try {
+      send({ type: 'counted', id: m.id, counts: m.texts.map((t) => (tokenizer.encode(t, { add_special_tokens: false }) as unknown[]).length) });
+    } catch (err) {
+      send({ type: 'error', id: m.id, error: (err as Error).message.split('\n')[0] });
+    }
+  }
   else if (m.type === 'stop') {
     const s = stops.get(m.id);
     if (s) s.interrupt();

@@ -14,10 +14,10 @@ import { EngineError } from '../../kernel/errors.js';
 import type { ModelStore } from './store.js';
 import { DTYPE_FALLBACK, checkRepo } from './types.js';
 import { workerEnv } from './worker-env.js';
-import type { ChatMessageIn, FromWorker } from './worker-protocol.js';
+import type { GenerateRequest, GenerateResult } from '../../providers/types.js';
+import type { FromWorker } from './worker-protocol.js';
 
-export interface GenerateRequest { messages: ChatMessageIn[]; tools?: unknown[]; maxTokens?: number; temperature?: number; topP?: number }
-export interface GenerateResult { text: string; inputTokens: number; outputTokens: number; finish: 'stop' | 'length' | 'aborted' }
+export type { GenerateRequest, GenerateResult };
 
 interface Pending { onToken: (t: string) => void; resolve: (r: GenerateResult) => void; reject: (e: Error) => void }
 interface Loaded {
@@ -27,6 +27,7 @@ interface Loaded {
   dtype?: string;
   ready: Promise<void>;
   pending: Map<string, Pending>;
+  counting: Map<string, { resolve(counts: number[]): void; reject(e: Error): void }>;
   templateHasTools: boolean;
   contextLength: number | null;
   lastUsed: number;
@@ -68,7 +69,7 @@ export class WorkerHost {
     const child = fork(file, [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: workerEnv(), serialization: 'json' });
     let stderr = '';
     child.stderr?.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-2000)));
-    const entry: Loaded = { repo, child, state: 'loading', ready: undefined as unknown as Promise<void>, pending: new Map(), templateHasTools: false, contextLength: null, lastUsed: Date.now(), stopping: false };
+    const entry: Loaded = { repo, child, state: 'loading', ready: undefined as unknown as Promise<void>, pending: new Map(), counting: new Map(), templateHasTools: false, contextLength: null, lastUsed: Date.now(), stopping: false };
     this.current = entry;
     this.deps.emit('model.loading', { repo, pid: child.pid, dtypes });
     entry.ready = new Promise<void>((resolve, reject) => {
@@ -95,16 +96,21 @@ export class WorkerHost {
           const tokensPerSecond = m.outputTokens && m.ms ? Math.round((m.outputTokens / (m.ms / 1000)) * 10) / 10 : 0;
           this.deps.emit('model.stats', { repo, dtype: entry.dtype, inputTokens: m.inputTokens, outputTokens: m.outputTokens, tokensPerSecond, firstTokenMs: m.firstTokenMs, rssBytes: m.rssBytes });
           p?.resolve({ text: m.text, inputTokens: m.inputTokens, outputTokens: m.outputTokens, finish: m.finish });
+        } else if (m.type === 'counted') {
+          entry.counting.get(m.id)?.resolve(m.counts);
+          entry.counting.delete(m.id);
         } else if (m.type === 'error') {
-          const p = entry.pending.get(m.id);
+          const p = entry.pending.get(m.id) ?? entry.counting.get(m.id);
           entry.pending.delete(m.id);
+          entry.counting.delete(m.id);
           p?.reject(new EngineError(500, `the local model failed: ${m.error}`));
         }
       });
       child.on('exit', (code, signal) => {
         const failure = new EngineError(503, `the local model's worker process ended (${signal ?? `exit ${code}`}); the next request loads ${repo} again`);
-        for (const p of entry.pending.values()) p.reject(failure);
+        for (const p of [...entry.pending.values(), ...entry.counting.values()]) p.reject(failure);
         entry.pending.clear();
+        entry.counting.clear();
         reject(failure);
         if (this.current === entry) this.current = undefined;
         if (!entry.stopping) {
@@ -155,6 +161,16 @@ export class WorkerHost {
       const done = () => signal?.removeEventListener('abort', stop);
       c.pending.set(id, { onToken, resolve: (r) => (done(), resolve(r)), reject: (e) => (done(), reject(e)) });
       c.child.send({ type: 'generate', id, messages: req.messages, tools: req.tools, maxTokens: req.maxTokens, temperature: req.temperature, topP: req.topP });
+    });
+  }
+
+  /** Token counts of texts with the model's own tokenizer (loading the model when needed). */
+  async countTokens(repo: string, texts: string[]): Promise<number[]> {
+    const c = await this.ensure(repo);
+    const id = randomUUID();
+    return new Promise<number[]>((resolve, reject) => {
+      c.counting.set(id, { resolve, reject });
+      c.child.send({ type: 'count', id, texts });
     });
   }
 

@@ -6,6 +6,7 @@ import type { SettingsServiceImpl } from './service.js';
 const fields = {
   chatMaxTurns: int('most model steps a chat turn may take', { minimum: 1, maximum: LIMITS.chatMaxTurnsMax }),
   compactFraction: num('share of the context window at which older turns are summarised'),
+  toolBudgetShare: num('share of the context window that tool definitions may take in one request; past it, a core set and tool_search are sent'),
   completions: obj({ enabled: bool('editor ghost-text completion on or off'), provider: { type: ['string', 'null'], description: 'a provider name; null for the default' } }),
   sandbox: obj({
     mode: oneOf('workspace-write', 'read-only', 'off'),
@@ -13,7 +14,7 @@ const fields = {
     whenUnavailable: oneOf('ask', 'refuse', 'run'),
   }),
 };
-const settings = obj(fields, ['chatMaxTurns', 'compactFraction', 'completions'], { open: true });
+const settings = obj(fields, ['chatMaxTurns', 'compactFraction', 'toolBudgetShare', 'completions'], { open: true });
 
 /** GET/PUT /api/settings; PUT merges a partial object over the current settings. */
 export function settingsRoutes(app: FastifyInstance, service: SettingsServiceImpl): void {

@@ -1,5 +1,5 @@
 /**
- * App settings (seed 000 §2): `chatMaxTurns`, `compactFraction`, `completions`, persisted in
+ * App settings (seed 000 §2): `chatMaxTurns`, `compactFraction`, `toolBudgetShare`, `completions`, persisted in
  * <home>/settings.json. A PUT may be partial: given fields are merged over the current settings
  * (and `completions` field by field), so a client can change one value without knowing the rest.
  */
@@ -56,7 +56,7 @@ export async function createSettingsService(deps: { home: Home; bus: Bus; log: (
 /** Strict merge for PUT: any unknown field or bad value is a 400 sentence. */
 export function mergeSettings(base: AppSettings, patch: unknown): AppSettings {
   if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
-    throw badRequest('send a JSON object with any of chatMaxTurns, compactFraction, completions, sandbox');
+    throw badRequest('send a JSON object with any of chatMaxTurns, compactFraction, toolBudgetShare, completions, sandbox');
   }
   const out = clone(base);
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
@@ -94,6 +94,12 @@ function applyField(out: AppSettings, key: string, value: unknown): string | und
       }
       out.compactFraction = value;
       return undefined;
+    case 'toolBudgetShare':
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < LIMITS.toolBudgetShareMin || value > LIMITS.toolBudgetShareMax) {
+        return `toolBudgetShare must be a number from ${LIMITS.toolBudgetShareMin} to ${LIMITS.toolBudgetShareMax} (the share of the context window that tool definitions may take)`;
+      }
+      out.toolBudgetShare = value;
+      return undefined;
     case 'completions': {
       if (!value || typeof value !== 'object' || Array.isArray(value)) {
         return 'completions must be an object like {"enabled": true, "provider": null}';
@@ -114,6 +120,6 @@ function applyField(out: AppSettings, key: string, value: unknown): string | und
     case 'sandbox':
       return applySandboxSettings(out.sandbox, value);
     default:
-      return `there is no setting "${key}"; the settings are chatMaxTurns, compactFraction, completions and sandbox`;
+      return `there is no setting "${key}"; the settings are chatMaxTurns, compactFraction, toolBudgetShare, completions and sandbox`;
   }
 }

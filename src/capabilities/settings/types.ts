@@ -13,6 +13,8 @@ export interface AppSettings {
   chatMaxTurns: number;
   /** Fraction (0-1) of the model's context window at which older turns are summarised. */
   compactFraction: number;
+  /** Share (0-1) of the model's context window that tool definitions may take in one request (docs/local-models.md). */
+  toolBudgetShare: number;
   completions: CompletionsSettings;
   /** The sandbox under run_shell (docs/security.md): mode, network, what to do when none can start. */
   sandbox: SandboxSettings;
@@ -21,6 +23,7 @@ export interface AppSettings {
 export const DEFAULT_SETTINGS: AppSettings = {
   chatMaxTurns: 50,
   compactFraction: 0.8,
+  toolBudgetShare: 0.25,
   completions: { enabled: true, provider: null },
   sandbox: { ...DEFAULT_SANDBOX_SETTINGS },
 };

@@ -1,0 +1,115 @@
+/**
+ * Request assembly: what a turn sends the model besides the conversation. It resolves the turn's
+ * agent and provider, builds the system prompt, and keeps the tools the model is shown within the
+ * tool-prompt budget (a share of the model's window, `toolBudgetShare`; src/tools/budget.ts): all of
+ * them when they fit, else a compact core, tool_search and what it found (docs/local-models.md).
+ */
+import type { RunAgentOptions } from '../../agent/index.js';
+import { notFound } from '../../kernel/errors.js';
+import type { ProviderService } from '../../providers/service.js';
+import { charEstimate } from '../../providers/tokens.js';
+import type { ModelClient } from '../../providers/types.js';
+import { ToolBudget, type ToolPlan } from '../../tools/budget.js';
+import type { ToolRegistry } from '../../tools/registry.js';
+import type { AppSettings } from '../settings/types.js';
+import type { SendInput } from './input.js';
+import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
+import type { SessionWindow } from './session.js';
+import type { ResolveAgent, ResolvedAgent } from './types.js';
+
+export interface RequestDeps {
+  tools: ToolRegistry;
+  providers: ProviderService;
+  settings: { get(): Pick<AppSettings, 'chatMaxTurns' | 'compactFraction' | 'toolBudgetShare'> };
+  resolveAgent?: ResolveAgent;
+  /** Extra system-prompt blocks of a turn that names no agent (the workspace skills). */
+  promptBlocks?: () => Promise<string[]>;
+}
+
+/** What a turn runs as: its agent (if named) and the model client it resolved to. */
+export interface ResolvedTurn {
+  agent?: ResolvedAgent;
+  client: ModelClient;
+}
+
+/** The parts of the agent loop's options that come from the request, not from the session. */
+export type TurnRequest = Pick<RunAgentOptions, 'model' | 'system' | 'tools' | 'allowlist' | 'maxTurns' | 'settings' | 'compaction'>;
+
+export type RequestBuilder = ReturnType<typeof createRequestBuilder>;
+
+export function createRequestBuilder(deps: RequestDeps) {
+  let resolveAgent = deps.resolveAgent;
+  let promptBlocks = deps.promptBlocks;
+
+  async function resolve(input: SendInput): Promise<ResolvedTurn> {
+    let agent: ResolvedAgent | undefined;
+    if (input.agent) {
+      if (!resolveAgent) throw notFound(`unknown agent "${input.agent}"; no agents are defined (PUT /api/agents/<name> creates one)`);
+      agent = await resolveAgent(input.agent);
+    }
+    const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model);
+    return { agent, client };
+  }
+
+  /** The system prompt, tools (one budget for the turn) and limits of a turn's agent loop, and the window note. */
+  async function build({ agent, client }: ResolvedTurn): Promise<{ request: TurnRequest; window: SessionWindow }> {
+    const settings = deps.settings.get();
+    const allowlist = agent?.tools ? new Set(agent.tools) : undefined;
+    const budget = Math.floor(settings.toolBudgetShare * client.contextWindow);
+    const tools = new ToolBudget({ registry: deps.tools, budget, count: client.countTokens ?? charEstimate, core: agent?.tools });
+    const request: TurnRequest = {
+      model: client,
+      system: agent?.system ?? (await plainSystem()),
+      tools,
+      allowlist,
+      maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
+      settings: agent?.settings,
+      compaction: { fraction: settings.compactFraction },
+    };
+    return { request, window: windowNote(client, await tools.plan(allowlist), budget) };
+  }
+
+  /**
+   * The window the turn runs in and what its first request carries of the tools: when they do not
+   * all fit the budget, a note saying how many wait behind tool_search; a warning only when even the
+   * compact core does not fit.
+   */
+  function windowNote(client: ModelClient, plan: ToolPlan, budget: number): SessionWindow {
+    const note: SessionWindow = {
+      contextWindow: client.contextWindow,
+      contextWindowSource: client.contextWindowSource ?? 'config',
+      toolTokens: plan.tokens,
+      toolBudget: budget,
+      tokenizer: plan.estimated ? 'estimate' : (client.tokenizer ?? 'estimate'),
+    };
+    if (plan.mode === 'budgeted') {
+      note.deferredTools = plan.deferred;
+      note.note =
+        `the tool definitions take about ${plan.allTokens} tokens, more than the ${budget}-token budget (toolBudgetShare of this model's ${client.contextWindow}-token window); ` +
+        `${plan.tools.length - 1} are sent in short form with tool_search, which finds the other ${plan.deferred}`;
+    }
+    if (plan.tokens > budget) {
+      note.warning =
+        `even the short tool list takes about ${plan.tokens} tokens, more than the ${budget}-token budget of this model's ${client.contextWindow}-token window; ` +
+        'use a model with a larger window, raise the server\'s context size or toolBudgetShare, or run an agent with fewer tools';
+    }
+    return note;
+  }
+
+  /** The system prompt of a turn without an agent: the default prompt plus the blocks an agent's prompt gets too (skills). */
+  async function plainSystem(): Promise<string> {
+    const blocks = promptBlocks ? (await promptBlocks()).filter(Boolean) : [];
+    return [DEFAULT_CHAT_SYSTEM, ...blocks].join('\n\n');
+  }
+
+  return {
+    resolve,
+    build,
+    setAgentResolver: (fn: ResolveAgent) => {
+      resolveAgent = fn;
+    },
+    setPromptBlocks: (fn: () => Promise<string[]>) => {
+      promptBlocks = fn;
+    },
+  };
+}
