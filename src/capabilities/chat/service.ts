@@ -21,6 +21,7 @@ import { defaultTitle, repairContext, Session, viewOf } from './session.js';
 import type { SessionSnapshot, SessionWindow } from './session.js';
 import { ChatStore, type SessionRecord, type TurnStatus } from './store.js';
 import type { ChatGateHooks, PermissionMode, QueuedMessage, ResolveAgent, ResolvedAgent } from './types.js';
+import type { DashboardTurn, ResolveDashboard } from '../dashboards/types.js';
 
 export interface ChatServiceDeps {
   home: Home;
@@ -45,6 +46,8 @@ export interface SendInput {
   provider?: string;
   images?: unknown[];
   agent?: string;
+  /** A dashboard the turn is about: its block joins the system prompt, its tools the turn (dashboards capability). */
+  dashboard?: string;
   permissionMode?: PermissionMode;
 }
 
@@ -63,6 +66,7 @@ export function createChatService(deps: ChatServiceDeps) {
   const sessions = new Map<string, Session>();
   let resolveAgent = deps.resolveAgent;
   let promptBlocks = deps.promptBlocks;
+  let resolveDashboard: ResolveDashboard | undefined;
   const log = deps.log ?? (() => undefined);
 
   /**
@@ -209,7 +213,7 @@ export function createChatService(deps: ChatServiceDeps) {
     const sessionId = checkSessionId(b.sessionId);
     if (typeof b.message !== 'string' || !b.message.trim()) throw badRequest('message is required: the text to send');
     if (b.message.length > LIMITS.chatMessageChars) throw badRequest(`message is too long (${b.message.length} characters); the limit is ${LIMITS.chatMessageChars}`);
-    for (const key of ['provider', 'agent'] as const) {
+    for (const key of ['provider', 'agent', 'dashboard'] as const) {
       if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') throw badRequest(`${key} must be a string (a name)`);
     }
     if (b.permissionMode !== undefined && b.permissionMode !== 'ask' && b.permissionMode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
@@ -223,18 +227,21 @@ export function createChatService(deps: ChatServiceDeps) {
       provider: (b.provider as string) || undefined,
       images,
       agent: (b.agent as string) || undefined,
+      dashboard: (b.dashboard as string) || undefined,
       permissionMode: b.permissionMode as PermissionMode | undefined,
     };
   }
 
-  async function resolveTurn(input: SendInput): Promise<{ agent?: ResolvedAgent; client: ModelClient }> {
+  async function resolveTurn(input: SendInput): Promise<{ agent?: ResolvedAgent; client: ModelClient; dashboard?: DashboardTurn }> {
     let agent: ResolvedAgent | undefined;
     if (input.agent) {
       if (!resolveAgent) throw notFound(`unknown agent "${input.agent}"; no agents are defined (PUT /api/agents/<name> creates one)`);
       agent = await resolveAgent(input.agent);
     }
     const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model);
-    return { agent, client };
+    if (input.dashboard && !resolveDashboard) throw notFound(`unknown dashboard "${input.dashboard}"; dashboards are not available`);
+    const dashboard = input.dashboard ? await resolveDashboard!(input.dashboard) : undefined;
+    return { agent, client, dashboard };
   }
 
   /** POST /api/chat: starts a turn, or queues the message when the session is busy. */
@@ -256,12 +263,12 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   /** Begins a turn; synchronous up to marking the session busy so two sends never both start. */
-  function startTurn(session: Session, input: PendingTurn, resolved: { agent?: ResolvedAgent; client: ModelClient }): void {
+  function startTurn(session: Session, input: PendingTurn, resolved: { agent?: ResolvedAgent; client: ModelClient; dashboard?: DashboardTurn }): void {
     session.busy = true;
     const { agent, client } = resolved;
     const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || defaultTitle(input.message) });
     session.run = run;
-    session.turnDone = executeTurn(session, input, agent, client)
+    session.turnDone = executeTurn(session, input, agent, client, resolved.dashboard)
       .then((outcome) => {
         // However the turn was stopped (POST /api/chat/stop or POST /api/runs/<id>/stop), the queue holds.
         if (outcome === 'stopped') holdQueue(session);
@@ -274,7 +281,7 @@ export function createChatService(deps: ChatServiceDeps) {
       });
   }
 
-  async function executeTurn(session: Session, input: PendingTurn, agent: ResolvedAgent | undefined, client: ModelClient): Promise<TurnStatus> {
+  async function executeTurn(session: Session, input: PendingTurn, agent: ResolvedAgent | undefined, client: ModelClient, dashboard?: DashboardTurn): Promise<TurnStatus> {
     const run = session.run!;
     const runId = run.id;
     const emit = run.emit;
@@ -343,10 +350,10 @@ export function createChatService(deps: ChatServiceDeps) {
       const settings = deps.settings.get();
       const result = await runAgent({
         model: client,
-        system: agent?.system ?? (await plainSystem()),
+        system: [agent?.system ?? (await plainSystem()), dashboard?.block].filter(Boolean).join('\n\n'),
         messages: repairContext(session.context),
-        tools: deps.tools,
-        allowlist: agent?.tools ? new Set(agent.tools) : undefined,
+        tools: dashboard ? dashboard.attach(runId, deps.tools) : deps.tools,
+        allowlist: agent?.tools ? new Set([...agent.tools, ...(dashboard?.tools ?? [])]) : undefined,
         ctx: { signal: run.signal, emit, runId, agent: agent?.name, attended: true, depth: 0, sessionId: session.id },
         maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
         settings: agent?.settings,
@@ -394,6 +401,7 @@ export function createChatService(deps: ChatServiceDeps) {
       outcome = run.signal.aborted ? 'stopped' : 'failed';
     } finally {
       stopPartials?.();
+      dashboard?.detach(runId);
     }
     // A failed turn is an operator's concern too (no server at the provider's URL, a bad key): one line.
     if (outcome === 'failed') log(`chat: turn ${runId} in session ${session.id} failed: ${error ?? 'no reason given'}`);
@@ -574,6 +582,10 @@ export function createChatService(deps: ChatServiceDeps) {
     /** Wires the system-prompt blocks of plain chat, e.g. the workspace skills (composition root). */
     setPromptBlocks: (fn: () => Promise<string[]>) => {
       promptBlocks = fn;
+    },
+    /** Wires the dashboards capability: `dashboard` in POST /api/chat (composition root). */
+    setDashboardResolver: (fn: ResolveDashboard) => {
+      resolveDashboard = fn;
     },
   };
 }
