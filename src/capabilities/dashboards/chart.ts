@@ -10,6 +10,11 @@ import { kindOf, type Problem } from './widget-data.js';
 type VegaLite = typeof import('vega-lite');
 export const requireVegaLite = lazyRequire<VegaLite>('vega-lite');
 
+/** vega-lite writes its warnings to the console unless given a logger: they are not the engine's log. */
+const quiet = { level: () => quiet, error: () => quiet, warn: () => quiet, info: () => quiet, debug: () => quiet };
+/** Compiles a Vega-Lite spec to Vega, silently (throws vega-lite's error). */
+export const compileVegaLite = (spec: unknown) => requireVegaLite().compile(spec as never, { logger: quiet as never }).spec;
+
 const TOP = ['$schema', 'title', 'description', 'width', 'height', 'mark', 'encoding', 'data', 'transform', 'layer', 'config', 'autosize', 'padding', 'background', 'view', 'resolve'];
 const LAYER = ['mark', 'encoding', 'transform', 'title', 'description', 'width', 'height'];
 export const MARKS = ['bar', 'line', 'area', 'point', 'circle', 'square', 'tick', 'rule', 'rect', 'arc', 'text', 'trail', 'boxplot', 'errorbar', 'errorband'];
@@ -59,7 +64,7 @@ export function checkChart(spec: unknown): Problem[] {
   }
   if (out.length) return out;
   try {
-    requireVegaLite().compile(spec as never);
+    compileVegaLite(spec);
   } catch (err) {
     out.push(`data does not compile as Vega-Lite: ${(err as Error).message.split('\n')[0]}`);
   }

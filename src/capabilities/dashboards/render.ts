@@ -5,7 +5,7 @@
  * markdown made safe (markdown.ts), and under each widget the sources it cites, linked to their text.
  */
 import { lazyRequire } from '../../kernel/lazy-require.js';
-import { requireVegaLite } from './chart.js';
+import { compileVegaLite } from './chart.js';
 import { escapeHtml as esc, renderMarkdown } from './markdown.js';
 import type { BuildOutcome, DashboardDefinition, DashboardDocument, Renderer, Widget, WidgetType } from './types.js';
 import { columnKeys } from './widget-data.js';
@@ -16,10 +16,10 @@ const requireVega = lazyRequire<typeof import('vega')>('vega');
 export async function chartSvg(spec: Record<string, unknown>, width: number): Promise<string> {
   const vega = requireVega();
   const full = { width, height: 180, autosize: { type: 'fit', contains: 'padding' }, ...spec };
-  const compiled = requireVegaLite().compile(full as never).spec;
+  const compiled = compileVegaLite(full);
   const refuse = () => Promise.reject(new Error('charts load no data: it is inline'));
   const loader = { load: refuse, sanitize: refuse, http: refuse, file: refuse } as unknown as ReturnType<typeof vega.loader>;
-  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader });
+  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader }).logLevel(vega.None);
   try {
     return await view.toSVG();
   } finally {
