@@ -132,10 +132,10 @@ th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid #eef0f3; }
 .list { margin: 0; padding-left: 18px; } .list small { display: block; color: #5b6475; }
 .progress { height: 10px; background: #eef0f3; border-radius: 5px; overflow: hidden; margin: 8px 0 4px; } .progress div { height: 100%; background: #3b6fd8; }
 .kv { display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; margin: 0; } .kv dt { color: #5b6475; } .kv dd { margin: 0; font-weight: 600; }
-.chart svg { max-width: 100%; height: auto; }
+.chart svg { width: 100%; height: auto; }
 .md p { margin: 0 0 8px; } .md h3, .md h4 { margin: 4px 0; } .md pre { background: #f4f5f7; padding: 8px; overflow-x: auto; } .md .removed { color: #8a93a5; }
 .summary { color: #5b6475; font-size: 12px; margin: 8px 0 0; }
-.error { color: #c62828; }
+p.error { color: #c62828; margin: 0 0 6px; }
 footer { margin-top: 10px; font-size: 11px; color: #8a93a5; } footer a { color: #3b6fd8; margin-right: 6px; }
 .banner { background: #fdecea; border: 1px solid #e5a1a1; color: #8e1c1c; padding: 10px 14px; border-radius: 8px; }
 `;
