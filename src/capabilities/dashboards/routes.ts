@@ -3,7 +3,7 @@
  * by the service (every problem its own sentence), so their bodies are open objects here.
  */
 import type { FastifyInstance } from 'fastify';
-import { arr, bool, int, obj, ok, openObj, params, query, route, str } from '../../http/schemas.js';
+import { arr, bool, int, noBody, obj, ok, openObj, params, query, route, str } from '../../http/schemas.js';
 import { renderPage } from './render.js';
 import type { DashboardsService } from './service.js';
 
@@ -55,7 +55,7 @@ export function dashboardsRoutes(app: FastifyInstance, dashboards: DashboardsSer
   );
   app.post<{ Params: { id: string } }>(
     '/api/dashboards/:id/run',
-    { schema: route(tag, 'build the dashboard now (a run; 409 while one is building)', { params: id, response: { 202: ok({ runId: str() }) } }) },
+    { schema: route(tag, 'build the dashboard now (a run; 409 while one is building)', { params: id, body: noBody, response: { 202: ok({ runId: str() }) } }) },
     async (req, reply) => reply.code(202).send(await dashboards.startBuild(req.params.id)),
   );
   app.put<{ Params: { id: string } }>(
