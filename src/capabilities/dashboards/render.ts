@@ -12,10 +12,29 @@ import { columnKeys } from './widget-data.js';
 
 const requireVega = lazyRequire<typeof import('vega')>('vega');
 
+/**
+ * Drawn charts by content (spec and width): a page is read far more often than it is built, and a
+ * chart is the costly part of it (~20 ms each), so reading the same page again draws nothing.
+ */
+const drawn = new Map<string, Promise<string>>();
+const DRAWN_KEPT = 64;
+
 /** A chart's SVG: vega-lite compiles, vega renders headless; nothing is loaded from anywhere. */
-export async function chartSvg(spec: Record<string, unknown>, width: number): Promise<string> {
+export function chartSvg(spec: Record<string, unknown>, width: number): Promise<string> {
+  const key = `${width}\u0000${JSON.stringify(spec)}`;
+  let svg = drawn.get(key);
+  if (!svg) {
+    svg = draw(spec, width);
+    svg.catch(() => drawn.delete(key));
+    if (drawn.size >= DRAWN_KEPT) drawn.delete(drawn.keys().next().value!);
+    drawn.set(key, svg);
+  }
+  return svg;
+}
+
+async function draw(spec: Record<string, unknown>, width: number): Promise<string> {
   const vega = requireVega();
-  const full = { width, height: 180, autosize: { type: 'fit', contains: 'padding' }, ...spec };
+  const full = { width, height: 180, ...spec };
   const compiled = compileVegaLite(full);
   const refuse = () => Promise.reject(new Error('charts load no data: it is inline'));
   const loader = { load: refuse, sanitize: refuse, http: refuse, file: refuse } as unknown as ReturnType<typeof vega.loader>;

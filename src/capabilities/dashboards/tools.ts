@@ -10,6 +10,7 @@ export function dashboardTools(dashboards: DashboardsService): AnyTool[] {
   const publish = defineTool<{ widgets: unknown; dashboard?: string; title?: string; subtitle?: string; replace?: boolean }>({
     name: 'publish_dashboard',
     group: 'dashboard',
+    checkpoint: false, // it writes the engine's own page state, never a file of the workspace
     description:
       'Publishes widgets onto a dashboard page. Each widget: {id (the slot id), type (a widget type), data (the shape of its type), title?, span?, summary?, sources? (refs such as "t1" of the tool results it is built from), status? (ok|warn|error), error?}. ' +
       'Answers which widgets were accepted and, for each rejected one, exactly what to fix. Widgets merge by id across calls; replace: true drops the widgets not in this call. ' +
