@@ -385,7 +385,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => dashboards.close());
   tools.register(...dashboardTools(dashboards));
   dashboardsRoutes(app, dashboards);
-  history.registerAdapter('dashboard', dashboards.store.historyAdapter);
+  history.registerAdapter('dashboard', dashboards.historyAdapter);
   history.registerAdapter('widget', dashboards.catalog.historyAdapter);
   chat.setDashboardResolver(dashboards.resolveForChat);
   agentsRoutes(app, agents);

@@ -257,6 +257,14 @@ export async function createDashboardsService(deps: DashboardsDeps) {
         detach: (runId) => void bindings.delete(runId),
       };
     },
+    /** Version history (kind `dashboard`): a restored definition is re-checked and its refresh re-armed. */
+    historyAdapter: {
+      read: store.historyAdapter.read,
+      write: async (id: string, content: string) => {
+        await store.historyAdapter.write(id, content);
+        syncRefresh();
+      },
+    },
     isBuilding: (id: string) => building.has(id),
     /** The dashboard a run publishes into (its build, or a chat turn about it). */
     boundDashboard: (runId?: string) => (runId ? bindings.get(runId)?.dashboard : undefined),
