@@ -377,6 +377,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     emit,
     log,
     clock: options.clock,
+    mask: masker.mask,
     history: () => history,
     resolveAgent: (name) => agents.resolve(name),
     agentNames: () => agents.names(),

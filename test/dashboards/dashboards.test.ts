@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { salesDashboard, startDashboards, toolResult, type DashHarness } from './harness.js';
@@ -213,4 +213,23 @@ test('POST /api/chat {dashboard}: the turn sees the dashboard, its results are a
   assert.deepEqual(doc.widgets.map((w: any) => w.id), ['total', 'top'], 'merged into the page, in slot order');
   const src = await h.t.api('GET', `/api/dashboards/sales/source/t1?run=${started.runId}`);
   assert.ok(String(src.body).includes('mon,120'));
+});
+
+test('a stored secret never lands in an archive or the page file', async () => {
+  const secret = 'sk-live-4f9a8b7c6d5e4f3a2b1c';
+  assert.equal((await h.t.api('POST', '/api/secrets', { name: 'shop.key', value: secret })).status, 200);
+  await h.workspaceFile('config.txt', `key=${secret}\n`);
+  assert.equal((await h.t.api('PUT', '/api/dashboards/keys', { name: 'Keys', layout: 1, slots: [{ id: 'k', title: 'K', type: 'markdown' }], prompt: 'p' })).status, 200);
+  h.model.script(
+    { toolCalls: [{ name: 'read_file', args: { path: 'config.txt' } }] },
+    { toolCalls: [{ name: 'publish_dashboard', args: { widgets: [{ id: 'k', type: 'markdown', data: { text: `the key is ${secret}` }, sources: ['t1'] }] } }] },
+    { text: 'done' },
+  );
+  const { runId, end } = await h.build('keys');
+  assert.equal(end.kind, 'run.completed');
+  const dir = path.join(h.t.home, 'dashboard-data', 'keys');
+  const archived = await readFile(path.join(dir, 'sources', runId, 't1.txt'), 'utf8');
+  assert.ok(archived.includes('key=') && !archived.includes(secret), archived);
+  const page = await readFile(path.join(dir, 'doc.json'), 'utf8');
+  assert.ok(page.includes('the key is') && !page.includes(secret));
 });

@@ -27,12 +27,15 @@ export class SourceArchive {
   constructor(
     readonly dir: string,
     readonly runId: string,
+    /** The secret mask: an archive is a plain file in the home and is served over HTTP. */
+    private readonly mask: (text: string) => string = (t) => t,
   ) {}
 
   /** Archives one result and answers its ref (assigned at once, written in order). */
-  add(tool: string, args: unknown, text: string): string {
+  add(tool: string, args: unknown, result: string): string {
+    const text = this.mask(result);
     const ref = `t${this.index.length + 1}`;
-    const info: SourceInfo = { ref, tool, args: clip(JSON.stringify(args) ?? '', 200), chars: text.length, preview: clip(text.replace(/\s+/g, ' '), PREVIEW_CHARS) };
+    const info: SourceInfo = { ref, tool, args: clip(this.mask(JSON.stringify(args) ?? ''), 200), chars: text.length, preview: clip(text.replace(/\s+/g, ' '), PREVIEW_CHARS) };
     this.index.push(info);
     const index = [...this.index];
     this.writes = this.writes

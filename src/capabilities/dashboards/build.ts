@@ -36,6 +36,8 @@ export interface BuildDeps {
   providers: ProviderService;
   settings: { get(): { chatMaxTurns: number; compactFraction: number } };
   resolveAgent?: (name: string) => Promise<ResolvedAgent>;
+  /** The secret mask for what lands in the home's files (archives, the page). */
+  mask: (text: string) => string;
 }
 
 /** Starts the run (throws the provider's or agent's sentence before anything starts). */
@@ -43,7 +45,7 @@ export async function startBuildRun(deps: BuildDeps, id: string, def: DashboardD
   const agent = def.agent && deps.resolveAgent ? await deps.resolveAgent(def.agent) : undefined;
   const client = await deps.providers.resolve(agent?.provider, agent?.model);
   const run = deps.runs.start({ source: 'dashboard', agent: agent?.name, model: client.modelId, provider: client.provider, title: `dashboard ${id}: ${def.name}` });
-  const build: Build = { dashboard: id, run, archive: new SourceArchive(`${sourcesDir}/${run.id}`, run.id), widgets: [], published: false };
+  const build: Build = { dashboard: id, run, archive: new SourceArchive(`${sourcesDir}/${run.id}`, run.id, deps.mask), widgets: [], published: false };
   return { build, agent, client };
 }
 

@@ -170,6 +170,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     const result = checkWidgets(args.widgets, { types: catalog.types(), definition: def, refs: archive?.refs() });
     for (const w of result.accepted) {
       if (ctx.runId) w.runId = ctx.runId;
+      w.data = maskJson(w.data, deps.mask);
       ctx.emit('dashboard.widget.published', { dashboard: id, widget: w.id, type: w.type });
     }
     for (const r of result.rejected) ctx.emit('dashboard.widget.rejected', { dashboard: id, widget: r.id, problems: r.problems });
@@ -250,7 +251,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
         block: chatBlock(id, def, [...catalog.types().values()], store.doc(id).document),
         tools: [...DASHBOARD_TOOLS],
         attach: (runId, tools) => {
-          const archive = new SourceArchive(path.join(sourcesDir(id), runId), runId);
+          const archive = new SourceArchive(path.join(sourcesDir(id), runId), runId, deps.mask);
           bindings.set(runId, { dashboard: id, archive });
           return archive.wrap(tools, DASHBOARD_TOOLS);
         },
@@ -275,3 +276,10 @@ export async function createDashboardsService(deps: DashboardsDeps) {
   };
 }
 
+
+/** A JSON value with secret values masked (the mask keeps JSON text valid JSON). */
+function maskJson(value: unknown, mask: (text: string) => string): unknown {
+  const text = JSON.stringify(value);
+  const masked = mask(text);
+  return masked === text ? value : (JSON.parse(masked) as unknown);
+}
