@@ -184,7 +184,8 @@ export async function createDashboardsService(deps: DashboardsDeps) {
       const state = store.doc(id);
       widgets = mergeWidgets(state.document?.widgets ?? [], result.accepted, args.replace === true, def.slots);
       if (result.accepted.length || args.replace) {
-        const document = { title: args.title ?? state.document?.title ?? def.name, ...((args.subtitle ?? state.document?.subtitle) ? { subtitle: args.subtitle ?? state.document?.subtitle } : {}), builtAt: new Date().toISOString(), runId: ctx.runId ?? 'direct', widgets };
+        const subtitle = args.subtitle ?? state.document?.subtitle;
+        const document = { title: args.title ?? state.document?.title ?? def.name, ...(subtitle ? { subtitle } : {}), builtAt: new Date().toISOString(), runId: ctx.runId ?? 'direct', widgets };
         await store.writeDoc(id, { ...state, document });
         ctx.emit('dashboard.published', { dashboard: id, builtAt: document.builtAt, widgets: widgets.map((w) => w.id) });
       }
@@ -193,18 +194,16 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     return { text: describePublish(result, missing), isError: result.accepted.length === 0 && result.rejected.length > 0 };
   }
 
-  /** The whole archived text of one ref: of `runId`, else of the publishing run, else the page's run. */
+  /** The whole archived text of one ref: of `runId` when given; else of the calling run, the page's build, a widget citing it. */
   async function source(id: string, ref: string, runId?: string, callerRun?: string): Promise<string> {
     entry(id);
     const doc = store.doc(id).document;
-    const bound = callerRun ? bindings.get(callerRun) : undefined;
-    const candidates = [runId, bound?.dashboard === id ? callerRun : undefined, doc?.runId, ...(doc?.widgets ?? []).filter((w) => w.sources.includes(ref)).map((w) => w.runId)];
-    for (const run of candidates) {
-      if (!run) continue;
-      if (bound?.dashboard === id && run === callerRun) await bound.archive.flushed();
-      const text = await readSource(sourcesDir(id), run, ref);
+    const own = callerRun && bindings.get(callerRun)?.dashboard === id ? bindings.get(callerRun) : undefined;
+    await own?.archive.flushed();
+    const runs = runId ? [runId] : [own && callerRun, doc?.runId, ...(doc?.widgets ?? []).filter((w) => w.sources.includes(ref)).map((w) => w.runId)];
+    for (const run of new Set(runs)) {
+      const text = run ? await readSource(sourcesDir(id), run, ref) : undefined;
       if (text !== undefined) return text;
-      if (runId) break;
     }
     throw notFound(`no source "${ref}" on dashboard "${id}"${runId ? ` for run ${runId}` : ''}; a widget's sources name the refs (t1, t2 ...) its run archived`);
   }

@@ -2,6 +2,7 @@
  * Dashboards: what a person asks for (the definition), what a build publishes (the document) and
  * the widget catalog (docs/dashboards.md). The only file another capability may import.
  */
+import type { RunAgentOptions } from '../../agent/types.js';
 
 /** What the person asked for: one tile of the page, filled by the build with a widget of the same id. */
 export interface Slot {
@@ -98,11 +99,11 @@ export interface DashboardTurn {
   block: string;
   /** Tool names the turn needs beyond an agent's allowlist. */
   tools: string[];
-  attach<T extends AgentTools>(runId: string, tools: T): AgentTools;
+  attach(runId: string, tools: AgentTools): AgentTools;
   detach(runId: string): void;
 }
 
 /** The registry as an agent loop sees it (src/agent/types.ts RunAgentOptions['tools']). */
-export type AgentTools = import('../../agent/types.js').RunAgentOptions['tools'];
+export type AgentTools = RunAgentOptions['tools'];
 
 export type ResolveDashboard = (id: string) => Promise<DashboardTurn>;
