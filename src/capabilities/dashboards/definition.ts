@@ -15,8 +15,8 @@ const MIN_INTERVAL_MS = 10_000;
 
 export interface DefinitionContext {
   types: Map<string, WidgetType>;
-  /** Registered tool names (built-in and connected MCP servers). */
-  toolNames: string[];
+  /** Registered tool names (built-in and connected MCP servers); undefined skips the check (a file read at start, before MCP servers connect). */
+  toolNames?: string[];
   /** Defined agent names; undefined when agents are not wired (every name passes). */
   agentNames?: string[];
 }
@@ -65,12 +65,13 @@ export function definitionProblems(raw: unknown, ctx: DefinitionContext): string
   const layout = d.layout;
   if (!(Number.isInteger(layout) && (layout as number) >= 1 && (layout as number) <= 12)) out.push(`layout must be the column count, an integer from 1 to 12 (got ${JSON.stringify(layout ?? null)})`);
   const columns = Number.isInteger(layout) ? Math.min(12, Math.max(1, layout as number)) : 12;
-  const names = (key: 'tools' | 'widgets', known: string[], what: string) => {
+  const names = (key: 'tools' | 'widgets', known: string[] | undefined, what: string) => {
     const v = d[key];
     if (v === undefined) return undefined;
     if (!Array.isArray(v)) return void out.push(`${key} must be an array of ${what} names (got ${kindOf(v)})`);
     v.forEach((n, i) => {
-      if (typeof n !== 'string' || !known.includes(n)) out.push(`${key}[${i}] ${JSON.stringify(n)} is not a ${what} (${what}s: ${known.join(', ')})`);
+      if (typeof n !== 'string') out.push(`${key}[${i}] must be a ${what} name (got ${kindOf(n)})`);
+      else if (known && !known.includes(n)) out.push(`${key}[${i}] ${JSON.stringify(n)} is not a ${what} (${what}s: ${known.join(', ')})`);
     });
     return v as string[];
   };

@@ -23,7 +23,7 @@ export async function designDefinition(body: unknown, deps: DesignDeps): Promise
   if (b.id !== undefined && (typeof b.id !== 'string' || !DASHBOARD_ID.test(b.id))) throw badRequest('id must be a dashboard id (lower-case letters, digits, - or _)');
   const existing = typeof b.id === 'string' ? deps.store.get(b.id)?.definition : undefined;
   const ctx = await deps.context();
-  const system = designSystem([...ctx.types.values()], ctx.toolNames, ctx.agentNames ?? []);
+  const system = designSystem([...ctx.types.values()], ctx.toolNames ?? [], ctx.agentNames ?? []);
   let prompt = existing ? `Change this dashboard as asked.\nNow: ${JSON.stringify(existing)}\nAsked: ${b.description}` : b.description;
   let problems: string[] = [];
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -45,8 +45,9 @@ export type DashboardsService = Awaited<ReturnType<typeof createDashboardsServic
 export async function createDashboardsService(deps: DashboardsDeps) {
   const catalog = createCatalog(deps.home);
   const context = async (): Promise<DefinitionContext> => ({ types: catalog.types(), toolNames: deps.tools.names(), agentNames: deps.agentNames ? await deps.agentNames() : undefined });
-  // A file on disk is judged without the agent list (an agent deleted later does not break the page; the build says so).
-  const store = createDashboardStore(deps.home, (_id, value) => definitionProblems(value, { types: catalog.types(), toolNames: deps.tools.names() }));
+  // A file on disk is judged without the agent and tool lists: MCP tools connect after the engine
+  // starts, and an agent deleted later does not break the page (the build names what is missing).
+  const store = createDashboardStore(deps.home, (_id, value) => definitionProblems(value, { types: catalog.types() }));
   /** Dashboards building now; set before the first await of a start, so two starts never both pass. */
   const building = new Map<string, Build | 'starting'>();
   const bindings = new Map<string, Binding>();
