@@ -233,3 +233,18 @@ test('a stored secret never lands in an archive or the page file', async () => {
   const page = await readFile(path.join(dir, 'doc.json'), 'utf8');
   assert.ok(page.includes('the key is') && !page.includes(secret));
 });
+
+test("a build runs as the definition's agent: its prompt, and its allowlist narrowing the dashboard's tools", async () => {
+  const agent = await h.t.api('PUT', '/api/agents/analyst', { description: 'Reads numbers', system: 'You are the analyst.', tools: ['read_file', 'write_file'] });
+  assert.equal(agent.status, 200, JSON.stringify(agent.body));
+  assert.equal((await h.t.api('PUT', '/api/dashboards/by-agent', { name: 'By agent', agent: 'analyst', layout: 1, tools: ['read_file', 'glob'], slots: [{ id: 'n', title: 'N', type: 'stat' }], prompt: 'count' })).status, 200);
+  h.model.script({ toolCalls: [{ name: 'publish_dashboard', args: { widgets: [{ id: 'n', type: 'stat', data: { value: 1 } }] } }] }, { text: 'ok' });
+  const n = h.model.requests.length;
+  const { runId, end } = await h.build('by-agent');
+  assert.equal(end.kind, 'run.completed');
+  const req = h.model.requests[n].body;
+  assert.equal(req.messages.find((m: any) => m.role === 'system').content.startsWith('You are the analyst.'), true);
+  assert.deepEqual((req.tools as any[]).map((t) => t.function.name).sort(), ['dashboard_source', 'publish_dashboard', 'read_file'], 'glob is not the agent\'s, write_file not the dashboard\'s');
+  const rec = (await h.t.api('GET', '/api/runs')).body;
+  assert.equal((Array.isArray(rec) ? rec : rec.runs).find((r: any) => r.runId === runId).agent, 'analyst');
+});
