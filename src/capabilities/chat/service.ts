@@ -67,6 +67,7 @@ export function createChatService(deps: ChatServiceDeps) {
   let resolveAgent = deps.resolveAgent;
   let promptBlocks = deps.promptBlocks;
   let resolveDashboard: ResolveDashboard | undefined;
+  const openDashboard: ResolveDashboard = (id) => (resolveDashboard ? resolveDashboard(id) : Promise.reject(notFound(`unknown dashboard "${id}"; dashboards are not available`)));
   const log = deps.log ?? (() => undefined);
 
   /**
@@ -232,16 +233,15 @@ export function createChatService(deps: ChatServiceDeps) {
     };
   }
 
-  async function resolveTurn(input: SendInput): Promise<{ agent?: ResolvedAgent; client: ModelClient; dashboard?: DashboardTurn }> {
+  async function resolveTurn(input: SendInput): Promise<{ agent?: ResolvedAgent; client: ModelClient }> {
     let agent: ResolvedAgent | undefined;
     if (input.agent) {
       if (!resolveAgent) throw notFound(`unknown agent "${input.agent}"; no agents are defined (PUT /api/agents/<name> creates one)`);
       agent = await resolveAgent(input.agent);
     }
     const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model);
-    if (input.dashboard && !resolveDashboard) throw notFound(`unknown dashboard "${input.dashboard}"; dashboards are not available`);
-    const dashboard = input.dashboard ? await resolveDashboard!(input.dashboard) : undefined;
-    return { agent, client, dashboard };
+    if (input.dashboard) await openDashboard(input.dashboard); // an unknown one is the caller's 404 now
+    return { agent, client };
   }
 
   /** POST /api/chat: starts a turn, or queues the message when the session is busy. */
@@ -263,12 +263,12 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   /** Begins a turn; synchronous up to marking the session busy so two sends never both start. */
-  function startTurn(session: Session, input: PendingTurn, resolved: { agent?: ResolvedAgent; client: ModelClient; dashboard?: DashboardTurn }): void {
+  function startTurn(session: Session, input: PendingTurn, resolved: { agent?: ResolvedAgent; client: ModelClient }): void {
     session.busy = true;
     const { agent, client } = resolved;
     const run = deps.runs.start({ source: 'chat', sessionId: session.id, model: client.modelId, provider: client.provider, agent: agent?.name, title: session.title || defaultTitle(input.message) });
     session.run = run;
-    session.turnDone = executeTurn(session, input, agent, client, resolved.dashboard)
+    session.turnDone = executeTurn(session, input, agent, client)
       .then((outcome) => {
         // However the turn was stopped (POST /api/chat/stop or POST /api/runs/<id>/stop), the queue holds.
         if (outcome === 'stopped') holdQueue(session);
@@ -281,14 +281,16 @@ export function createChatService(deps: ChatServiceDeps) {
       });
   }
 
-  async function executeTurn(session: Session, input: PendingTurn, agent: ResolvedAgent | undefined, client: ModelClient, dashboard?: DashboardTurn): Promise<TurnStatus> {
+  async function executeTurn(session: Session, input: PendingTurn, agent: ResolvedAgent | undefined, client: ModelClient): Promise<TurnStatus> {
     const run = session.run!;
     const runId = run.id;
     const emit = run.emit;
     let outcome: TurnStatus = 'failed';
     let error: string | undefined;
     let stopPartials: (() => void) | undefined;
+    let dashboard: DashboardTurn | undefined;
     try {
+      if (input.dashboard) dashboard = await openDashboard(input.dashboard);
       await load(session); // busy from here on, so it stays loaded until the turn ends
       const user: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message: userMessage(input), text: input.message };
       await record(
