@@ -9,6 +9,7 @@ import { runAgent } from '../../agent/index.js';
 import { describeError } from '../../kernel/errors.js';
 import type { LiveRun, RunLedger } from '../../kernel/runs.js';
 import type { ProviderService } from '../../providers/service.js';
+import type { ModelClient } from '../../providers/types.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { ResolvedAgent } from '../chat/types.js';
 import { readSourceIndex, SourceArchive } from './archive.js';
@@ -40,8 +41,15 @@ export interface BuildDeps {
   mask: (text: string) => string;
 }
 
+/** A build whose run has started: the agent it runs as and the model client it talks to. */
+export interface StartedBuild {
+  build: Build;
+  agent?: ResolvedAgent;
+  client: ModelClient;
+}
+
 /** Starts the run (throws the provider's or agent's sentence before anything starts). */
-export async function startBuildRun(deps: BuildDeps, id: string, def: DashboardDefinition, sourcesDir: string): Promise<{ build: Build; agent?: ResolvedAgent; client: Awaited<ReturnType<ProviderService['resolve']>> }> {
+export async function startBuildRun(deps: BuildDeps, id: string, def: DashboardDefinition, sourcesDir: string): Promise<StartedBuild> {
   const agent = def.agent && deps.resolveAgent ? await deps.resolveAgent(def.agent) : undefined;
   const client = await deps.providers.resolve(agent?.provider, agent?.model);
   const run = deps.runs.start({ source: 'dashboard', agent: agent?.name, model: client.modelId, provider: client.provider, title: `dashboard ${id}: ${def.name}` });
@@ -58,7 +66,7 @@ export function buildAllowlist(def: DashboardDefinition, agent: ResolvedAgent | 
 /** Runs the build to its end and answers the outcome and, when it ended well, the new page. */
 export async function executeBuild(
   deps: BuildDeps,
-  started: Awaited<ReturnType<typeof startBuildRun>>,
+  started: StartedBuild,
   ctx: { def: DashboardDefinition; types: WidgetType[]; previous?: DashboardDocument; sourcesDir: string },
 ): Promise<{ outcome: BuildOutcome; document?: DashboardDocument }> {
   const { build, agent, client } = started;

@@ -10,7 +10,7 @@ import type { DashboardsService } from './service.js';
 const tag = 'dashboards';
 const id = params({ id: 'the dashboard id (lower-case letters, digits, - or _)' });
 const definition = openObj('{name, icon?, description?, refresh?, paused?, agent?, layout, tools?, widgets?, slots: [{id, title, hint?, type?, span?}], prompt} (docs/dashboards.md)');
-const document = openObj('{title, subtitle?, builtAt, runId, widgets: [{id, type, title?, span?, summary?, data, sources, status?, error?, runId?}]}');
+const documentSchema = openObj('{title, subtitle?, builtAt, runId, widgets: [{id, type, title?, span?, summary?, data, sources, status?, error?, runId?}]}');
 const build = openObj('how the last build ended: {runId, status, at, error?}');
 const summary = openObj('a dashboard in the list', { id: str(), name: str(), building: bool(), builtAt: str(), erroredWidgets: int(), lastBuild: build, error: str('why the file on disk cannot be used') });
 
@@ -23,7 +23,7 @@ export function dashboardsRoutes(app: FastifyInstance, dashboards: DashboardsSer
   );
   app.get<{ Params: { id: string } }>(
     '/api/dashboards/:id',
-    { schema: route(tag, 'the definition, the latest document and whether it is building', { params: id, response: { 200: openObj('{id, definition, document, building, runId?, lastBuild, error?}') } }) },
+    { schema: route(tag, 'the definition, the latest document and whether it is building', { params: id, response: { 200: openObj('{id, definition, document, building, runId?, lastBuild, error?}', { definition, document: documentSchema, lastBuild: build }) } }) },
     async (req) => dashboards.get(req.params.id),
   );
   app.get<{ Params: { id: string } }>(
@@ -31,7 +31,7 @@ export function dashboardsRoutes(app: FastifyInstance, dashboards: DashboardsSer
     {
       schema: route(tag, 'the published document; with Accept: text/html, the page itself (self-contained, charts as SVG)', {
         params: id,
-        response: { 200: openObj('{document, lastBuild, building}, or an HTML page') },
+        response: { 200: openObj('{document, lastBuild, building}, or an HTML page', { document: documentSchema, lastBuild: build, building: bool() }) },
       }),
     },
     async (req, reply) => {

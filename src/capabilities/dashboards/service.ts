@@ -10,7 +10,7 @@ import type { Home } from '../../kernel/home.js';
 import type { HistoryRecorder } from '../history/types.js';
 import { type Clock, realClock } from '../workflows/clock.js';
 import { pruneSources, readSource, SourceArchive } from './archive.js';
-import { type Build, type BuildDeps, DASHBOARD_TOOLS, executeBuild, startBuildRun } from './build.js';
+import { type Build, type BuildDeps, DASHBOARD_TOOLS, executeBuild, type StartedBuild, startBuildRun } from './build.js';
 import { createCatalog } from './catalog.js';
 import { DASHBOARD_ID, definitionProblems, normaliseDefinition, type DefinitionContext } from './definition.js';
 import { designDefinition } from './design.js';
@@ -111,7 +111,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     const current = building.get(id);
     if (current) throw conflict(`dashboard "${id}" is already building${current !== 'starting' ? ` (run ${current.run.id}; POST /api/runs/${current.run.id}/stop stops it)` : ''}`);
     building.set(id, 'starting');
-    let started: Awaited<ReturnType<typeof startBuildRun>>;
+    let started: StartedBuild;
     try {
       started = await startBuildRun(deps, id, def, sourcesDir(id));
     } catch (err) {
@@ -126,7 +126,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     return { ok: true, runId: build.run.id };
   }
 
-  async function finishBuild(id: string, def: DashboardDefinition, started: Awaited<ReturnType<typeof startBuildRun>>): Promise<void> {
+  async function finishBuild(id: string, def: DashboardDefinition, started: StartedBuild): Promise<void> {
     const { run } = started.build;
     const state = store.doc(id);
     let outcome: BuildOutcome = { runId: run.id, status: 'failed', at: new Date().toISOString() };
