@@ -54,6 +54,9 @@ before(async () => {
   const built = await h.build('sales');
   assert.equal(built.end.kind, 'run.completed', JSON.stringify(built.end));
   runId = built.runId;
+  // A later build fails: the page stays, and says so.
+  h.model.script({ error: 400, body: { error: { message: 'the model is down' } } });
+  assert.equal((await h.build('sales')).end.kind, 'run.failed');
 });
 after(async () => h.close());
 
@@ -74,6 +77,7 @@ test('the page is self-contained: SVG charts, sanitised markdown, no script, sou
   assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:/);
   assert.ok(html.includes(`<a href="/api/dashboards/sales/source/t1?run=${runId}">t1</a>`));
   assert.ok(html.includes('the shipping database did not answer'));
+  assert.match(html, /<p class="banner">The last build failed \([^)]+\): the build&#39;s model failed: .*; the previous page is kept\.<\/p>/);
   assert.ok(!/src="http/.test(html) && !/href="\/\//.test(html), 'nothing loads from elsewhere');
   // The JSON answer is still the document.
   const json = await h.t.api('GET', '/api/dashboards/sales/doc');

@@ -118,7 +118,7 @@ export async function renderPage({ id, definition, document, lastBuild, types }:
       return widgetHtml(id, w, type, columns, span);
     }),
   );
-  const failed = lastBuild && lastBuild.status === 'failed' && lastBuild.runId !== document.runId ? `<p class="banner">The last build failed (${esc(lastBuild.at)}): ${esc(lastBuild.error ?? 'no reason given')}. This is the page as it was before.</p>` : '';
+  const failed = lastBuild && lastBuild.status === 'failed' && lastBuild.runId !== document.runId ? `<p class="banner">The last build failed (${esc(lastBuild.at)}): ${esc(lastBuild.error ?? 'no reason given')}.</p>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
