@@ -48,6 +48,9 @@ test('a hand-edited nonsense file is listed with its error and never crashes the
   await mkdir(path.join(h.t.home, 'dashboards'), { recursive: true });
   await writeFile(path.join(h.t.home, 'dashboards', 'junk.json'), '{"name": 12, nonsense');
   await writeFile(path.join(h.t.home, 'dashboards', 'odd.json'), JSON.stringify({ name: 'Odd', layout: 'wide', slots: [], prompt: 'p' }));
+  await writeFile(path.join(h.t.home, 'dashboards', 'fine.json'), JSON.stringify({ name: 'Fine', layout: 1, slots: [{ id: 'a', title: 'A' }], prompt: 'p' }));
+  await mkdir(path.join(h.t.home, 'dashboard-data', 'fine'), { recursive: true });
+  await writeFile(path.join(h.t.home, 'dashboard-data', 'fine', 'doc.json'), JSON.stringify({ document: { widgets: 5 } }));
   await h.t.engine.dashboards.store.load();
   const list = (await h.t.api('GET', '/api/dashboards')).body.dashboards;
   const junk = list.find((d: any) => d.id === 'junk');
@@ -60,6 +63,10 @@ test('a hand-edited nonsense file is listed with its error and never crashes the
   assert.equal((await h.t.api('GET', '/api/status')).status, 200);
   assert.equal((await h.t.api('DELETE', '/api/dashboards/junk')).status, 200);
   assert.equal((await h.t.api('DELETE', '/api/dashboards/odd')).status, 200);
+  // A page file of another shape is not served: the dashboard is listed as never built.
+  assert.equal(list.find((d: any) => d.id === 'fine').builtAt, null);
+  assert.equal((await h.t.api('GET', '/api/dashboards/fine/doc')).status, 404);
+  assert.equal((await h.t.api('DELETE', '/api/dashboards/fine')).status, 200);
 });
 
 test('a build is a run: tool results archived as t1.., widgets cite them, merge by id, then replace drops the rest', async () => {
@@ -181,6 +188,10 @@ test('the widget catalog: built-ins with shapes, custom types on a renderer, bui
   assert.equal(ok.status, 200, JSON.stringify(ok.body));
   const pub = await h.t.engine.tools.call({ callId: 'y', name: 'publish_dashboard', args: { dashboard: 'kpis', widgets: [{ id: 'k', type: 'kpi', data: { value: 'x', unit: 3 } }] } }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
   assert.equal(pub.text, 'accepted: none\nrejected 1 (fix and publish them again; accepted widgets are kept):\nwidget "k": data.unit must be a string (got number)\nslots still empty: k');
+  // Both kinds are versioned in history.
+  const versions = (kind: string, name: string) => h.t.api('GET', `/api/history/${kind}/${name}`).then((r) => (Array.isArray(r.body) ? r.body : r.body.versions));
+  assert.equal((await versions('widget', 'kpi')).length, 1);
+  assert.equal((await versions('dashboard', 'kpis')).length, 1);
   assert.equal((await h.t.api('DELETE', '/api/widgets/kpi')).status, 200);
   assert.ok(!(await h.t.api('GET', '/api/widgets')).body.widgets.some((w: any) => w.name === 'kpi'));
   // Both dashboard tools are in the registry and its listing.

@@ -62,7 +62,10 @@ export function createDashboardStore(home: Home, judge: Judge) {
   async function readDoc(id: string): Promise<DocState> {
     try {
       const state = JSON.parse(await fs.readFile(path.join(dataDir(id), 'doc.json'), 'utf8')) as DocState;
-      return state && typeof state === 'object' ? state : {};
+      if (!state || typeof state !== 'object') return {};
+      // A page edited by hand into another shape is dropped (the next build writes a new one), never served broken.
+      if (state.document && !(Array.isArray(state.document.widgets) && state.document.widgets.every((w) => w && typeof w.id === 'string' && Array.isArray(w.sources)))) delete state.document;
+      return state;
     } catch {
       return {};
     }
