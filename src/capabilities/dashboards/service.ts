@@ -66,6 +66,12 @@ export async function createDashboardsService(deps: DashboardsDeps) {
   const syncRefresh = () => refresher.sync(store.all().filter((e) => e.definition).map((e) => ({ id: e.id, refresh: e.definition!.refresh, paused: e.definition!.paused })));
   syncRefresh();
 
+  /** The run of the build in flight, once it has one. */
+  const buildRun = (id: string) => {
+    const b = building.get(id);
+    return b && b !== 'starting' ? b.run.id : undefined;
+  };
+
   function entry(id: string): DashboardEntry & { definition: DashboardDefinition } {
     const e = store.get(id);
     if (!e) throw notFound(`no dashboard "${id}" (GET /api/dashboards lists them; PUT /api/dashboards/${id} creates it)`);
@@ -75,8 +81,8 @@ export async function createDashboardsService(deps: DashboardsDeps) {
 
   function summary(e: DashboardEntry) {
     const { document, lastBuild } = store.doc(e.id);
-    const b = building.get(e.id);
     const d = e.definition;
+    const runId = buildRun(e.id);
     return {
       id: e.id,
       name: d?.name ?? e.id,
@@ -84,8 +90,8 @@ export async function createDashboardsService(deps: DashboardsDeps) {
       ...(d?.description ? { description: d.description } : {}),
       ...(d?.refresh ? { refresh: d.refresh } : {}),
       paused: d?.paused === true,
-      building: !!b,
-      ...(b && b !== 'starting' ? { runId: b.run.id } : {}),
+      building: building.has(e.id),
+      ...(runId ? { runId } : {}),
       builtAt: document?.builtAt ?? null,
       lastBuild: lastBuild ?? null,
       widgets: document?.widgets.length ?? 0,
@@ -108,8 +114,10 @@ export async function createDashboardsService(deps: DashboardsDeps) {
   /** POST /api/dashboards/<id>/run and refresh fires: 409 while one is building. */
   async function startBuild(id: string, reason: 'manual' | 'refresh' = 'manual'): Promise<{ ok: true; runId: string }> {
     const { definition: def } = entry(id);
-    const current = building.get(id);
-    if (current) throw conflict(`dashboard "${id}" is already building${current !== 'starting' ? ` (run ${current.run.id}; POST /api/runs/${current.run.id}/stop stops it)` : ''}`);
+    if (building.has(id)) {
+      const runId = buildRun(id);
+      throw conflict(`dashboard "${id}" is already building${runId ? ` (run ${runId}; POST /api/runs/${runId}/stop stops it)` : ''}`);
+    }
     building.set(id, 'starting');
     let started: StartedBuild;
     try {
@@ -165,8 +173,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     if (!id) throw badRequest(`name the dashboard to publish into: publish_dashboard {dashboard, widgets} (dashboards: ${store.all().map((e) => e.id).join(', ') || 'none'})`);
     const { definition: def } = entry(id);
     const build = bound?.dashboard === id ? bound.build : undefined;
-    const running = building.get(id);
-    if (!build && running) throw conflict(`dashboard "${id}" is being built${running !== 'starting' ? ` by run ${running.run.id}` : ''}; publish again once the build has ended`);
+    if (!build && building.has(id)) throw conflict(`dashboard "${id}" is being built${buildRun(id) ? ` by run ${buildRun(id)}` : ''}; publish again once the build has ended`);
     const archive = bound?.dashboard === id ? bound.archive : undefined;
     const result = checkWidgets(args.widgets, { types: catalog.types(), definition: def, refs: archive?.refs() });
     for (const w of result.accepted) {
@@ -216,9 +223,9 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     get(id: string) {
       const e = store.get(id);
       if (!e) throw notFound(`no dashboard "${id}" (GET /api/dashboards lists them)`);
-      const b = building.get(id);
       const { document, lastBuild } = store.doc(id);
-      return { id, definition: e.definition ?? null, document: document ?? null, building: !!b, ...(b && b !== 'starting' ? { runId: b.run.id } : {}), lastBuild: lastBuild ?? null, ...(e.error ? { error: e.error } : {}) };
+      const runId = buildRun(id);
+      return { id, definition: e.definition ?? null, document: document ?? null, building: building.has(id), ...(runId ? { runId } : {}), lastBuild: lastBuild ?? null, ...(e.error ? { error: e.error } : {}) };
     },
     doc(id: string) {
       entry(id);
@@ -266,7 +273,6 @@ export async function createDashboardsService(deps: DashboardsDeps) {
         syncRefresh();
       },
     },
-    isBuilding: (id: string) => building.has(id),
     /** The dashboard a run publishes into (its build, or a chat turn about it). */
     boundDashboard: (runId?: string) => (runId ? bindings.get(runId)?.dashboard : undefined),
     refreshArmed: () => refresher.armed(),
@@ -275,7 +281,6 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     },
   };
 }
-
 
 /** A JSON value with secret values masked (the mask keeps JSON text valid JSON). */
 function maskJson(value: unknown, mask: (text: string) => string): unknown {
