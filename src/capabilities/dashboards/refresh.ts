@@ -1,17 +1,16 @@
 /**
- * Dashboard refresh: one timer per dashboard with a `refresh` that is not paused, on the same clock
- * and parser as workflow cron triggers (workflows/clock.ts, workflows/cron.ts via parseRefresh). A
+ * Dashboard refresh: one timer per dashboard with a `refresh` that is not paused, on the same clock,
+ * timer loop and parser as workflow cron triggers (workflows/clock.ts `atEach`, workflows/cron.ts via
+ * parseRefresh). A
  * fire while the dashboard still builds is skipped, so a refresh storm never runs two builds of one
  * dashboard. Fires missed while the engine was down are not made up: the next one is armed from now.
  */
-import type { Clock } from '../workflows/clock.js';
-import type { CronSchedule } from '../workflows/cron.js';
+import { atEach, type Clock } from '../workflows/clock.js';
 import { parseRefresh } from './definition.js';
 
 interface Armed {
   sig: string;
-  schedule: CronSchedule;
-  handle?: unknown;
+  stop: () => void;
 }
 
 export interface RefreshDeps {
@@ -25,32 +24,21 @@ export function createRefresher(deps: RefreshDeps) {
   const armed = new Map<string, Armed>();
   let closed = false;
 
-  function arm(id: string, a: Armed, from: number): void {
-    const next = a.schedule.next(from);
-    if (closed || next === undefined) return;
-    a.handle = deps.clock.setTimeout(() => {
-      if (armed.get(id) !== a || closed) return;
-      // Long waits fire early in steps: wait on until the time has come.
-      if (deps.clock.now() < next) return arm(id, a, from);
-      arm(id, a, next);
-      void deps.fire(id, next).catch((err) => deps.log(`dashboards: refresh of ${id} failed to start: ${(err as Error).message}`));
-    }, Math.max(0, next - deps.clock.now()));
-  }
-
   /** Arms exactly the given schedules (a changed one is re-armed, a missing or paused one disarmed). */
   function sync(wanted: Array<{ id: string; refresh?: string; paused?: boolean }>): void {
+    if (closed) return;
     const keep = new Map(wanted.filter((w) => w.refresh && !w.paused).map((w) => [w.id, w.refresh!]));
     for (const [id, a] of armed) {
       if (keep.get(id) === a.sig) continue;
-      deps.clock.clearTimeout(a.handle);
+      a.stop();
       armed.delete(id);
     }
     for (const [id, refresh] of keep) {
       if (armed.has(id)) continue;
       try {
-        const a: Armed = { sig: refresh, schedule: parseRefresh(refresh) };
-        armed.set(id, a);
-        arm(id, a, deps.clock.now());
+        const schedule = parseRefresh(refresh);
+        const fire = (at: number) => void deps.fire(id, at).catch((err) => deps.log(`dashboards: refresh of ${id} failed to start: ${(err as Error).message}`));
+        armed.set(id, { sig: refresh, stop: atEach(deps.clock, (after) => schedule.next(after), deps.clock.now(), fire) });
       } catch (err) {
         deps.log(`dashboards: ${id} refresh not armed: ${(err as Error).message}`);
       }
@@ -62,7 +50,7 @@ export function createRefresher(deps: RefreshDeps) {
     armed: () => [...armed.keys()],
     close(): void {
       closed = true;
-      for (const a of armed.values()) deps.clock.clearTimeout(a.handle);
+      for (const a of armed.values()) a.stop();
       armed.clear();
     },
   };
