@@ -61,6 +61,9 @@ import { statusRoutes } from './capabilities/system/status.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { gitRoutes } from './capabilities/git/routes.js';
 import { git as runGit } from './capabilities/git/exec.js';
+import { dashboardsRoutes } from './capabilities/dashboards/routes.js';
+import { createDashboardsService, type DashboardsService } from './capabilities/dashboards/service.js';
+import { dashboardTools } from './capabilities/dashboards/tools.js';
 import { workRoutes } from './capabilities/work/routes.js';
 import { createWorkService } from './capabilities/work/service.js';
 import { workTools } from './capabilities/work/tools.js';
@@ -152,6 +155,7 @@ export interface Engine {
   notifications: NotificationsService;
   history: HistoryService;
   workflows: WorkflowsService;
+  dashboards: DashboardsService;
   /** The permission gate (registry default), its rule store and the secret masker. */
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   app: FastifyInstance;
@@ -388,6 +392,25 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => work.store.flush());
   tools.register(...workTools(work));
   workRoutes(app, work);
+  // Dashboards (issue 27): definitions, builds as runs, the widget catalog, the page as HTML.
+  const dashboards = await createDashboardsService({
+    ...runnerDeps,
+    home,
+    emit,
+    log,
+    clock: options.clock,
+    mask: masker.mask,
+    history: () => history,
+    resolveAgent: (name) => agents.resolve(name),
+    agentNames: () => agents.names(),
+    modelPass: createModelPass(runnerDeps),
+  });
+  closers.push(() => dashboards.close());
+  tools.register(...dashboardTools(dashboards));
+  dashboardsRoutes(app, dashboards);
+  history.registerAdapter('dashboard', dashboards.historyAdapter);
+  history.registerAdapter('widget', dashboards.catalog.historyAdapter);
+  chat.setDashboardResolver(dashboards.resolveForChat);
   agentsRoutes(app, agents);
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);
@@ -478,5 +501,5 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }

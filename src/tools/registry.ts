@@ -184,7 +184,7 @@ export class ToolRegistry {
     const decision = await (options.gate ?? this.gate).check(tool, request, args, ctx);
     if (!decision.allow) throw new ToolRefusal(decision.reason);
     if (ctx.signal.aborted) throw new ToolRefusal(`Tool "${tool.name}" was stopped before it started.`);
-    if (!tool.readOnly && ctx.runId && this.beforeWrite) await this.beforeWrite(ctx);
+    if (!tool.readOnly && tool.checkpoint !== false && ctx.runId && this.beforeWrite) await this.beforeWrite(ctx);
     const result = await tool.run(args, ctx);
     const out = typeof result === 'string' ? { text: result } : result;
     if (out.isError) throw new ToolRefusal(out.unclipped ? out.text : clipResult(out.text));

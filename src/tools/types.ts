@@ -65,6 +65,11 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   group: string;
   /** Read-only tools may run four at a time within one model batch. */
   readOnly?: boolean;
+  /**
+   * false for a tool that runs serially but changes no file a checkpoint could restore (it writes
+   * engine state only, e.g. publish_dashboard): no git snapshot is taken before it.
+   */
+  checkpoint?: false;
   /** Offered only through an allowlist that names it (the `vault` tool, seed 001 §5 rule 3); "every tool" leaves it out. */
   optIn?: boolean;
   /** Written for a model: what it does, when to use it, its limits, how to page. */

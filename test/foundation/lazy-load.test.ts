@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { tempDir } from '../support/engine.js';
 import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
 
-const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text|js-tiktoken)\//;
+const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text|js-tiktoken|vega-lite|vega)\//;
 
 /** Runs in a plain node process: starts the bundled engine, reports which lazy packages are loaded when. */
 const probe = `

@@ -13,6 +13,8 @@ export interface SendInput {
   images?: unknown[];
   agent?: string;
   permissionMode?: PermissionMode;
+  /** A dashboard the turn is about: its block joins the system prompt, its tools the turn (dashboards capability). */
+  dashboard?: string;
 }
 
 /** A message about to run: from POST /api/chat, or from the queue (then with its queue id). */
@@ -38,7 +40,7 @@ export function parseSend(body: unknown): SendInput {
   const sessionId = checkSessionId(b.sessionId);
   if (typeof b.message !== 'string' || !b.message.trim()) throw badRequest('message is required: the text to send');
   if (b.message.length > LIMITS.chatMessageChars) throw badRequest(`message is too long (${b.message.length} characters); the limit is ${LIMITS.chatMessageChars}`);
-  for (const key of ['provider', 'agent'] as const) {
+  for (const key of ['provider', 'agent', 'dashboard'] as const) {
     if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') throw badRequest(`${key} must be a string (a name)`);
   }
   if (b.permissionMode !== undefined && b.permissionMode !== 'ask' && b.permissionMode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
@@ -52,6 +54,7 @@ export function parseSend(body: unknown): SendInput {
     provider: (b.provider as string) || undefined,
     images,
     agent: (b.agent as string) || undefined,
+    dashboard: (b.dashboard as string) || undefined,
     permissionMode: b.permissionMode as PermissionMode | undefined,
   };
 }

@@ -16,6 +16,7 @@ import type { SendInput } from './input.js';
 import { DEFAULT_CHAT_SYSTEM } from './prompt.js';
 import type { SessionWindow } from './session.js';
 import type { ResolveAgent, ResolvedAgent } from './types.js';
+import type { DashboardTurn, ResolveDashboard } from '../dashboards/types.js';
 
 export interface RequestDeps {
   tools: ToolRegistry;
@@ -30,6 +31,8 @@ export interface RequestDeps {
 export interface ResolvedTurn {
   agent?: ResolvedAgent;
   client: ModelClient;
+  /** The dashboard the turn reads and publishes into (`dashboard` in POST /api/chat). */
+  dashboard?: string;
 }
 
 /** The parts of the agent loop's options that come from the request, not from the session. */
@@ -40,6 +43,8 @@ export type RequestBuilder = ReturnType<typeof createRequestBuilder>;
 export function createRequestBuilder(deps: RequestDeps) {
   let resolveAgent = deps.resolveAgent;
   let promptBlocks = deps.promptBlocks;
+  let resolveDashboard: ResolveDashboard | undefined;
+  const openDashboard: ResolveDashboard = (id) => (resolveDashboard ? resolveDashboard(id) : Promise.reject(notFound(`unknown dashboard "${id}"; dashboards are not available`)));
 
   async function resolve(input: SendInput): Promise<ResolvedTurn> {
     let agent: ResolvedAgent | undefined;
@@ -48,25 +53,32 @@ export function createRequestBuilder(deps: RequestDeps) {
       agent = await resolveAgent(input.agent);
     }
     const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model);
-    return { agent, client };
+    if (input.dashboard) await openDashboard(input.dashboard); // an unknown one is the caller's 404 now
+    return { agent, client, dashboard: input.dashboard };
   }
 
   /** The system prompt, tools (one budget for the turn) and limits of a turn's agent loop, and the window note. */
-  async function build({ agent, client }: ResolvedTurn): Promise<{ request: TurnRequest; window: SessionWindow }> {
+  async function build({ agent, client, dashboard: dashboardId }: ResolvedTurn, runId: string): Promise<{ request: TurnRequest; window: SessionWindow; detach?: () => void }> {
     const settings = deps.settings.get();
-    const allowlist = agent?.tools ? new Set(agent.tools) : undefined;
+    // A dashboard turn: its block joins the system prompt, its tools the allowlist, and its run is attached (publish goes there).
+    const dashboard: DashboardTurn | undefined = dashboardId ? await openDashboard(dashboardId) : undefined;
+    const allowlist = agent?.tools ? new Set([...agent.tools, ...(dashboard?.tools ?? [])]) : undefined;
     const budget = Math.floor(settings.toolBudgetShare * client.contextWindow);
-    const tools = new ToolBudget({ registry: deps.tools, budget, count: client.countTokens ?? charEstimate, core: agent?.tools });
+    // A dashboard archives what its data tools answer: its wrapper runs the batches, the registry answers the rest.
+    const registry = dashboard
+      ? { visible: (a?: ReadonlySet<string>) => deps.tools.visible(a), get: (n: string) => deps.tools.get(n), all: () => deps.tools.all(), runBatch: dashboard.attach(runId, deps.tools).runBatch }
+      : deps.tools;
+    const tools = new ToolBudget({ registry, budget, count: client.countTokens ?? charEstimate, core: agent?.tools });
     const request: TurnRequest = {
       model: client,
-      system: agent?.system ?? (await plainSystem()),
+      system: [agent?.system ?? (await plainSystem()), dashboard?.block].filter(Boolean).join('\n\n'),
       tools,
       allowlist,
       maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
       settings: agent?.settings,
       compaction: { fraction: settings.compactFraction },
     };
-    return { request, window: windowNote(client, await tools.plan(allowlist), budget) };
+    return { request, window: windowNote(client, await tools.plan(allowlist), budget), ...(dashboard ? { detach: () => dashboard.detach(runId) } : {}) };
   }
 
   /**
@@ -110,6 +122,9 @@ export function createRequestBuilder(deps: RequestDeps) {
     },
     setPromptBlocks: (fn: () => Promise<string[]>) => {
       promptBlocks = fn;
+    },
+    setDashboardResolver: (fn: ResolveDashboard) => {
+      resolveDashboard = fn;
     },
   };
 }

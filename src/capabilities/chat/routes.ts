@@ -30,6 +30,7 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService): void {
             context: any('extra context put before the message (a string or any JSON value)'),
             provider: { type: ['string', 'null'], description: 'a provider name from GET /api/config' },
             agent: { type: ['string', 'null'], description: 'an agent name from GET /api/agents' },
+            dashboard: { type: ['string', 'null'], description: 'a dashboard id from GET /api/dashboards: the turn can read and publish into it' },
             images: arr(any('a data URL, an http(s) URL or {data, mediaType}')),
             permissionMode: mode,
           },

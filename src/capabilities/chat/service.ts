@@ -158,5 +158,7 @@ export function createChatService(deps: ChatServiceDeps) {
     setAgentResolver: request.setAgentResolver,
     /** Wires the system-prompt blocks of plain chat, e.g. the workspace skills (composition root). */
     setPromptBlocks: request.setPromptBlocks,
+    /** Wires the dashboards capability: `dashboard` in POST /api/chat (composition root). */
+    setDashboardResolver: request.setDashboardResolver,
   };
 }

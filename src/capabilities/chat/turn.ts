@@ -35,6 +35,7 @@ export function createTurnProcessor(deps: TurnDeps) {
     let outcome: TurnStatus = 'failed';
     let error: string | undefined;
     let stopPartials: (() => void) | undefined;
+    let detach: (() => void) | undefined;
     try {
       await sessions.load(session); // busy from here on, so it stays loaded until the turn ends
       const user: SessionRecord = { type: 'message', id: messageId(), ts: Date.now(), runId, message: userMessage(input), text: input.message };
@@ -43,7 +44,9 @@ export function createTurnProcessor(deps: TurnDeps) {
         { type: 'turn', ts: Date.now(), runId, status: 'started', agent: agent?.name, provider: client.provider, model: client.modelId },
         user,
       );
-      const { request, window } = await deps.request.build(resolved);
+      const built = await deps.request.build(resolved, runId);
+      const { request, window } = built;
+      detach = built.detach;
       session.window = window;
       emit('chat.status', { sessionId: session.id, busy: true, status: 'busy', ...session.window });
       emit('chat.message', { sessionId: session.id, message: viewOf(user) });
@@ -142,6 +145,7 @@ export function createTurnProcessor(deps: TurnDeps) {
       outcome = run.signal.aborted ? 'stopped' : 'failed';
     } finally {
       stopPartials?.();
+      detach?.();
     }
     // A failed turn is an operator's concern too (no server at the provider's URL, a bad key): one line.
     if (outcome === 'failed') log(`chat: turn ${runId} in session ${session.id} failed: ${error ?? 'no reason given'}`);

@@ -43,3 +43,28 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     arm(ms);
   });
 }
+
+/**
+ * Calls `fire(at)` at every time `next` gives, from `from` on, on `clock` (cron triggers, dashboard
+ * refresh); answers the function that stops it. A timer that wakes early (long waits are re-armed in
+ * steps) waits on for its time; the next time is armed before `fire` runs.
+ */
+export function atEach(clock: Clock, next: (from: number) => number | undefined, from: number, fire: (at: number) => void): () => void {
+  let handle: unknown;
+  let stopped = false;
+  const arm = (after: number) => {
+    const at = next(after);
+    if (stopped || at === undefined) return;
+    handle = clock.setTimeout(() => {
+      if (stopped) return;
+      if (clock.now() < at) return arm(after);
+      arm(at);
+      fire(at);
+    }, Math.max(0, at - clock.now()));
+  };
+  arm(from);
+  return () => {
+    stopped = true;
+    clock.clearTimeout(handle);
+  };
+}

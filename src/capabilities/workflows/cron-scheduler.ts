@@ -6,7 +6,7 @@
  */
 import type { Emit } from '../../kernel/bus.js';
 import type { Home } from '../../kernel/home.js';
-import type { Clock } from './clock.js';
+import { atEach, type Clock } from './clock.js';
 import { parseCron, type CronSchedule } from './cron.js';
 import type { WorkflowDocument } from './types.js';
 
@@ -26,7 +26,7 @@ interface Armed {
   workflowId: string;
   nodeId: string;
   schedule: CronSchedule;
-  handle?: unknown;
+  stop?: () => void;
   catchUp: boolean;
 }
 
@@ -62,7 +62,7 @@ export function createCronScheduler(deps: CronDeps) {
     }
     for (const [key, a] of armed) {
       if (!wanted.has(key)) {
-        deps.clock.clearTimeout(a.handle);
+        a.stop?.();
         armed.delete(key);
       }
     }
@@ -71,7 +71,7 @@ export function createCronScheduler(deps: CronDeps) {
       const sig = `${w.expr}\u0000${w.tz ?? ''}\u0000${w.catchUp}`;
       const existing = armed.get(key);
       if (existing && (existing as Armed & { sig?: string }).sig === sig) continue;
-      if (existing) deps.clock.clearTimeout(existing.handle);
+      existing?.stop?.();
       let schedule: CronSchedule;
       try {
         schedule = parseCron(w.expr, w.tz);
@@ -95,26 +95,20 @@ export function createCronScheduler(deps: CronDeps) {
   }
 
   function arm(a: Armed, from: number): void {
-    if (closed) return;
-    const next = a.schedule.next(from);
-    if (next === undefined) return;
-    a.handle = deps.clock.setTimeout(() => void onFire(a, next), Math.max(0, next - deps.clock.now()));
+    if (!closed) a.stop = atEach(deps.clock, (after) => a.schedule.next(after), from, (at) => void onFire(a, at));
   }
 
   async function onFire(a: Armed, at: number): Promise<void> {
     if (armed.get(a.key) !== a || closed) return;
-    // A timer may fire early in steps (long waits are re-armed); only fire once the time has come.
-    if (deps.clock.now() < at) return arm(a, at - 1);
     last[a.key] = at;
     void save();
-    arm(a, at);
     const outcome = await deps.fire(a.workflowId, a.nodeId, { firedAt: new Date(at).toISOString() });
     if (outcome === 'running') deps.emit('trigger.skipped', { workflowId: a.workflowId, nodeId: a.nodeId, reason: 'the workflow is still running', firedAt: new Date(at).toISOString() });
   }
 
   async function close(): Promise<void> {
     closed = true;
-    for (const a of armed.values()) deps.clock.clearTimeout(a.handle);
+    for (const a of armed.values()) a.stop?.();
     armed.clear();
     await saving;
   }

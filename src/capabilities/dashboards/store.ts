@@ -1,0 +1,107 @@
+/**
+ * Dashboards on disk. The definition is `<home>/dashboards/<id>.json` (what a person edits, kept in
+ * version history); what builds produce lives beside it in `<home>/dashboard-data/<id>/`:
+ * `doc.json` (the last complete document and how the last build ended) and `sources/<runId>/`
+ * (archive.ts). A definition file that does not parse or check is listed with its `error`.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { jsonSyntaxReason } from '../../kernel/errors.js';
+import type { Home } from '../../kernel/home.js';
+import type { BuildOutcome, DashboardDefinition, DashboardDocument } from './types.js';
+
+export const DEFINITIONS_DIR = 'dashboards';
+export const DATA_DIR = 'dashboard-data';
+
+export interface DashboardEntry {
+  id: string;
+  definition?: DashboardDefinition;
+  /** Why the file on disk cannot be used (it is listed, never built). */
+  error?: string;
+}
+
+/** `doc.json`: the page and the last build's outcome (a failed build leaves `document` as it was). */
+export interface DocState {
+  document?: DashboardDocument;
+  lastBuild?: BuildOutcome;
+}
+
+/** Checks a definition file's text: the definition, or the sentence saying what is wrong. */
+export type Judge = (id: string, value: unknown) => string[];
+
+export function createDashboardStore(home: Home, judge: Judge) {
+  const entries = new Map<string, DashboardEntry>();
+  const docs = new Map<string, DocState>();
+  const defFile = (id: string) => home.path(DEFINITIONS_DIR, `${id}.json`);
+  const dataDir = (id: string) => home.path(DATA_DIR, id);
+
+  function judgeText(id: string, text: string): DashboardEntry {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      return { id, error: `the file is not valid JSON (${jsonSyntaxReason(err)}); fix it or PUT the dashboard again` };
+    }
+    const problems = judge(id, value);
+    return problems.length ? { id, error: `the file cannot be used: ${problems.join('; ')}` } : { id, definition: value as DashboardDefinition };
+  }
+
+  async function load(): Promise<void> {
+    const files = await fs.readdir(home.path(DEFINITIONS_DIR)).catch(() => [] as string[]);
+    await Promise.all(
+      files
+        .filter((f) => f.endsWith('.json'))
+        .map(async (f) => {
+          const id = f.slice(0, -5);
+          entries.set(id, judgeText(id, await fs.readFile(defFile(id), 'utf8').catch((err) => `\u0000${(err as Error).message}`)));
+          docs.set(id, await readDoc(id));
+        }),
+    );
+  }
+
+  async function readDoc(id: string): Promise<DocState> {
+    try {
+      const state = JSON.parse(await fs.readFile(path.join(dataDir(id), 'doc.json'), 'utf8')) as DocState;
+      if (!state || typeof state !== 'object') return {};
+      // A page edited by hand into another shape is dropped (the next build writes a new one), never served broken.
+      if (state.document && !(Array.isArray(state.document.widgets) && state.document.widgets.every((w) => w && typeof w.id === 'string' && Array.isArray(w.sources)))) delete state.document;
+      return state;
+    } catch {
+      return {};
+    }
+  }
+
+  return {
+    load,
+    get: (id: string) => entries.get(id),
+    all: () => [...entries.values()].sort((a, b) => a.id.localeCompare(b.id)),
+    doc: (id: string): DocState => docs.get(id) ?? {},
+    dataDir,
+    async save(id: string, definition: DashboardDefinition): Promise<string> {
+      const text = JSON.stringify(definition, null, 2) + '\n';
+      await home.writeAtomic(defFile(id), text);
+      entries.set(id, { id, definition });
+      return text;
+    },
+    async remove(id: string): Promise<void> {
+      await fs.rm(defFile(id), { force: true });
+      await fs.rm(dataDir(id), { recursive: true, force: true });
+      entries.delete(id);
+      docs.delete(id);
+    },
+    async writeDoc(id: string, state: DocState): Promise<void> {
+      docs.set(id, state);
+      await home.writeJson(path.join(dataDir(id), 'doc.json'), state);
+    },
+    /** The version-history adapter (kind `dashboard`): a restore re-checks the file. */
+    historyAdapter: {
+      read: (id: string) => fs.readFile(defFile(id), 'utf8').catch(() => undefined),
+      write: async (id: string, content: string) => {
+        await home.writeAtomic(defFile(id), content);
+        entries.set(id, judgeText(id, content));
+      },
+    },
+  };
+}
+
+export type DashboardStore = ReturnType<typeof createDashboardStore>;
