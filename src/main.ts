@@ -110,6 +110,12 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
   if (`http://${bound}:${running.port}` !== running.url) say(`engine: from this machine: ${running.url}/api`);
   say(`engine: events at ${running.url.replace('http', 'ws')}/events; the API is described at ${running.url}/api/openapi.json`);
   say(`engine: engine process pid ${process.pid}; stop everything with engine stop (or kill ${supervisor})`);
+  say(`engine: open ${running.url}/ in a browser for the workbench`);
+  // A phone reaches a non-loopback bind only; the token rides in the fragment, which no request carries.
+  if (!/^(127\.|\[::1\]|localhost)/.test(bound)) {
+    const host = bound === '0.0.0.0' || bound === '[::]' ? "<this machine's LAN address>" : bound;
+    say(`engine: pair a phone with http://${host}:${running.port}/m/#token=${running.mobileToken}`);
+  }
   const ready: ReadyMessage = { type: 'ready', url: running.url, bind: running.bind, port: running.port, pid: process.pid };
   process.send?.(ready);
   if (alone) {
