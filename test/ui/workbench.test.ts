@@ -1,0 +1,160 @@
+/**
+ * The web workbench in real Chromium against a real engine with a temp home and the scripted model:
+ * a chat turn whose permission prompt is answered in the page, a workflow gate approved from
+ * Approvals, a file edited and saved, a 1 000-message session (rows mounted, not time), and no
+ * request of the page refused by the guard. Screenshots of each page go to test-artifacts/web/.
+ */
+import assert from 'node:assert/strict';
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startChat, type ChatHarness } from '../chat/harness.js';
+import { openBrowser, type TestBrowser } from '../support/browser.js';
+import { writeChatSession } from '../support/chat-fixture.js';
+import { tempDir } from '../support/engine.js';
+
+describe('the web workbench in Chromium', () => {
+  let h: ChatHarness;
+  let b: TestBrowser;
+  before(async () => {
+    const home = await tempDir();
+    await writeChatSession(home, 'long', 500, 'A long session');
+    h = await startChat('openai-compatible', { home });
+    b = await openBrowser();
+  });
+  after(async () => {
+    await b?.close();
+    await h?.close();
+  });
+
+  it('serves the workbench at / to a browser, and the page catches up and connects', async () => {
+    await b.page.goto(h.t.url + '/');
+    await b.page.waitForSelector('[data-connection=live]');
+    assert.equal(await b.page.title(), 'Workbench');
+    await b.shot('chat-empty');
+  });
+
+  it('a chat turn streams, its permission prompt is answered in the page, the tool runs and the answer lands', async () => {
+    h.model.script({ text: 'Let me build it.', toolCalls: [{ name: 'test_danger', args: { command: 'make build' } }] }, { text: 'The build passed.' });
+    await b.page.goto(h.t.url + '/chat/ui-perm');
+    await b.page.waitForSelector('[data-connection=live]');
+    await b.page.fill('.composer textarea', 'build it');
+    await b.page.keyboard.press('Enter');
+    const prompt = await b.page.waitForSelector('.prompt');
+    // Exactly what the engine shows: the tool and its display text.
+    assert.match(await prompt.innerText(), /test_danger/);
+    assert.ok(!h.trace.includes('ran:danger:make build'), 'the call waits for the answer');
+    await b.shot('chat-permission');
+    await b.page.click('.prompt >> text=Allow once');
+    await b.page.waitForSelector('.msg.assistant >> text=The build passed.');
+    assert.ok(h.trace.includes('ran:danger:make build'));
+    assert.equal(await b.page.locator('.prompt').count(), 0, 'the answered prompt is gone');
+    const pending = await h.t.api('GET', '/api/permissions/pending');
+    assert.deepEqual(pending.body.pending, []);
+    await b.shot('chat-answered');
+  });
+
+  it('a failed turn shows the engine’s reason', async () => {
+    h.model.script({ error: 401, body: { error: { message: 'invalid api key given', type: 'invalid_request_error' } } });
+    await b.page.goto(h.t.url + '/chat/ui-fail');
+    await b.page.waitForSelector('[data-connection=live]');
+    await b.page.fill('.composer textarea', 'hello');
+    await b.page.keyboard.press('Enter');
+    const line = await b.page.waitForSelector('.error-line >> text=/invalid api key given/');
+    assert.ok(line);
+  });
+
+  it('a workflow gate is approved from the Approvals page in one click', async () => {
+    const doc = {
+      id: 'ship',
+      formatVersion: 2,
+      group: null,
+      nodes: [
+        { id: 'start', type: 'trigger.manual' },
+        { id: 'review', type: 'gate', config: { message: 'Ship the release?' } },
+        { id: 'done', type: 'state', config: { key: 'shipped', value: 'yes' } },
+      ],
+      edges: [
+        { from: 'start', to: 'review' },
+        { from: 'review', to: 'done', when: 'approved' },
+      ],
+    };
+    assert.equal((await h.t.api('PUT', '/api/workflows/ship', doc)).status, 200);
+    await b.page.goto(h.t.url + '/workflows/ship');
+    await b.page.waitForSelector('svg.graph');
+    await b.shot('workflow');
+    await b.page.click('text=Run with this payload');
+    await b.page.waitForURL(/\/runs\/run-/);
+    const runId = decodeURIComponent(b.page.url().split('/runs/')[1]);
+    await b.page.waitForSelector('[data-count=approvals]');
+    await b.shot('run-waiting');
+    await b.page.click('.rail >> text=Approvals');
+    const gate = await b.page.waitForSelector(`[data-gate="${runId}:review"]`);
+    assert.match(await gate.innerText(), /Ship the release\?/);
+    await b.shot('approvals');
+    await b.page.click(`[data-gate="${runId}:review"] >> text=Approve`);
+    await b.page.waitForSelector('text=Nothing is waiting for you.');
+    const end = await h.events.waitFor((e) => e.runId === runId && e.kind === 'run.completed');
+    assert.ok(end);
+    const log = await h.t.api('GET', `/api/runs/${runId}/events`);
+    assert.equal(log.body.events.find((e: any) => e.kind === 'gate.resolved').approved, true);
+    // The run page shows each logged event once.
+    await b.page.goto(h.t.url + `/runs/${encodeURIComponent(runId)}`);
+    await b.page.waitForSelector('tr[data-seq]');
+    await b.page.waitForFunction((n) => document.querySelectorAll('tr[data-seq]').length >= n, log.body.events.length);
+    assert.equal(await b.page.locator('tr[data-seq]').count(), log.body.events.length);
+    await b.shot('run');
+  });
+
+  it('a file is opened, edited and saved', async () => {
+    const file = path.join(h.t.home, 'workspace', 'notes', 'todo.md');
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, '# Todo\n\n- first\n');
+    await b.page.goto(h.t.url + '/files');
+    await b.page.click('a.file >> text=notes/todo.md');
+    const area = b.page.locator('textarea[aria-label="file text"]');
+    await area.waitFor();
+    assert.equal(await area.inputValue(), '# Todo\n\n- first\n');
+    await area.fill('# Todo\n\n- first\n- second, from the browser\n');
+    await b.page.click('.page-actions >> text=Save');
+    await b.page.waitForSelector('[data-saved]');
+    assert.equal(await readFile(file, 'utf8'), '# Todo\n\n- first\n- second, from the browser\n');
+    await b.shot('files');
+  });
+
+  it('a 1 000-message session paints with at most ~200 rows mounted, and scrolling keeps it so', async () => {
+    await b.page.goto(h.t.url + '/chat/long');
+    await b.page.waitForSelector('[data-row="long-a499"]');
+    const rows = await b.page.locator('[data-row]').count();
+    assert.ok(rows > 5 && rows <= 200, `${rows} rows mounted`);
+    const measure = await b.page.evaluate(() => performance.getEntriesByName('chat-paint').length);
+    assert.ok(measure >= 1, 'the page records its paint time (chat-paint) for the bench');
+    await b.shot('chat-long');
+    await b.page.locator('.messages').evaluate((el) => (el.scrollTop = 0));
+    await b.page.waitForSelector('[data-row="long-u0"]');
+    assert.ok((await b.page.locator('[data-row]').count()) <= 200);
+  });
+
+  it('every other page renders over the real API', async () => {
+    for (const p of ['vaults', 'boards', 'databases', 'settings']) {
+      await b.page.goto(`${h.t.url}/${p}`);
+      await b.page.waitForSelector('h1');
+      await b.page.waitForTimeout(200);
+      await b.shot(p);
+    }
+    await b.page.waitForSelector('text=provider.scripted.key'); // settings: the secret by name
+  });
+
+  it('an API error shows the engine’s sentence', async () => {
+    await b.page.goto(h.t.url + '/files/nope/missing.txt');
+    await b.page.waitForSelector('.error-line');
+    const text = await b.page.locator('.error-line').first().innerText();
+    const api = await h.t.api('GET', '/api/files/nope/missing.txt');
+    assert.equal(text, api.body.error);
+  });
+
+  it('no request of the page was refused by the guard', () => {
+    assert.deepEqual(b.refused, []);
+    assert.deepEqual(b.errors.filter((e) => !/status of 404|status of 409/.test(e)), []);
+  });
+});
