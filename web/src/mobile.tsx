@@ -20,6 +20,10 @@ if (fromHash) {
 }
 const token = fromHash ?? localStorage.getItem('engine.mobileToken');
 setMobileToken(token);
+// The pairing URL opened in a tab already on /m/ changes only the fragment: start again with it.
+addEventListener('hashchange', () => {
+  if (new URLSearchParams(location.hash.slice(1)).get('token')) location.reload();
+});
 
 function InFlight() {
   const list = runs.value.filter((r) => r.status === 'running');
