@@ -5,7 +5,7 @@
  * it under the session's saved messages; a turn's end makes the page read the session again.
  */
 import { signal } from '@preact/signals';
-import { onEvent, type EngineEvent } from './sync';
+import { onEvent, onReset, type EngineEvent } from './sync';
 
 export interface ToolRun {
   callId: string;
@@ -95,3 +95,9 @@ function handle(e: EngineEvent): void {
 }
 
 onEvent(handle);
+onReset(() => {
+  live.clear();
+  queues.clear(); // the queue lives in the engine's memory: a restart dropped it
+  sessionOfRun.clear();
+  chatTick.value++;
+});

@@ -68,6 +68,14 @@ export const applied = signal(0);
 const runSeq = new Map<string, number>();
 const listeners = new Set<(e: EngineEvent) => void>();
 
+const resetListeners = new Set<() => void>();
+
+/** Called at every catch-up, before the logs of the runs in flight replay. */
+export function onReset(fn: () => void): () => void {
+  resetListeners.add(fn);
+  return () => resetListeners.delete(fn);
+}
+
 /** Pages follow events here (chat streaming, a run's live log); returns the unsubscribe. */
 export function onEvent(fn: (e: EngineEvent) => void): () => void {
   listeners.add(fn);
@@ -182,6 +190,9 @@ async function catchUp(): Promise<void> {
     prompts.value = p.pending ?? [];
     notifications.value = n;
   });
+  // Followers drop what they built from events (a live chat turn) before the logs replay in full:
+  // the same run's events are applied again from its start, never on top of the old copy.
+  for (const fn of resetListeners) fn();
   for (const log of logs) for (const e of log.events) apply(e);
   epoch.value++;
 }
