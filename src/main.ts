@@ -7,13 +7,16 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { COMMAND_USAGE, parseArgs, USAGE, UsageError, type Parsed } from './cli/args.js';
 import { status, stop } from './cli/commands.js';
 import { isEngine, readPidFile, removePidFile, writePidFile } from './cli/pidfile.js';
 import { ConfigError, EXIT_CONFIG, resolveSettings, type StartSettings } from './cli/settings.js';
 import { describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
-import { engineVersion } from './kernel/version.js';
+import { engineVersion, packageRoot } from './kernel/version.js';
 
 /** Exit codes between the engine process and its supervisor, and of the CLI. */
 export const EXIT = { restart: 75, config: EXIT_CONFIG, usage: 2 } as const;
@@ -111,9 +114,12 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
   say(`engine: events at ${running.url.replace('http', 'ws')}/events; the API is described at ${running.url}/api/openapi.json`);
   say(`engine: engine process pid ${process.pid}; stop everything with engine stop (or kill ${supervisor})`);
   say(`engine: open ${running.url}/ in a browser for the workbench`);
-  // A phone reaches a non-loopback bind only; the token rides in the fragment, which no request carries.
-  if (!/^(127\.|\[::1\]|localhost)/.test(bound)) {
-    const host = bound === '0.0.0.0' || bound === '[::]' ? "<this machine's LAN address>" : bound;
+  // A phone reaches a non-loopback bind only, and only a built phone layout answers /m/ (seed 000
+  // §4.20: the engine prints the pairing URL). The token rides in the fragment, which no request carries.
+  if (!/^(127\.|\[::1\]|localhost)/.test(bound) && existsSync(path.join(packageRoot(), 'dist', 'web', 'm', 'index.html'))) {
+    // Bound to every interface: the first LAN address of this machine is the one a phone can reach.
+    const lan = Object.values(os.networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4')?.address;
+    const host = bound === '0.0.0.0' || bound === '[::]' ? (lan ?? '<this machine’s address>') : bound;
     say(`engine: pair a phone with http://${host}:${running.port}/m/#token=${running.mobileToken}`);
   }
   const ready: ReadyMessage = { type: 'ready', url: running.url, bind: running.bind, port: running.port, pid: process.pid };
