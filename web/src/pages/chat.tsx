@@ -6,7 +6,7 @@
 import { useComputed, useSignal } from '@preact/signals';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { del, get, post, put, sentence } from '../api';
-import { chatTick, context, live, queues, sessionsTick, type LiveTurn } from '../chat-live';
+import { chatTick, context, live, queues, sessionsTick, type LiveTurn, type ToolRun } from '../chat-live';
 import { navigate } from '../router';
 import { epoch, prompts } from '../sync';
 import { Action, ago, ErrorLine, short } from '../ui';
@@ -137,9 +137,19 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   void chatTick.value;
   const turn = live.get(id);
   const running = busy.value || (!!turn && !turn.outcome);
+  // The turn in flight saves each finished step as a message: the live row shows only what is not
+  // saved yet (the rest of the text, the calls of the step still streaming), and a saved call shows
+  // its live state (running, its result) until the turn ends.
+  const liveTools = new Map((turn?.tools ?? []).map((c) => [c.callId, c]));
   const rows = useMemo<Row[]>(() => {
     const out: Row[] = messages.value.map((m) => ({ kind: 'msg', m }));
-    if (turn && !turn.outcome) out.push({ kind: 'live', t: turn });
+    if (turn && !turn.outcome) {
+      const saved = messages.value.filter((m) => m.runId === turn.runId && m.role === 'assistant');
+      const savedCalls = new Set(saved.flatMap((m) => m.toolCalls?.map((c) => c.callId) ?? []));
+      const savedText = saved.map((m) => m.text).join('');
+      const text = savedText && turn.text.startsWith(savedText) ? turn.text.slice(savedText.length) : turn.text;
+      out.push({ kind: 'live', t: { ...turn, text, tools: turn.tools.filter((c) => !savedCalls.has(c.callId)) } });
+    }
     return out;
   }, [messages.value, turn, chatTick.value]);
   const waiting = useComputed(() => prompts.value.filter((p) => p.sessionId === id));
@@ -203,7 +213,7 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
         items={rows}
         tick={chatTick.value}
         keyOf={(r) => (r.kind === 'msg' ? r.m.id : `live-${r.t.runId}`)}
-        render={(r) => (r.kind === 'msg' ? <MessageRow m={r.m} /> : <LiveRow t={r.t} />)}
+        render={(r) => (r.kind === 'msg' ? <MessageRow m={r.m} live={liveTools} /> : <LiveRow t={r.t} />)}
       />
       <div class="composer-area">
         {waiting.value.map((p) => (
@@ -246,22 +256,28 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   );
 }
 
-function MessageRow({ m }: { m: Message }) {
+function MessageRow({ m, live }: { m: Message; live: Map<string, ToolRun> }) {
   return (
     <div class={`msg ${m.role} ${m.status ?? ''}`}>
       <div class="msg-role">{m.role === 'user' ? 'You' : 'Assistant'}</div>
       {m.text && <div class="msg-text">{m.text}</div>}
-      {m.toolCalls?.map((c) => (
-        <div class="tool done" key={c.callId}>
-          <span class="tool-name">{c.name}</span> <code>{short(c.args, 140)}</code>
-        </div>
-      ))}
+      {m.toolCalls?.map((c) => <ToolCall key={c.callId} c={live.get(c.callId) ?? { callId: c.callId, tool: c.name, args: c.args, ok: true }} saved={!live.has(c.callId)} />)}
       {m.status && m.status !== 'completed' && (
         <div class={m.status === 'failed' ? 'error-line' : 'muted small'}>
           {m.status}
           {m.error ? `: ${m.error}` : ''}
         </div>
       )}
+    </div>
+  );
+}
+
+/** A tool call: running, or done with its result (a saved call of an earlier turn shows no result). */
+function ToolCall({ c, saved }: { c: ToolRun; saved?: boolean }) {
+  return (
+    <div class={`tool ${c.ok === undefined ? 'running' : c.ok ? 'done' : 'failed'}`} data-tool={c.tool}>
+      <span class="tool-name">{c.tool}</span> <code>{short(c.args, 140)}</code>
+      {c.ok === undefined ? <span class="muted small"> running…</span> : saved ? null : <div class="tool-result">{short(c.ok ? c.result : (c.error ?? c.result), 400)}</div>}
     </div>
   );
 }
@@ -273,12 +289,9 @@ function LiveRow({ t }: { t: LiveTurn }) {
         Assistant <span class="dot live" />
       </div>
       {t.reasoning && <details class="reasoning"><summary>thinking</summary>{t.reasoning}</details>}
-      <div class="msg-text">{t.text || (t.tools.length ? '' : '…')}</div>
+      {t.text ? <div class="msg-text">{t.text}</div> : !t.tools.length && <div class="muted">working…</div>}
       {t.tools.map((c) => (
-        <div class={`tool ${c.ok === undefined ? 'running' : c.ok ? 'done' : 'failed'}`} key={c.callId} data-tool={c.tool}>
-          <span class="tool-name">{c.tool}</span> <code>{short(c.args, 140)}</code>
-          {c.ok === undefined ? <span class="muted small"> running…</span> : <div class="tool-result">{short(c.ok ? c.result : (c.error ?? c.result), 400)}</div>}
-        </div>
+        <ToolCall key={c.callId} c={c} />
       ))}
     </div>
   );
