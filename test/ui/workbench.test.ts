@@ -12,11 +12,13 @@ import { startChat, type ChatHarness } from '../chat/harness.js';
 import { openBrowser, type TestBrowser } from '../support/browser.js';
 import { writeChatSession } from '../support/chat-fixture.js';
 import { tempDir } from '../support/engine.js';
+import { git, isolateGitHome, makeRepo } from '../git/helpers.js';
 
 describe('the web workbench in Chromium', () => {
   let h: ChatHarness;
   let b: TestBrowser;
   before(async () => {
+    await isolateGitHome(); // the page's commit runs git with a test identity, never the developer's
     const home = await tempDir();
     await writeChatSession(home, 'long', 500, 'A long session');
     h = await startChat('openai-compatible', { home });
@@ -111,7 +113,8 @@ describe('the web workbench in Chromium', () => {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, '# Todo\n\n- first\n');
     await b.page.goto(h.t.url + '/files');
-    await b.page.click('a.file >> text=notes/todo.md');
+    await b.page.click('button.folder >> text=notes');
+    await b.page.click('a.file >> text=todo.md');
     const area = b.page.locator('textarea[aria-label="file text"]');
     await area.waitFor();
     assert.equal(await area.inputValue(), '# Todo\n\n- first\n');
@@ -120,6 +123,21 @@ describe('the web workbench in Chromium', () => {
     await b.page.waitForSelector('[data-saved]');
     assert.equal(await readFile(file, 'utf8'), '# Todo\n\n- first\n- second, from the browser\n');
     await b.shot('files');
+  });
+
+  it('git: the status, diff and commit of the workspace, from the Files page', async () => {
+    const ws = path.join(h.t.home, 'workspace');
+    makeRepo(ws, { 'README.md': 'hello\n' });
+    await writeFile(path.join(ws, 'README.md'), 'hello, world\n');
+    await b.page.goto(h.t.url + '/files');
+    await b.page.click('.seg >> text=git');
+    await b.page.waitForSelector('.git >> text=README.md');
+    await b.page.waitForSelector('.diff .add >> text=+hello, world');
+    await b.shot('git');
+    await b.page.fill('.git textarea', 'Say hello to the world');
+    await b.page.click('.git >> text=Commit');
+    await b.page.waitForSelector('.git >> text=Clean.');
+    assert.equal(git(ws, 'log', '-1', '--format=%s').trim(), 'Say hello to the world');
   });
 
   it('a 1 000-message session paints with at most ~200 rows mounted, and scrolling keeps it so', async () => {

@@ -41,26 +41,88 @@ export function FilesPage({ file }: { file?: string }) {
           ))}
         </div>
         <ErrorLine error={error.value} />
-        {tab.value === 'files' && (
+        {tab.value !== 'search' && (
           <>
             <input class="filter" placeholder="Filter files" value={filter.value} onInput={(e) => (filter.value = (e.target as HTMLInputElement).value)} />
-            {tree.value.mounts.length > 0 && <div class="muted small pad">mounts: {tree.value.mounts.map((m) => m.name).join(', ')}</div>}
-            <div class="file-list">
-              {shown.slice(0, 1500).map((f) => (
-                <a key={f.path} href={`/files/${encPath(f.path)}`} class={`file ${f.path === file ? 'active' : ''}`} title={f.path}>
-                  {f.path}
-                </a>
-              ))}
-              {!shown.length && <div class="muted pad">No files.</div>}
-            </div>
+            {filter.value ? (
+              <div class="file-list">
+                {shown.slice(0, 1500).map((f) => (
+                  <a key={f.path} href={`/files/${encPath(f.path)}`} class={`file ${f.path === file ? 'active' : ''}`} title={f.path}>
+                    {f.path}
+                  </a>
+                ))}
+                {!shown.length && <div class="muted pad">No files match.</div>}
+              </div>
+            ) : (
+              <FileTree tree={tree.value} current={file} />
+            )}
           </>
         )}
         {tab.value === 'search' && <Search />}
-        {tab.value === 'git' && <GitPanel mounts={tree.value.mounts} />}
       </div>
-      <div class="detail-pane">{file ? <Editor key={file} path={file} /> : <Empty>Pick a file to view or edit it.</Empty>}</div>
+      <div class="detail-pane">
+        {tab.value === 'git' ? <GitPanel mounts={tree.value.mounts} /> : file ? <Editor key={file} path={file} /> : <Empty>Pick a file to view or edit it.</Empty>}
+      </div>
     </div>
   );
+}
+
+interface Folder {
+  name: string;
+  path: string;
+  folders: Map<string, Folder>;
+  files: string[];
+}
+
+/** The flat file list as folders: the workspace, then each mount; folders open on click. */
+function FileTree({ tree, current }: { tree: Tree; current?: string }) {
+  const open = useSignal<Set<string>>(new Set(['workspace', ...tree.mounts.map((m) => m.name)]));
+  const mounts = new Set(tree.mounts.map((m) => m.name));
+  const roots = new Map<string, Folder>();
+  const folder = (parent: Folder | undefined, name: string, p: string): Folder => {
+    const map = parent ? parent.folders : roots;
+    let f = map.get(name);
+    if (!f) map.set(name, (f = { name, path: p, folders: new Map(), files: [] }));
+    return f;
+  };
+  folder(undefined, 'workspace', '');
+  for (const m of tree.mounts) folder(undefined, m.name, m.name);
+  for (const { path } of tree.files) {
+    const parts = path.split('/');
+    const inMount = parts.length > 1 && mounts.has(parts[0]);
+    let at = inMount ? roots.get(parts[0])! : roots.get('workspace')!;
+    for (let i = inMount ? 1 : 0; i < parts.length - 1; i++) at = folder(at, parts[i], parts.slice(0, i + 1).join('/'));
+    at.files.push(path);
+  }
+  // Keep the whole workspace open while someone is looking at a file inside it.
+  if (current) {
+    const parts = current.split('/');
+    for (let i = 1; i < parts.length; i++) open.value.add(parts.slice(0, i).join('/'));
+  }
+  const toggle = (key: string) => {
+    const next = new Set(open.value);
+    if (!next.delete(key)) next.add(key);
+    open.value = next;
+  };
+  const draw = (f: Folder, key: string, depth: number): preact.ComponentChildren => (
+    <div key={key}>
+      <button class="folder" style={{ paddingLeft: 12 + depth * 14 }} onClick={() => toggle(key)} aria-expanded={open.value.has(key)}>
+        <span class="caret">{open.value.has(key) ? '▾' : '▸'}</span> {f.name}
+        {depth === 0 && mounts.has(f.name) && <span class="muted small"> mount</span>}
+      </button>
+      {open.value.has(key) && (
+        <>
+          {[...f.folders.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c) => draw(c, c.path, depth + 1))}
+          {f.files.sort().map((p) => (
+            <a key={p} href={`/files/${encPath(p)}`} class={`file ${p === current ? 'active' : ''}`} style={{ paddingLeft: 26 + (depth + 1) * 14 }} title={p}>
+              {p.split('/').pop()}
+            </a>
+          ))}
+        </>
+      )}
+    </div>
+  );
+  return <div class="file-list tree">{[...roots.values()].map((r) => draw(r, r.name === 'workspace' ? 'workspace' : r.name, 0))}</div>;
 }
 
 function MountButton({ onDone }: { onDone: () => void }) {
@@ -202,7 +264,8 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
   const s = st.value;
   const changed = s ? [...(s.staged ?? []), ...(s.unstaged ?? []), ...(s.untracked ?? [])] : [];
   return (
-    <div class="git">
+    <div class="page git">
+      <PageHead title="Git" />
       <select value={root.value} onChange={(e) => (root.value = (e.target as HTMLSelectElement).value)} aria-label="root">
         <option value="workspace">workspace</option>
         {mounts.map((m) => (
@@ -230,7 +293,7 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
           </Action>
         </>
       )}
-      {diff.value && <pre class="diff">{diff.value.split('\n').map((l) => <div class={l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : ''}>{l || ' '}</div>)}</pre>}
+      {diff.value && <pre class="diff" data-diff>{diff.value.split('\n').map((l) => <div class={l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : ''}>{l || ' '}</div>)}</pre>}
       <h3>Checkpoints</h3>
       {!checkpoints.value.length && <div class="muted small">None yet: a run takes one before its first file change.</div>}
       {checkpoints.value.map((c) => (
