@@ -5,7 +5,7 @@
  * request of the page refused by the guard. Screenshots of each page go to test-artifacts/web/.
  */
 import assert from 'node:assert/strict';
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startChat, type ChatHarness } from '../chat/harness.js';
@@ -138,6 +138,31 @@ describe('the web workbench in Chromium', () => {
     await b.page.click('.git >> text=Commit');
     await b.page.waitForSelector('.git >> text=Clean.');
     assert.equal(git(ws, 'log', '-1', '--format=%s').trim(), 'Say hello to the world');
+  });
+
+  it('Mount folder… asks the OS picker (a fake zenity here) and mounts the folder chosen', async () => {
+    const bin = await tempDir('fake-zenity-');
+    const chosen = await tempDir('picked-');
+    await writeFile(path.join(chosen, 'plan.txt'), 'the plan\n');
+    await writeFile(path.join(bin, 'zenity'), `#!/bin/sh\necho "${chosen}"\n`);
+    await chmod(path.join(bin, 'zenity'), 0o755);
+    const saved = { PATH: process.env.PATH, DISPLAY: process.env.DISPLAY };
+    process.env.PATH = `${bin}:${process.env.PATH}`;
+    process.env.DISPLAY = ':99';
+    try {
+      await b.page.goto(h.t.url + '/files');
+      await b.page.click('text=Mount folder…');
+      const name = path.basename(chosen);
+      await b.page.waitForSelector(`button.folder >> text=${name}`);
+      await b.page.waitForSelector('a.file >> text=plan.txt');
+      const mounts = await h.t.api('GET', '/api/mounts');
+      assert.equal(mounts.body.mounts[0].path, chosen);
+      await b.shot('files-mounted');
+    } finally {
+      process.env.PATH = saved.PATH;
+      if (saved.DISPLAY === undefined) delete process.env.DISPLAY;
+      else process.env.DISPLAY = saved.DISPLAY;
+    }
   });
 
   it('a 1 000-message session paints with at most ~200 rows mounted, and scrolling keeps it so', async () => {

@@ -76,7 +76,9 @@ interface Folder {
 
 /** The flat file list as folders: the workspace, then each mount; folders open on click. */
 function FileTree({ tree, current }: { tree: Tree; current?: string }) {
-  const open = useSignal<Set<string>>(new Set(['workspace', ...tree.mounts.map((m) => m.name)]));
+  // Roots, and the folders holding the open file, start open, other folders closed; a click flips
+  // one (flipped keys are kept, not open ones, so a new mount starts open).
+  const flipped = useSignal<Set<string>>(new Set());
   const mounts = new Set(tree.mounts.map((m) => m.name));
   const roots = new Map<string, Folder>();
   const folder = (parent: Folder | undefined, name: string, p: string): Folder => {
@@ -94,23 +96,25 @@ function FileTree({ tree, current }: { tree: Tree; current?: string }) {
     for (let i = inMount ? 1 : 0; i < parts.length - 1; i++) at = folder(at, parts[i], parts.slice(0, i + 1).join('/'));
     at.files.push(path);
   }
-  // Keep the whole workspace open while someone is looking at a file inside it.
+  const along = new Set<string>();
   if (current) {
     const parts = current.split('/');
-    for (let i = 1; i < parts.length; i++) open.value.add(parts.slice(0, i).join('/'));
+    for (let i = 1; i < parts.length; i++) along.add(parts.slice(0, i).join('/'));
   }
   const toggle = (key: string) => {
-    const next = new Set(open.value);
+    const next = new Set(flipped.value);
     if (!next.delete(key)) next.add(key);
-    open.value = next;
+    flipped.value = next;
   };
-  const draw = (f: Folder, key: string, depth: number): preact.ComponentChildren => (
+  const draw = (f: Folder, key: string, depth: number): preact.ComponentChildren => {
+    const shown = (depth === 0 || along.has(key)) !== flipped.value.has(key);
+    return (
     <div key={key}>
-      <button class="folder" style={{ paddingLeft: 12 + depth * 14 }} onClick={() => toggle(key)} aria-expanded={open.value.has(key)}>
-        <span class="caret">{open.value.has(key) ? '▾' : '▸'}</span> {f.name}
+      <button class="folder" style={{ paddingLeft: 12 + depth * 14 }} onClick={() => toggle(key)} aria-expanded={shown}>
+        <span class="caret">{shown ? '▾' : '▸'}</span> {f.name}
         {depth === 0 && mounts.has(f.name) && <span class="muted small"> mount</span>}
       </button>
-      {open.value.has(key) && (
+      {shown && (
         <>
           {[...f.folders.values()].sort((a, b) => a.name.localeCompare(b.name)).map((c) => draw(c, c.path, depth + 1))}
           {f.files.sort().map((p) => (
@@ -121,7 +125,8 @@ function FileTree({ tree, current }: { tree: Tree; current?: string }) {
         </>
       )}
     </div>
-  );
+    );
+  };
   return <div class="file-list tree">{[...roots.values()].map((r) => draw(r, r.name === 'workspace' ? 'workspace' : r.name, 0))}</div>;
 }
 
