@@ -28,8 +28,9 @@ export function VaultsPage() {
     <div class="split">
       <div class="list-pane">
         <PageHead title="Vaults" />
+        <NewVault onDone={(name) => get<any[]>('/api/vaults').then((v) => ((vaults.value = v), (current.value = name)), fail)} />
         <ErrorLine error={error.value} />
-        {!vaults.value.length && <Empty>No vaults. Make a folder a vault with POST /api/vaults or ask the chat.</Empty>}
+        {!vaults.value.length && <Empty>No vaults yet: make a folder of notes a vault above.</Empty>}
         {vaults.value.length > 1 && (
           <select value={current.value ?? ''} onChange={(e) => (current.value = (e.target as HTMLSelectElement).value)}>
             {vaults.value.map((x) => <option value={x.name}>{x.name}</option>)}
@@ -81,6 +82,34 @@ export function VaultsPage() {
   );
 }
 
+/** Makes a folder a vault (a folder holding vault.json is adopted as it is): typed or picked. */
+function NewVault({ onDone }: { onDone: (name: string) => void }) {
+  const name = useSignal('');
+  const folder = useSignal('');
+  const error = useSignal<string | null>(null);
+  return (
+    <div class="new-vault">
+      <div class="row">
+        <input placeholder="vault name" value={name.value} onInput={(e) => (name.value = (e.target as HTMLInputElement).value)} aria-label="vault name" />
+        <input placeholder="/folder/of/notes" value={folder.value} onInput={(e) => (folder.value = (e.target as HTMLInputElement).value)} aria-label="vault folder" />
+      </div>
+      <div class="row">
+        <Action onClick={async () => {
+          const r = await post<{ path?: string }>('/api/pick-folder');
+          if (r.path) folder.value = r.path;
+        }} onError={(m) => (error.value = m)}>Choose folder…</Action>
+        <Action kind="primary" disabled={!name.value || !folder.value} onClick={async () => {
+          await post('/api/vaults', { name: name.value, path: folder.value });
+          onDone(name.value);
+          name.value = folder.value = '';
+          error.value = null;
+        }} onError={(m) => (error.value = m)}>Make vault</Action>
+      </div>
+      <ErrorLine error={error.value} />
+    </div>
+  );
+}
+
 export function BoardsPage() {
   const boards = useSignal<any[]>([]);
   const error = useSignal<string | null>(null);
@@ -98,12 +127,12 @@ export function BoardsPage() {
       <ErrorLine error={error.value} />
       {!boards.value.length && <Empty>No boards yet.</Empty>}
       {boards.value.map((b) => {
-        const lanes: { id: string; name?: string }[] = (b.config?.lanes ?? []).map((l: any) => (typeof l === 'string' ? { id: l } : { id: l.id ?? l.name, name: l.name }));
+        const lanes: { id: string; name?: string }[] = (b.config?.lanes ?? []).map((l: { name: string }) => ({ id: l.name, name: l.name }));
         const project = b.project ?? b.name;
         return (
           <section key={project} class="board">
             <h2>{b.config?.name ?? project}</h2>
-            <form class="row" onSubmit={(e) => (e.preventDefault(), post(`/api/work/${encodeURIComponent(project)}`, { kind: b.config?.kinds?.[0]?.id ?? b.config?.kinds?.[0] ?? 'task', title: title.value }).then(() => ((title.value = ''), tick.value++), (err) => (error.value = sentence(err))))}>
+            <form class="row" onSubmit={(e) => (e.preventDefault(), post(`/api/work/${encodeURIComponent(project)}`, { kind: b.config?.kinds?.[0]?.name ?? 'task', title: title.value }).then(() => ((title.value = ''), tick.value++), (err) => (error.value = sentence(err))))}>
               <input placeholder="New card title" value={title.value} onInput={(e) => (title.value = (e.target as HTMLInputElement).value)} />
               <button class="btn">Add</button>
             </form>
