@@ -108,6 +108,41 @@ describe('the web workbench in Chromium', () => {
     await b.shot('run');
   });
 
+  it('a disabled workflow shows what its agents may call, previews its cron, and is enabled in one click', async () => {
+    const doc = {
+      id: 'nightly',
+      formatVersion: 2,
+      group: null,
+      disabled: true,
+      nodes: [
+        { id: 'cron', type: 'trigger.cron', config: { expr: '0 2 * * *' } },
+        { id: 'fix', type: 'agent', config: { system: 'Fix the failing tests.', prompt: 'fix', tools: ['read_file', 'edit_file'] } },
+      ],
+      edges: [{ from: 'cron', to: 'fix' }],
+    };
+    assert.equal((await h.t.api('PUT', '/api/workflows/nightly', doc)).status, 200);
+    await b.page.goto(h.t.url + '/workflows/nightly');
+    await b.page.waitForSelector('text=This workflow is disabled.');
+    await b.page.waitForSelector('li >> text=read_file, edit_file');
+    await b.page.waitForSelector('text=/next: /');
+    await b.shot('workflow-disabled');
+    await b.page.click('text=Enable');
+    await b.page.waitForSelector('text=This workflow is disabled.', { state: 'detached' });
+    assert.notEqual((await h.t.api('GET', '/api/workflows/nightly')).body.disabled, true);
+  });
+
+  it('a notification links to its run', async () => {
+    const doc = { id: 'ping', formatVersion: 2, group: null, nodes: [{ id: 'start', type: 'trigger.manual' }, { id: 'tell', type: 'notify', config: { title: 'Ping done', body: 'all good' } }], edges: [{ from: 'start', to: 'tell' }] };
+    assert.equal((await h.t.api('PUT', '/api/workflows/ping', doc)).status, 200);
+    await b.page.goto(h.t.url + '/chat');
+    await b.page.waitForSelector('[data-connection=live]');
+    const run = await h.t.api('POST', '/api/runs/ping', {});
+    await b.page.click('.notes >> text=Ping done');
+    await b.page.waitForURL(`**/runs/${run.body.runId}`);
+    await b.page.waitForSelector('tr >> text=run.completed');
+    await h.events.waitFor((e) => e.kind === 'notifications.updated' && e.unreadCount === 0);
+  });
+
   it('a file is opened, edited and saved', async () => {
     const file = path.join(h.t.home, 'workspace', 'notes', 'todo.md');
     await mkdir(path.dirname(file), { recursive: true });

@@ -7,6 +7,7 @@ import { FilesPage } from './pages/files';
 import { BoardsPage, VaultsPage } from './pages/vaults';
 import { DatabasesPage } from './pages/databases';
 import { SettingsPage } from './pages/settings';
+import { post } from './api';
 import { match, path } from './router';
 import { connection, gates, notifications, prompts, runs, status } from './sync';
 
@@ -75,12 +76,17 @@ export function App() {
   );
 }
 
+/** The unread notifications; a click opens its link (e.g. /runs/<id>) and marks it read. */
 function Notifications() {
-  const latest = notifications.value.notifications.slice(0, 3);
+  const unread = notifications.value.notifications.filter((n) => !n.read).slice(0, 3);
+  const read = (id: string) => {
+    notifications.value = { ...notifications.value, notifications: notifications.value.notifications.map((n) => (n.id === id ? { ...n, read: true } : n)) };
+    void post('/api/notifications/read', { id }).catch(() => {});
+  };
   return (
     <div class="notes">
-      {latest.map((n) => (
-        <a class="note-link small" href={n.link ?? '#'} key={n.id} title={n.body}>
+      {unread.map((n) => (
+        <a class="note-link small" href={n.link ?? '/runs'} key={n.id} title={n.body} data-notification={n.id} onClick={() => read(n.id)}>
           {n.title}
         </a>
       ))}
