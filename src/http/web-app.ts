@@ -5,7 +5,7 @@
  *                           the content), gzip when the browser takes it
  *   the app shell           index.html for a browser's GET of / or of a client route (/chat,
  *                           /runs/<id>, ...), so a notification link or a reload lands on its page
- *   /m/                     the phone layout's shell (seed 000 §4.20: served without authentication;
+ *   /m/ and /m/<route>      the phone layout's shell (seed 000 §4.20: served without authentication;
  *                           the mobile token guards the data)
  * The files are read once into memory (a few hundred kB) with their gzip twins and ETags.
  */
@@ -40,12 +40,9 @@ const TYPES: Record<string, string> = {
   '.json': 'application/json; charset=utf-8',
   '.png': 'image/png',
   '.woff2': 'font/woff2',
-  '.map': 'application/json; charset=utf-8',
 };
 
 export interface WebApp {
-  /** Whether the app was built (dist/web/index.html exists). */
-  built(): boolean;
   /** Answers a GET/HEAD the router had no route for, when it is the app's; false otherwise. */
   handle(req: FastifyRequest, reply: FastifyReply): boolean;
   /** Sends the workbench shell (GET / from a browser). */
@@ -89,7 +86,6 @@ export function createWebApp(dir = path.join(packageRoot(), 'dist', 'web')): Web
     reply.code(404).type('text/plain; charset=utf-8').send('The web workbench is not built; run npm run build, then reload. The API answers under /api.');
 
   return {
-    built: () => load().has('/index.html'),
     sendShell(req, reply) {
       const shell = load().get('/index.html');
       return shell ? send(req, reply, shell) : notBuilt(reply);
@@ -98,7 +94,8 @@ export function createWebApp(dir = path.join(packageRoot(), 'dist', 'web')): Web
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       const pathname = req.url.split('?')[0];
       const all = load();
-      if (pathname === '/m' || pathname === '/m/') {
+      // The phone's own client routes (/m/chat/<id>, /m/runs) get its shell too, on a reload.
+      if (pathname === '/m' || pathname === '/m/' || (pathname.startsWith('/m/') && wantsHtml(req))) {
         const phone = all.get('/m/index.html');
         if (phone) send(req, reply, phone);
         else notBuilt(reply);

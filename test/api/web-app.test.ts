@@ -91,6 +91,9 @@ test('the phone shell loads for a LAN peer without the token; its data needs the
   assert.equal(shell.status, 200);
   assert.match(shell.body, /src\/mobile|\/assets\//);
   const script = /src="(\/assets\/[^"]+\.js)"/.exec(shell.body)![1];
+  const deep = await rawGet(port, '/m/chat/s-1', [host, 'Accept: text/html'], via);
+  assert.equal(deep.status, 200, 'a reload on a phone route gets the phone shell');
+  assert.equal(deep.body, shell.body);
   assert.equal((await rawGet(port, script, [host], via)).status, 200);
   assert.equal((await rawGet(port, '/api/gates', [host], via)).status, 403);
   assert.equal((await rawGet(port, '/api/gates', [host, `X-Engine-Mobile-Token: ${t.engine.mobileToken}`], via)).status, 200);
