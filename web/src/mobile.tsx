@@ -52,7 +52,7 @@ function Phone() {
   if ((m = match('/m/chat/:id', p))) page = <ChatPage compact sessionId={m.id} />;
   else if (match('/m/chat', p)) page = <ChatPage compact />;
   else if (match('/m/runs', p)) page = <InFlight />;
-  else page = <ApprovalsPage />;
+  else page = <ApprovalsPage phone />;
   const tab = (href: string, label: string, extra?: number) => (
     <a href={href} class={`tab ${(href === '/m' ? p === '/m' : p.startsWith(href)) ? 'active' : ''}`}>
       {label}

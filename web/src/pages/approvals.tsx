@@ -5,7 +5,9 @@ import { gates, prompts } from '../sync';
 import { Action, ago, Empty, PageHead } from '../ui';
 import { PermissionPrompt } from './permission-prompt';
 
-export function ApprovalsPage() {
+/** `phone`: the phone layout has no workflow or run pages, so their names are not links there. */
+export function ApprovalsPage({ phone }: { phone?: boolean }) {
+  const link = (href: string, text: string) => (phone && !href.startsWith('/m/') ? <span>{text}</span> : <a href={href}>{text}</a>);
   const notes = useSignal<Record<string, string>>({});
   const total = gates.value.length + prompts.value.length;
   return (
@@ -17,7 +19,7 @@ export function ApprovalsPage() {
           <div class="card-head">
             <strong>{g.message || `Gate ${g.nodeId}`}</strong>
             <span class="muted small">
-              {g.workflowId ? <a href={`/workflows/${encodeURIComponent(g.workflowId)}`}>{g.workflowId}</a> : null} · <a href={`/runs/${encodeURIComponent(g.runId)}`}>{g.runId}</a> · {ago(g.since)}
+              {g.workflowId ? link(`/workflows/${encodeURIComponent(g.workflowId)}`, g.workflowId) : null} · {link(`/runs/${encodeURIComponent(g.runId)}`, g.runId)} · {ago(g.since)}
             </span>
           </div>
           <input
@@ -35,7 +37,7 @@ export function ApprovalsPage() {
       {prompts.value.map((p) => (
         <div class="card" key={`${p.runId}:${p.callId}`}>
           <div class="muted small">
-            {p.sessionId ? <a href={`/chat/${encodeURIComponent(p.sessionId)}`}>chat {p.sessionId}</a> : <a href={`/runs/${encodeURIComponent(p.runId)}`}>{p.runId}</a>}
+            {p.sessionId ? link(`${phone ? '/m' : ''}/chat/${encodeURIComponent(p.sessionId)}`, `chat ${p.sessionId}`) : link(`/runs/${encodeURIComponent(p.runId)}`, p.runId)}
           </div>
           <PermissionPrompt p={p} />
         </div>
