@@ -11,7 +11,7 @@
  *
  *   node --import tsx bench/web.bench.ts     (needs npm run build:web first)
  */
-import { readFileSync, mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';

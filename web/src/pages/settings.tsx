@@ -11,13 +11,10 @@ import { Action, ErrorLine, PageHead } from '../ui';
 const TYPES = ['openai-compatible', 'openai', 'anthropic'];
 
 export function SettingsPage() {
-  const tick = useSignal(0);
-  const error = useSignal<string | null>(null);
   return (
     <div class="page">
       <PageHead title="Settings" />
-      <ErrorLine error={error.value} />
-      <Providers key={`p${tick.value}`} />
+      <Providers />
       <Secrets />
       <Mcp />
       <Sandbox />
