@@ -56,6 +56,23 @@ describe('the web workbench in Chromium', () => {
     await b.shot('chat-answered');
   });
 
+  it('a message sent while a turn runs is queued; Stop ends the turn and hands the queued message back to the input', async () => {
+    h.model.script({ text: 'Thinking about it', hang: true });
+    await b.page.goto(h.t.url + '/chat/ui-stop');
+    await b.page.waitForSelector('[data-connection=live]');
+    await b.page.fill('.composer textarea', 'first question');
+    await b.page.keyboard.press('Enter');
+    await b.page.waitForSelector('[data-live] >> text=Thinking about it');
+    await b.page.fill('.composer textarea', 'second question');
+    await b.page.click('.composer >> text=Queue');
+    await b.page.waitForSelector('.queued >> text=second question');
+    await b.shot('chat-queued');
+    await b.page.click('.composer >> text=Stop');
+    await b.page.waitForSelector('.msg.assistant >> text=stopped');
+    assert.equal(await b.page.locator('.queued').count(), 0);
+    assert.match(await b.page.locator('.composer textarea').inputValue(), /second question/);
+  });
+
   it('a failed turn shows the engine’s reason', async () => {
     h.model.script({ error: 401, body: { error: { message: 'invalid api key given', type: 'invalid_request_error' } } });
     await b.page.goto(h.t.url + '/chat/ui-fail');
