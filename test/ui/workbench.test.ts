@@ -125,6 +125,17 @@ describe('the web workbench in Chromium', () => {
     await b.shot('run');
   });
 
+  it('a run in flight is stopped from its page', async () => {
+    const doc = { id: 'slow', formatVersion: 2, group: null, nodes: [{ id: 'start', type: 'trigger.manual' }, { id: 'pause', type: 'wait', config: { ms: 600000 } }], edges: [{ from: 'start', to: 'pause' }] };
+    assert.equal((await h.t.api('PUT', '/api/workflows/slow', doc)).status, 200);
+    const run = await h.t.api('POST', '/api/runs/slow', {});
+    await b.page.goto(`${h.t.url}/runs/${run.body.runId}`);
+    await b.page.waitForSelector('tr >> text=node.started');
+    await b.page.click('.page-actions >> text=Stop');
+    await b.page.waitForSelector('tr >> text=run.stopped');
+    await b.page.waitForSelector('.page-actions .badge.stopped');
+  });
+
   it('a disabled workflow shows what its agents may call, previews its cron, and is enabled in one click', async () => {
     const doc = {
       id: 'nightly',
