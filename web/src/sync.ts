@@ -62,8 +62,6 @@ export const prompts = signal<Prompt[]>([]);
 export const notifications = signal<{ notifications: any[]; unreadCount: number }>({ notifications: [], unreadCount: 0 });
 /** Bumped after every catch-up: pages holding their own copies reload them. */
 export const epoch = signal(0);
-/** Events applied since load, for tests and the status line. */
-export const applied = signal(0);
 
 const runSeq = new Map<string, number>();
 const listeners = new Set<(e: EngineEvent) => void>();
@@ -92,10 +90,7 @@ export function apply(e: EngineEvent): boolean {
     if (e.seq <= seen) return false;
     runSeq.set(e.runId, e.seq);
   }
-  batch(() => {
-    reduce(e);
-    applied.value++;
-  });
+  batch(() => reduce(e));
   for (const fn of listeners) fn(e);
   return true;
 }
@@ -129,13 +124,10 @@ function reduce(e: EngineEvent): void {
   }
 }
 
-let socket: WebSocket | null = null;
 let retry = 0;
-let stopped = false;
 
 /** Catch up, then open the socket; on close, wait and do it all again. */
 export async function connect(): Promise<void> {
-  stopped = false;
   connection.value = 'connecting';
   try {
     await catchUp();
@@ -143,7 +135,6 @@ export async function connect(): Promise<void> {
     return scheduleReconnect();
   }
   const ws = new WebSocket(socketUrl());
-  socket = ws;
   ws.onopen = () => {
     retry = 0;
     connection.value = 'live';
@@ -157,22 +148,13 @@ export async function connect(): Promise<void> {
     }
     apply(e);
   };
-  ws.onclose = () => {
-    if (socket === ws) socket = null;
-    scheduleReconnect();
-  };
+  ws.onclose = () => scheduleReconnect();
 }
 
 function scheduleReconnect(): void {
-  if (stopped) return;
   connection.value = 'offline';
   const delay = Math.min(5000, 250 * 2 ** retry++);
   setTimeout(() => void connect(), delay);
-}
-
-export function disconnect(): void {
-  stopped = true;
-  socket?.close();
 }
 
 async function catchUp(): Promise<void> {
