@@ -58,6 +58,7 @@ import { createWebService } from './capabilities/web/service.js';
 import { webTools } from './capabilities/web/tools.js';
 import { aboutRoutes } from './capabilities/system/about.js';
 import { statusRoutes } from './capabilities/system/status.js';
+import { pickFolderRoutes } from './capabilities/system/pick-folder.js';
 import { toolsRoutes } from './capabilities/tools/routes.js';
 import { gitRoutes } from './capabilities/git/routes.js';
 import { git as runGit } from './capabilities/git/exec.js';
@@ -83,6 +84,7 @@ import { workflowTools } from './capabilities/workflows/tools.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
+import { createWebApp, wantsHtml } from './http/web-app.js';
 import { eventsSocket } from './http/sockets/events.js';
 import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
@@ -187,7 +189,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
-  const app = createServer({ guard, log });
+  const webApp = createWebApp();
+  const app = createServer({ guard, log, webApp });
   installResponseRedaction(app, redactor);
   const closers: Array<() => Promise<void> | void> = [];
   const sockets: SocketHandler[] = [eventsSocket(bus)];
@@ -277,7 +280,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => mcp.close());
   mcpRoutes(app, mcp);
 
-  aboutRoutes(app);
+  aboutRoutes(app, { wantsHtml, sendShell: webApp.sendShell });
+  pickFolderRoutes(app);
   statusRoutes(app, {
     runs,
     tools,

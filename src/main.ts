@@ -7,6 +7,9 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { COMMAND_USAGE, parseArgs, USAGE, UsageError, type Parsed } from './cli/args.js';
 import { status, stop } from './cli/commands.js';
 import { engineCommand } from './cli/invocation.js';
@@ -14,7 +17,7 @@ import { isEngine, readPidFile, removePidFile, writePidFile } from './cli/pidfil
 import { ConfigError, EXIT_CONFIG, resolveSettings, type StartSettings } from './cli/settings.js';
 import { describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
-import { engineVersion } from './kernel/version.js';
+import { engineVersion, packageRoot } from './kernel/version.js';
 
 /** Exit codes between the engine process and its supervisor, and of the CLI. */
 export const EXIT = { restart: 75, config: EXIT_CONFIG, usage: 2 } as const;
@@ -113,6 +116,15 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
   if (`http://${bound}:${running.port}` !== running.url) say(`engine: from this machine: ${running.url}/api`);
   say(`engine: events at ${running.url.replace('http', 'ws')}/events; the API is described at ${running.url}/api/openapi.json`);
   say(`engine: engine process pid ${process.pid}; stop everything with ${engineCommand('stop')} (or kill ${supervisor})`);
+  say(`engine: open ${running.url}/ in a browser for the workbench`);
+  // A phone reaches a non-loopback bind only, and only a built phone layout answers /m/ (seed 000
+  // §4.20: the engine prints the pairing URL). The token rides in the fragment, which no request carries.
+  if (!/^(127\.|\[::1\]|localhost)/.test(bound) && existsSync(path.join(packageRoot(), 'dist', 'web', 'm', 'index.html'))) {
+    // Bound to every interface: the first LAN address of this machine is the one a phone can reach.
+    const lan = Object.values(os.networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4')?.address;
+    const host = bound === '0.0.0.0' || bound === '[::]' ? (lan ?? '<this machine’s address>') : bound;
+    say(`engine: pair a phone with http://${host}:${running.port}/m/#token=${running.mobileToken}`);
+  }
   const ready: ReadyMessage = { type: 'ready', url: running.url, bind: running.bind, port: running.port, pid: process.pid };
   process.send?.(ready);
   if (alone) {

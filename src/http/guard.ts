@@ -8,6 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { canonicalTarget, guardedPath, type RequestTarget } from './request-path.js';
+import { isPublicShellPath } from './web-app.js';
 
 export const FORBIDDEN = 'forbidden: non-local host or origin';
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -56,6 +57,10 @@ export class Guard {
     if (dup === 'origin') return refused();
     const { origin } = input.headers;
     const pathname = guardedPath(target.path);
+    // The web workbench's static shell and assets hold no data (seed 000 §4.20: the phone's shell is
+    // served without authentication, since a phone on the LAN has only the token, which a page load
+    // cannot carry); every request they then make for data passes the checks below.
+    if ((input.method === 'GET' || input.method === 'HEAD') && isPublicShellPath(pathname)) return { ok: true, viaToken: false };
     // A browser that hides the Origin of a cross-site request (a navigation, an <img>) is still a foreign
     // page. One exception: the OAuth landing page is reached by an authorization server's redirect, a
     // cross-site navigation by design; it only completes a flow whose `state` this engine issued.

@@ -12,14 +12,17 @@ import type { Guard } from './guard.js';
 import { methodTable, sendMethodNotAllowed } from './methods.js';
 import { openApiRoute, routeCatalog } from './openapi.js';
 import { installValidation } from './validation.js';
+import type { WebApp } from './web-app.js';
 
 export interface ServerOptions {
   guard: Guard;
   /** Where unexpected errors are written (never to the client). */
   log: (line: string) => void;
+  /** The web workbench's files (web-app.ts): answered where no API route matches. */
+  webApp?: WebApp;
 }
 
-export function createServer({ guard, log }: ServerOptions): FastifyInstance {
+export function createServer({ guard, log, webApp }: ServerOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: LIMITS.requestBodyBytes,
     logger: false,
@@ -70,6 +73,7 @@ export function createServer({ guard, log }: ServerOptions): FastifyInstance {
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   app.setNotFoundHandler((req, reply) => {
+    if (webApp?.handle(req, reply)) return reply;
     const path = req.url.split('?')[0];
     const allowed = methods.allowed(path);
     if (allowed.length) return sendMethodNotAllowed(reply, allowed);

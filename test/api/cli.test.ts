@@ -88,7 +88,7 @@ test('a bad variable or flag value is one line and exit 78', async () => {
   }
 });
 
-test('serve: flags beat variables; the first line is the address really bound and the supervisor pid; no pairing URL', async () => {
+test('serve: flags beat variables; the first line is the address really bound and the supervisor pid; the pairing URL of the phone layout', async () => {
   const fromEnv = await home();
   const fromFlag = await home();
   const serve = spawnNode(['src/main.ts', 'serve', '--port', '0', '--bind', '0.0.0.0', '--home', fromFlag], { ENGINE_HOME: fromEnv, ENGINE_BIND: 'not-an-ip', ENGINE_PORT: 'abc', ENGINE_SECRETS: 'file' });
@@ -99,8 +99,12 @@ test('serve: flags beat variables; the first line is the address really bound an
   assert.equal(first.match[2], fromFlag);
   assert.equal(Number(first.match[3]), serve.child.pid, 'the printed pid is the supervisor');
   await serve.waitForLine(ENGINE_PID);
-  assert.ok(!serve.lines.some((l) => /pairing|\/m\//.test(l)), serve.lines.join('\n'));
   const port = first.match[1].split(':').at(-1);
+  // Bound to every interface: the phone layout's pairing URL, its token in the fragment (seed 000 §4.20).
+  const pairing = await serve.waitForLine(/pair a phone with (http:\/\/\S+)\/m\/#token=(\S+)$/);
+  const stored = JSON.parse(await readFile(path.join(fromFlag, 'mobile-token.json'), 'utf8')).token;
+  assert.equal(pairing.match[2], stored);
+  assert.equal((await fetch(`http://127.0.0.1:${port}/m/`)).status, 200, 'the printed address answers');
   const about = await (await fetch(`http://127.0.0.1:${port}/api`)).json();
   assert.equal(about.version, engineVersion());
   serve.kill('SIGTERM');

@@ -3,7 +3,7 @@
  * browser or curls it should not meet a 404). GET /api/docs serves the README and docs/ pages that
  * ship with the engine, so the links work offline.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { arr, obj, params, route, str } from '../../http/schemas.js';
@@ -36,14 +36,20 @@ async function pages(): Promise<Map<string, string>> {
   return out;
 }
 
-export function aboutRoutes(app: FastifyInstance): void {
+/**
+ * `shell` answers a browser (Accept includes text/html) with the web workbench (src/http/web-app.ts);
+ * every other client gets the JSON below.
+ */
+export function aboutRoutes(app: FastifyInstance, shell?: { wantsHtml(req: FastifyRequest): boolean; sendShell(req: FastifyRequest, reply: FastifyReply): FastifyReply }): void {
   const about = () => ({
     name: ENGINE_NAME,
     version: engineVersion(),
     links: { openapi: '/api/openapi.json', events: '/events', status: '/api/status', docs: '/api/docs' },
   });
   const schema = route('system', 'the engine name, version and where to start', { response: { 200: answer } });
-  app.get('/', { schema }, async () => about());
+  app.get('/', { schema: { ...schema, summary: 'the engine name, version and where to start; a browser (Accept: text/html) gets the web workbench' } }, async (req, reply) =>
+    shell?.wantsHtml(req) ? shell.sendShell(req, reply) : about(),
+  );
   app.get('/api', { schema: { ...schema, summary: 'the engine name, version and where to start (same as /)' } }, async () => about());
 
   app.get(

@@ -1,0 +1,103 @@
+/**
+ * What the engine is doing in each chat session right now, built from events from page load on (the
+ * catch-up replays the log of a turn in flight, so a reload mid-answer shows the answer so far):
+ * the streamed text, the tool calls as they run, the context use and the queue. The chat page draws
+ * it under the session's saved messages; a turn's end makes the page read the session again.
+ */
+import { signal } from '@preact/signals';
+import { onEvent, onReset, type EngineEvent } from './sync';
+
+export interface ToolRun {
+  callId: string;
+  tool: string;
+  args: unknown;
+  ok?: boolean;
+  result?: unknown;
+  error?: string;
+  durationMs?: number;
+}
+
+export interface LiveTurn {
+  runId: string;
+  text: string;
+  reasoning: string;
+  tools: ToolRun[];
+  /** Set when the turn ended: `completed`, `failed`, `stopped`, `max_turns`. */
+  outcome?: string;
+  error?: string;
+}
+
+export const live = new Map<string, LiveTurn>();
+export const context = new Map<string, { tokens: number; window: number }>();
+export const queues = new Map<string, { id: string; message: string }[]>();
+/** Bumped on every change above. */
+export const chatTick = signal(0);
+/** Bumped when a session's saved messages changed (a turn ended, a message arrived, a rename). */
+export const sessionsTick = signal(0);
+
+const sessionOfRun = new Map<string, string>();
+
+function handle(e: EngineEvent): void {
+  const sid: string | undefined = e.sessionId ?? (e.runId ? sessionOfRun.get(e.runId) : undefined);
+  if (!sid) return;
+  if (e.runId && e.sessionId) sessionOfRun.set(e.runId, e.sessionId);
+  const turn = () => {
+    let t = live.get(sid);
+    if (!t || (e.runId && t.runId !== e.runId)) live.set(sid, (t = { runId: e.runId ?? '', text: '', reasoning: '', tools: [] }));
+    return t;
+  };
+  switch (e.kind) {
+    case 'run.started':
+      if (e.source === 'chat') turn();
+      sessionsTick.value++;
+      break;
+    case 'chat.delta':
+      turn().text += e.text;
+      break;
+    case 'chat.reasoning':
+      turn().reasoning += e.text;
+      break;
+    case 'tool.call':
+      turn().tools.push({ callId: e.callId, tool: e.tool, args: e.args });
+      break;
+    case 'tool.result': {
+      const t = turn().tools.find((x) => x.callId === e.callId);
+      if (t) Object.assign(t, { ok: e.ok, result: e.result, error: e.error, durationMs: e.durationMs });
+      break;
+    }
+    case 'chat.status':
+      if (!e.busy) {
+        const t = live.get(sid);
+        if (t) Object.assign(t, { outcome: e.outcome ?? 'completed', error: e.error });
+        sessionsTick.value++;
+      }
+      break;
+    case 'chat.context':
+      context.set(sid, { tokens: e.tokens, window: e.window });
+      break;
+    case 'chat.message':
+    case 'chat.renamed':
+      sessionsTick.value++;
+      break;
+    case 'chat.queued':
+      queues.set(sid, [...(queues.get(sid) ?? []), { id: e.id, message: e.message }]);
+      break;
+    case 'chat.queue.updated':
+      queues.set(sid, (queues.get(sid) ?? []).map((q) => (q.id === e.id ? { ...q, message: e.message } : q)));
+      break;
+    case 'chat.queue.removed':
+      queues.set(sid, (queues.get(sid) ?? []).filter((q) => q.id !== e.id));
+      break;
+    default:
+      return;
+  }
+  chatTick.value++;
+}
+
+onEvent(handle);
+onReset(() => {
+  live.clear();
+  queues.clear(); // the queue lives in the engine's memory: a restart dropped it
+  sessionOfRun.clear();
+  chatTick.value++;
+});

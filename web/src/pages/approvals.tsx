@@ -1,0 +1,47 @@
+/** Approvals: every workflow gate and tool-permission prompt waiting, across runs, one click each. */
+import { useSignal } from '@preact/signals';
+import { post } from '../api';
+import { gates, prompts } from '../sync';
+import { Action, ago, Empty, PageHead } from '../ui';
+import { PermissionPrompt } from './permission-prompt';
+
+/** `phone`: the phone layout has no workflow or run pages, so their names are not links there. */
+export function ApprovalsPage({ phone }: { phone?: boolean }) {
+  const link = (href: string, text: string) => (phone && !href.startsWith('/m/') ? <span>{text}</span> : <a href={href}>{text}</a>);
+  const notes = useSignal<Record<string, string>>({});
+  const total = gates.value.length + prompts.value.length;
+  return (
+    <div class="page">
+      <PageHead title="Approvals" />
+      {!total && <Empty>Nothing is waiting for you.</Empty>}
+      {gates.value.map((g) => (
+        <div class="card gate" key={g.key} data-gate={g.key}>
+          <div class="card-head">
+            <strong>{g.message || `Gate ${g.nodeId}`}</strong>
+            <span class="muted small">
+              {g.workflowId ? link(`/workflows/${encodeURIComponent(g.workflowId)}`, g.workflowId) : null} · {link(`/runs/${encodeURIComponent(g.runId)}`, g.runId)} · {ago(g.since)}
+            </span>
+          </div>
+          <input
+            class="note"
+            placeholder="Note (optional)"
+            value={notes.value[g.key] ?? ''}
+            onInput={(e) => (notes.value = { ...notes.value, [g.key]: (e.target as HTMLInputElement).value })}
+          />
+          <div class="row">
+            <Action kind="primary" onClick={() => post('/api/gates/resolve', { runId: g.runId, nodeId: g.nodeId, approved: true, ...(notes.value[g.key] ? { note: notes.value[g.key] } : {}) })}>Approve</Action>
+            <Action kind="danger" onClick={() => post('/api/gates/resolve', { runId: g.runId, nodeId: g.nodeId, approved: false, ...(notes.value[g.key] ? { note: notes.value[g.key] } : {}) })}>Reject</Action>
+          </div>
+        </div>
+      ))}
+      {prompts.value.map((p) => (
+        <div class="card" key={`${p.runId}:${p.callId}`}>
+          <div class="muted small">
+            {p.sessionId ? link(`${phone ? '/m' : ''}/chat/${encodeURIComponent(p.sessionId)}`, `chat ${p.sessionId}`) : link(`/runs/${encodeURIComponent(p.runId)}`, p.runId)}
+          </div>
+          <PermissionPrompt p={p} />
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,298 @@
+/**
+ * Chat: the sessions, one session's messages (virtualised), the turn in flight as it streams (text,
+ * tool calls, permission prompts inline), stop, the queue, the permission mode, the agent and the
+ * context use. A turn that failed shows the engine's reason.
+ */
+import { useComputed, useSignal } from '@preact/signals';
+import { useEffect, useMemo, useRef } from 'preact/hooks';
+import { del, get, post, put, sentence } from '../api';
+import { chatTick, context, live, queues, sessionsTick, type LiveTurn, type ToolRun } from '../chat-live';
+import { navigate } from '../router';
+import { epoch, prompts } from '../sync';
+import { Action, ago, ErrorLine, short } from '../ui';
+import { VirtualList } from '../virtual-list';
+import { PermissionPrompt } from './permission-prompt';
+
+interface Session {
+  id: string;
+  title?: string;
+  updatedAt?: number;
+  busy?: boolean;
+  messageCount?: number;
+  permissionMode?: string;
+}
+
+interface Message {
+  id: string;
+  role: 'user' | 'assistant';
+  text: string;
+  ts: number;
+  runId?: string;
+  status?: string;
+  error?: string;
+  reasoning?: string;
+  toolCalls?: { callId: string; name: string; args: unknown }[];
+}
+
+const newId = () => `s-${new Date().toISOString().slice(0, 10)}-${Math.random().toString(36).slice(2, 8)}`;
+
+export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?: boolean }) {
+  const sessions = useSignal<Session[]>([]);
+  const error = useSignal<string | null>(null);
+  useEffect(() => {
+    void epoch.value;
+    void sessionsTick.value;
+    get<{ sessions: Session[] }>('/api/chat').then(
+      (r) => ((sessions.value = r.sessions), (error.value = null)),
+      (e) => (error.value = sentence(e)),
+    );
+  }, [epoch.value, sessionsTick.value]);
+  const base = compact ? '/m/chat' : '/chat';
+  const showList = !compact || !sessionId;
+  return (
+    <div class={`chat ${compact ? 'compact' : ''}`}>
+      {showList && (
+        <aside class="sessions">
+          <div class="sessions-head">
+            <button class="btn primary" onClick={() => navigate(`${base}/${newId()}`)}>New chat</button>
+          </div>
+          <ErrorLine error={error.value} />
+          <nav class="session-list">
+            {sessions.value.map((s) => (
+              <a key={s.id} href={`${base}/${encodeURIComponent(s.id)}`} class={`session ${s.id === sessionId ? 'active' : ''}`}>
+                <span class="session-title">{s.title || s.id}</span>
+                <span class="muted small">
+                  {s.busy ? <span class="dot live" /> : null}
+                  {s.messageCount ?? 0} msgs · {ago(s.updatedAt)}
+                </span>
+              </a>
+            ))}
+            {!sessions.value.length && !error.value && <div class="muted pad">No chats yet.</div>}
+          </nav>
+        </aside>
+      )}
+      {sessionId ? (
+        <Session key={sessionId} id={sessionId} known={sessions.value.find((s) => s.id === sessionId)} back={compact ? base : undefined} />
+      ) : (
+        !compact && <div class="chat-empty">Pick a chat or start a new one.</div>
+      )}
+    </div>
+  );
+}
+
+type Row = { kind: 'msg'; m: Message } | { kind: 'live'; t: LiveTurn };
+
+function Session({ id, known, back }: { id: string; known?: Session; back?: string }) {
+  const messages = useSignal<Message[]>([]);
+  const loaded = useSignal(false);
+  const busy = useSignal(false);
+  const lastTurn = useSignal<any>(null);
+  const error = useSignal<string | null>(null);
+  const mode = useSignal<string>(known?.permissionMode ?? 'ask');
+  const agent = useSignal<string>('');
+  const agents = useSignal<{ name: string }[]>([]);
+  const draft = useSignal('');
+  const painted = useRef(false);
+
+  const load = async () => {
+    try {
+      const r = await get<{ messages: Message[]; busy: boolean; lastTurn?: any }>(`/api/chat/${encodeURIComponent(id)}`);
+      messages.value = r.messages;
+      busy.value = r.busy;
+      lastTurn.value = r.lastTurn ?? null;
+      const t = live.get(id);
+      if (t?.outcome && !r.busy) live.delete(id);
+      error.value = null;
+    } catch (e) {
+      // A session not yet created (New chat) is empty until its first message.
+      if ((e as { status?: number }).status === 404) messages.value = [];
+      else error.value = sentence(e);
+    }
+    loaded.value = true;
+  };
+
+  useEffect(() => {
+    performance.mark('chat-open');
+    painted.current = false;
+    void load();
+    get<any>('/api/agents').then((a) => (agents.value = Array.isArray(a) ? a : (a.agents ?? [])), () => {});
+  }, [id, epoch.value]);
+  useEffect(() => {
+    if (known?.permissionMode) mode.value = known.permissionMode;
+  }, [known?.permissionMode]);
+  // A turn ended, or a message arrived: read the session again (the engine's copy is the truth).
+  useEffect(() => {
+    if (loaded.value) void load();
+  }, [sessionsTick.value]);
+  useEffect(() => {
+    if (loaded.value && !painted.current) {
+      painted.current = true;
+      requestAnimationFrame(() => {
+        performance.mark('chat-painted');
+        performance.measure('chat-paint', 'chat-open', 'chat-painted');
+      });
+    }
+  });
+
+  void chatTick.value;
+  const turn = live.get(id);
+  const running = busy.value || (!!turn && !turn.outcome);
+  // The turn in flight saves each finished step as a message: the live row shows only what is not
+  // saved yet (the rest of the text, the calls of the step still streaming), and a saved call shows
+  // its live state (running, its result) until the turn ends.
+  const liveTools = new Map((turn?.tools ?? []).map((c) => [c.callId, c]));
+  const rows = useMemo<Row[]>(() => {
+    const out: Row[] = messages.value.map((m) => ({ kind: 'msg', m }));
+    if (turn && !turn.outcome) {
+      const saved = messages.value.filter((m) => m.runId === turn.runId && m.role === 'assistant');
+      const savedCalls = new Set(saved.flatMap((m) => m.toolCalls?.map((c) => c.callId) ?? []));
+      const savedText = saved.map((m) => m.text).join('');
+      const text = savedText && turn.text.startsWith(savedText) ? turn.text.slice(savedText.length) : turn.text;
+      out.push({ kind: 'live', t: { ...turn, text, tools: turn.tools.filter((c) => !savedCalls.has(c.callId)) } });
+    }
+    return out;
+  }, [messages.value, turn, chatTick.value]);
+  const waiting = useComputed(() => prompts.value.filter((p) => p.sessionId === id));
+  const ctx = context.get(id);
+  const queued = queues.get(id) ?? [];
+  const failed = turn?.outcome === 'failed' ? turn.error : lastTurn.value?.status === 'failed' ? lastTurn.value.error : null;
+
+  const send = async () => {
+    const message = draft.value.trim();
+    if (!message) return;
+    error.value = null;
+    try {
+      await post('/api/chat', { sessionId: id, message, permissionMode: mode.value, ...(agent.value ? { agent: agent.value } : {}) });
+      draft.value = '';
+      if (!messages.value.length) void load();
+    } catch (e) {
+      error.value = sentence(e);
+    }
+  };
+  const setMode = async (m: string) => {
+    mode.value = m;
+    if (!messages.value.length) return; // a new session takes its mode with its first message
+    try {
+      await put('/api/chat/mode', { sessionId: id, permissionMode: m });
+    } catch (e) {
+      error.value = sentence(e);
+    }
+  };
+
+  return (
+    <section class="session-view">
+      <header class="session-head">
+        {back && <a href={back} class="btn plain">‹</a>}
+        <h2 class="session-name">{known?.title || (messages.value.length ? id : 'New chat')}</h2>
+        <div class="session-tools">
+          {agents.value.length > 0 && (
+            <select aria-label="agent" value={agent.value} onChange={(e) => (agent.value = (e.target as HTMLSelectElement).value)}>
+              <option value="">No agent</option>
+              {agents.value.map((a) => (
+                <option value={a.name}>{a.name}</option>
+              ))}
+            </select>
+          )}
+          <div class="seg" role="group" aria-label="permission mode">
+            {['ask', 'allow'].map((m) => (
+              <button class={mode.value === m ? 'on' : ''} onClick={() => setMode(m)} title={m === 'ask' ? 'ask before tools that change things' : 'run tools without asking'}>
+                {m}
+              </button>
+            ))}
+          </div>
+          {ctx && (
+            <span class="muted small" title={`${ctx.tokens} of ${ctx.window} tokens`}>
+              context {Math.round((ctx.tokens / ctx.window) * 100)}%
+            </span>
+          )}
+        </div>
+      </header>
+      <VirtualList<Row>
+        class="messages"
+        bottom
+        items={rows}
+        tick={chatTick.value}
+        keyOf={(r) => (r.kind === 'msg' ? r.m.id : `live-${r.t.runId}`)}
+        render={(r) => (r.kind === 'msg' ? <MessageRow m={r.m} live={liveTools} /> : <LiveRow t={r.t} />)}
+      />
+      <div class="composer-area">
+        {waiting.value.map((p) => (
+          <PermissionPrompt key={p.callId} p={p} />
+        ))}
+        {failed && !running && <div class="error-line" role="alert">The last turn failed: {failed}</div>}
+        <ErrorLine error={error.value} />
+        {queued.map((q) => (
+          <div class="queued" key={q.id}>
+            <span class="muted small">queued</span> {short(q.message, 120)}
+            <Action onClick={() => del(`/api/chat/queue?session=${encodeURIComponent(id)}&id=${encodeURIComponent(q.id)}`)}>Cancel</Action>
+          </div>
+        ))}
+        <div class="composer">
+          <textarea
+            placeholder={running ? 'Queue a message…' : 'Message…  (Enter sends, Shift+Enter for a new line)'}
+            value={draft.value}
+            rows={2}
+            onInput={(e) => (draft.value = (e.target as HTMLTextAreaElement).value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+                e.preventDefault();
+                void send();
+              }
+            }}
+          />
+          {running ? (
+            <Action kind="danger" onClick={async () => {
+              const r = await post<{ unqueued?: { message: string }[] }>('/api/chat/stop', { sessionId: id });
+              // Stop hands the queued messages back for the input box (docs/chat.md).
+              if (r.unqueued?.length) draft.value = [draft.value, ...r.unqueued.map((q) => q.message)].filter(Boolean).join('\n');
+            }} onError={(m) => (error.value = m)}>Stop</Action>
+          ) : null}
+          <button class="btn primary" onClick={send} disabled={!draft.value.trim()}>
+            {running ? 'Queue' : 'Send'}
+          </button>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function MessageRow({ m, live }: { m: Message; live: Map<string, ToolRun> }) {
+  return (
+    <div class={`msg ${m.role} ${m.status ?? ''}`}>
+      <div class="msg-role">{m.role === 'user' ? 'You' : 'Assistant'}</div>
+      {m.text && <div class="msg-text">{m.text}</div>}
+      {m.toolCalls?.map((c) => <ToolCall key={c.callId} c={live.get(c.callId) ?? { callId: c.callId, tool: c.name, args: c.args, ok: true }} saved={!live.has(c.callId)} />)}
+      {m.status && m.status !== 'completed' && (
+        <div class={m.status === 'failed' ? 'error-line' : 'muted small'}>
+          {m.status}
+          {m.error ? `: ${m.error}` : ''}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** A tool call: running, or done with its result (a saved call of an earlier turn shows no result). */
+function ToolCall({ c, saved }: { c: ToolRun; saved?: boolean }) {
+  return (
+    <div class={`tool ${c.ok === undefined ? 'running' : c.ok ? 'done' : 'failed'}`} data-tool={c.tool}>
+      <span class="tool-name">{c.tool}</span> <code>{short(c.args, 140)}</code>
+      {c.ok === undefined ? <span class="muted small"> running…</span> : saved ? null : <div class="tool-result">{short(c.ok ? c.result : (c.error ?? c.result), 400)}</div>}
+    </div>
+  );
+}
+
+function LiveRow({ t }: { t: LiveTurn }) {
+  return (
+    <div class="msg assistant live" data-live>
+      <div class="msg-role">
+        Assistant <span class="dot live" />
+      </div>
+      {t.reasoning && <details class="reasoning"><summary>thinking</summary>{t.reasoning}</details>}
+      {t.text ? <div class="msg-text">{t.text}</div> : !t.tools.length && <div class="muted">working…</div>}
+      {t.tools.map((c) => (
+        <ToolCall key={c.callId} c={c} />
+      ))}
+    </div>
+  );
+}

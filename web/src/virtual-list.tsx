@@ -1,0 +1,94 @@
+/**
+ * A list that mounts only the rows in view (plus a margin), for sessions of thousands of messages:
+ * rows have their own heights, measured once mounted and remembered by key; rows never seen use an
+ * estimate. Pinned to the bottom while the reader is at the bottom (a chat that streams).
+ */
+import type { ComponentChildren } from 'preact';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+
+interface Props<T> {
+  items: T[];
+  keyOf: (item: T) => string;
+  render: (item: T) => ComponentChildren;
+  estimate?: number;
+  /** Rows mounted above and below the visible ones. */
+  overscan?: number;
+  class?: string;
+  /** Starts at, and follows, the bottom (chat). */
+  bottom?: boolean;
+  /** Anything that changes the rows' content without changing `items` (streamed text). */
+  tick?: unknown;
+}
+
+export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan = 8, class: cls, bottom, tick }: Props<T>) {
+  const box = useRef<HTMLDivElement>(null);
+  const heights = useRef(new Map<string, number>());
+  const atBottom = useRef(!!bottom);
+  const [, setVersion] = useState(0);
+  const [view, setView] = useState({ top: 0, height: 800 });
+
+  const offsets = new Array<number>(items.length + 1);
+  offsets[0] = 0;
+  for (let i = 0; i < items.length; i++) offsets[i + 1] = offsets[i] + (heights.current.get(keyOf(items[i])) ?? estimate);
+  const total = offsets[items.length];
+  // The first row whose bottom passes the top of the view (binary search).
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (offsets[mid + 1] <= view.top) lo = mid + 1;
+    else hi = mid;
+  }
+  const start = Math.max(0, lo - overscan);
+  let end = lo;
+  while (end < items.length && offsets[end] < view.top + view.height) end++;
+  end = Math.min(items.length, end + overscan);
+
+  useLayoutEffect(() => {
+    const el = box.current!;
+    let changed = false;
+    for (const row of el.querySelectorAll<HTMLElement>(':scope > .vl-inner > [data-row]')) {
+      const key = row.dataset.row!;
+      const h = row.offsetHeight;
+      if (h && heights.current.get(key) !== h) {
+        heights.current.set(key, h);
+        changed = true;
+      }
+    }
+    if (atBottom.current) el.scrollTop = el.scrollHeight;
+    if (changed) setVersion((v) => v + 1);
+  });
+
+  useLayoutEffect(() => {
+    const el = box.current!;
+    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight || 800 });
+    const onScroll = () => {
+      atBottom.current = !!bottom && el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+      measure();
+    };
+    measure();
+    el.addEventListener('scroll', onScroll, { passive: true });
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => {
+      el.removeEventListener('scroll', onScroll);
+      ro.disconnect();
+    };
+  }, []);
+
+  void tick;
+  return (
+    <div ref={box} class={`vl ${cls ?? ''}`}>
+      <div class="vl-inner" style={{ paddingTop: offsets[start], paddingBottom: total - offsets[end] }}>
+        {items.slice(start, end).map((item) => {
+          const key = keyOf(item);
+          return (
+            <div key={key} data-row={key}>
+              {render(item)}
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
