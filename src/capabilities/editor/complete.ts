@@ -31,6 +31,8 @@ export interface CompleterDeps {
   readText: (virtual: string) => Promise<string>;
   recent: RecentFiles;
   deadlineMs: number;
+  /** Called with a listener for changes of the secret store (a provider key may have changed). */
+  onSecretsChanged: (listener: () => void) => void;
 }
 
 interface Fill {
@@ -48,6 +50,25 @@ export function createCompleter(deps: CompleterDeps) {
   const inFlight = new Map<string, AbortController>();
   // Providers whose /completions endpoint answered "no such route": asked by chat from then on.
   const chatOnly = new Set<string>();
+  // Keys by provider: reading one from the secret store costs more than the whole hop (an editor
+  // asks at every pause in typing), so each is read once, until the config or a secret changes.
+  let keys = new Map<string, Promise<string | undefined>>();
+  const forget = () => {
+    keys = new Map();
+    chatOnly.clear();
+  };
+  deps.config.onChange(forget);
+  deps.onSecretsChanged(forget);
+  const keyOf = (entry: ProviderConfig): Promise<string | undefined> => {
+    const name = providerName(entry);
+    let key = keys.get(name);
+    if (!key) {
+      const mine = (key = deps.config.providerKeyFor(name, entry.type, entry.baseUrl));
+      key.catch(() => keys.get(name) === mine && keys.delete(name));
+      keys.set(name, key);
+    }
+    return key;
+  };
 
   return async function complete(body: unknown): Promise<CompleteAnswer> {
     const input = checkInput(body);
@@ -70,7 +91,7 @@ export function createCompleter(deps: CompleterDeps) {
       const name = providerName(entry);
       let fill: Fill | undefined;
       if (entry.type === 'openai-compatible' && entry.baseUrl && !chatOnly.has(name)) {
-        fill = await fimRequest(deps.config, entry, prefix, suffix, signal);
+        fill = await fimRequest(entry, await keyOf(entry), prefix, suffix, signal);
         if (!fill) chatOnly.add(name);
       }
       fill ??= await holeFill(deps.providers, name, input.path, lang, prefix, suffix, signal);
@@ -115,9 +136,8 @@ async function snippets(deps: CompleterDeps, current: string, lang: string): Pro
 }
 
 /** A FIM request on the server's legacy completions endpoint; undefined when the server has none. */
-async function fimRequest(config: ConfigService, entry: ProviderConfig, prefix: string, suffix: string, signal: AbortSignal): Promise<Fill | undefined> {
+async function fimRequest(entry: ProviderConfig, key: string | undefined, prefix: string, suffix: string, signal: AbortSignal): Promise<Fill | undefined> {
   const name = providerName(entry);
-  const key = await config.providerKeyFor(name, entry.type, entry.baseUrl);
   const template = fimTemplateFor(entry.model);
   const body = template
     ? { model: entry.model, prompt: template.prompt(prefix, suffix), max_tokens: COMPLETE_MAX_TOKENS, temperature: 0.2, stop: template.stop, stream: false }

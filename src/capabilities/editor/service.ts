@@ -29,7 +29,9 @@ export type EditorService = ReturnType<typeof createEditorService>;
 
 export function createEditorService(deps: EditorDeps) {
   const recent = new RecentFiles();
+  const secretsChanged: Array<() => void> = [];
   deps.subscribe((e) => {
+    if (e.kind === 'secrets.changed') for (const listener of secretsChanged) listener();
     const file = (e as { path?: unknown }).path;
     if (typeof file !== 'string') return;
     if (e.kind === 'file.read' || e.kind === 'file.written' || e.kind === 'file.edited') recent.touch(file);
@@ -37,7 +39,7 @@ export function createEditorService(deps: EditorDeps) {
   });
   const pass = (): ModelPass | undefined => ((deps.config.get().providers ?? []).length ? deps.modelPass : undefined);
   return {
-    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, readText: deps.readText, recent, deadlineMs: deps.completeDeadlineMs ?? COMPLETE_DEADLINE_MS }),
+    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, readText: deps.readText, recent, deadlineMs: deps.completeDeadlineMs ?? COMPLETE_DEADLINE_MS, onSecretsChanged: (l) => void secretsChanged.push(l) }),
     apply: createApplier({ readText: deps.readText, modelPass: pass }),
     inlineEdit: (body: unknown) => inlineEdit(pass(), body),
   };

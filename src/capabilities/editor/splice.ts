@@ -32,11 +32,13 @@ export function splice(original: string, snippet: string): SpliceResult {
   const chunks = chunksOf(splitLines(snippet).lines);
   if (!chunks.length) return refuse('the snippet holds no code besides markers');
 
+  // Anchors compare lines without their trailing whitespace; trimmed once here, not per comparison.
+  const keys = file.lines.map(trimEnd);
   const out: string[] = [];
   let cursor = 0;
   for (const [i, chunk] of chunks.entries()) {
     const label = chunks.length > 1 ? `chunk ${i + 1} of ${chunks.length}` : 'the snippet';
-    const place = locate(file.lines, chunk, cursor);
+    const place = locate(keys, { ...chunk, lines: chunk.lines.map(trimEnd) }, cursor);
     if (typeof place === 'string') return refuse(`${label}: ${place}`);
     const { start, end } = place;
     out.push(...file.lines.slice(cursor, start), ...chunk.lines);
@@ -85,7 +87,8 @@ function chunksOf(lines: string[]): Chunk[] {
   return chunks;
 }
 
-const same = (a: string, b: string) => a.trimEnd() === b.trimEnd();
+const trimEnd = (line: string) => line.trimEnd();
+const same = (a: string, b: string) => a === b;
 
 function matchesAt(file: string[], at: number, want: string[]): boolean {
   if (at < 0 || at + want.length > file.length) return false;
