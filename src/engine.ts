@@ -49,6 +49,8 @@ import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
 import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
+import { editorRoutes } from './capabilities/editor/routes.js';
+import { createEditorService } from './capabilities/editor/service.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
 import { createLoginEnv } from './capabilities/shell/login-env.js';
@@ -132,6 +134,8 @@ export interface EngineOptions {
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home, the egress proxy's floor. */
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
+  /** Editor helper knobs for tests: a shorter completion deadline than the seed's 15 s. */
+  editor?: { completeDeadlineMs?: number };
   /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
   clock?: Clock;
   /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
@@ -375,6 +379,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   history.registerAdapter('agent', agents.historyAdapter);
   history.registerAdapter('skill', skills.historyAdapter);
   // Git and checkpoints (issue 13): a run's first file-changing tool call snapshots every root first.
+  // Editor helpers (issue 31): completion, apply, inline edit; nothing they do writes a file.
+  const editor = createEditorService({
+    config,
+    providers,
+    completions: () => settings.get().completions,
+    readText: async (virtual) => (await files.readText(virtual, () => undefined)).content,
+    modelPass: createModelPass(runnerDeps),
+    subscribe: (listener) => void bus.subscribe(listener),
+    completeDeadlineMs: options.editor?.completeDeadlineMs,
+  });
+  editorRoutes(app, editor);
   const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log, confine: sandbox.confineGit });
   await git.init();
   closers.push(() => git.close());

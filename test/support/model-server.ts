@@ -4,6 +4,7 @@
  * talk to it unchanged:
  *   - OpenAI chat completions:  POST <any prefix>/chat/completions  (SSE when `stream: true`)
  *   - Anthropic messages:       POST <any prefix>/messages          (SSE when `stream: true`)
+ *   - OpenAI legacy completions: POST <any prefix>/completions       (fill-in-the-middle; whole answers)
  * Each request consumes the next step of the script. A step is text, reasoning, tool calls, an
  * error status, or a hang (no answer until the client aborts), optionally with usage numbers and
  * a delay between chunks. Every request is recorded (path, headers, parsed body).
@@ -50,13 +51,15 @@ export interface ScriptStep {
   delayMs?: number;
   /** Characters of text per delta chunk (default: one word a chunk). */
   chunkChars?: number;
+  /** The finish reason of a legacy completions answer (default `stop`; `length` when cut by max_tokens). */
+  finishReason?: 'stop' | 'length';
   /** Extra response headers (e.g. retry-after). */
   headers?: Record<string, string>;
 }
 
 export interface RecordedRequest {
   path: string;
-  format: 'openai' | 'anthropic';
+  format: Format;
   headers: http.IncomingHttpHeaders;
   body: any;
   /** When the first byte of the answer was written (performance.now()), for latency benchmarks. */
@@ -82,6 +85,8 @@ export interface ModelServer {
   infoRequests: string[];
   close(): Promise<void>;
 }
+
+type Format = 'openai' | 'anthropic' | 'completions';
 
 const DEFAULT_USAGE: Required<ScriptUsage> = { input: 10, output: 5, cached: 0, reasoning: 0 };
 
@@ -130,7 +135,7 @@ export async function startModelServer(): Promise<ModelServer> {
         res.end(JSON.stringify(about));
         return;
       }
-      const format = path.endsWith('/messages') ? 'anthropic' : path.endsWith('/chat/completions') ? 'openai' : undefined;
+      const format: Format | undefined = path.endsWith('/messages') ? 'anthropic' : path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/completions') ? 'completions' : undefined;
       if (!format || req.method !== 'POST') {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `scripted model server: no route ${req.method} ${path}` } }));
@@ -151,7 +156,7 @@ export async function startModelServer(): Promise<ModelServer> {
     });
   });
 
-  const answer = async (format: 'openai' | 'anthropic', step: ScriptStep, body: any, res: http.ServerResponse, record: RecordedRequest, n: number) => {
+  const answer = async (format: Format, step: ScriptStep, body: any, res: http.ServerResponse, record: RecordedRequest, n: number) => {
     if (step.reset) {
       res.socket?.destroy();
       return;
@@ -169,9 +174,10 @@ export async function startModelServer(): Promise<ModelServer> {
       if (step.hang) return hang(res);
       record.firstByteAt = performance.now();
       res.writeHead(200, { 'content-type': 'application/json', ...step.headers });
-      res.end(JSON.stringify(format === 'openai' ? openaiWhole(step, model, usage, n) : anthropicWhole(step, model, usage, n)));
+      res.end(JSON.stringify(format === 'openai' ? openaiWhole(step, model, usage, n) : format === 'completions' ? completionsWhole(step, model, usage, n) : anthropicWhole(step, model, usage, n)));
       return;
     }
+    if (format === 'completions') throw new Error('the scripted legacy completions route answers whole responses only');
     if (step.hang && !step.text && !step.reasoning && !step.toolCalls) return hang(res);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...step.headers });
     const frames = format === 'openai' ? openaiFrames(step, model, usage, n, body) : anthropicFrames(step, model, usage, n);
@@ -221,13 +227,25 @@ export async function startModelServer(): Promise<ModelServer> {
 }
 
 /** The error body each API sends (OpenAI `{error: {message, type, param, code}}`; Anthropic `{type: 'error', error: {type, message}}`). */
-function errorBody(format: 'openai' | 'anthropic', message: string, status = 400): unknown {
+/** A legacy `/v1/completions` answer (what llama.cpp, vLLM, LM Studio and Ollama serve for FIM). */
+function completionsWhole(step: ScriptStep, model: string, usage: Required<ScriptUsage>, n: number): unknown {
+  return {
+    id: `cmpl-${n}`,
+    object: 'text_completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, text: step.text ?? '', finish_reason: step.finishReason ?? 'stop', logprobs: null }],
+    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+  };
+}
+
+function errorBody(format: Format, message: string, status = 400): unknown {
   if (format === 'openai') return { error: { message, type: status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null } };
   const type = ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
   return { type: 'error', error: { type, message }, request_id: 'req_scripted' };
 }
 
-function streamErrorFrame(format: 'openai' | 'anthropic', e: { message: string; type?: string }): string {
+function streamErrorFrame(format: Format, e: { message: string; type?: string }): string {
   if (format === 'openai') return `data: ${JSON.stringify({ error: { message: e.message, type: e.type ?? 'server_error', param: null, code: null } })}\n\n`;
   return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: e.type ?? 'overloaded_error', message: e.message } })}\n\n`;
 }
