@@ -48,6 +48,8 @@ import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
 import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
+import { codeIndexRoutes, embeddingsKey } from './capabilities/codeindex/routes.js';
+import { createCodeIndex } from './capabilities/codeindex/service.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
 import { createShellService } from './capabilities/shell/service.js';
@@ -122,6 +124,8 @@ export interface EngineOptions {
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home. */
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome'>;
+  /** Code index knobs for tests: counts every request sent to the embeddings endpoint. */
+  index?: { onEmbedRequest?: () => void };
   /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
   clock?: Clock;
 }
@@ -217,7 +221,20 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   closers.push(() => watcher.close());
   filesRoutes(app, files);
-  tools.register(...fileTools(files, { embeddingsConfigured }));
+  // The semantic index behind search_code (issue 32): kept from file events, built once embeddings exist.
+  const codeIndex = createCodeIndex({
+    dir: home.path('index'),
+    fence,
+    embeddings: () => config.get().embeddings,
+    embeddingsKey: () => embeddingsKey(config, secrets),
+    emit,
+    log,
+    onEmbedRequest: options.index?.onEmbedRequest,
+  });
+  closers.push(() => codeIndex.close());
+  bus.subscribe((e) => codeIndex.onEvent(e));
+  codeIndexRoutes(app, codeIndex);
+  tools.register(...fileTools(files, { embeddingsConfigured, searchCode: (query) => codeIndex.answer(query) }));
   toolsRoutes(app, tools);
   // Permissions: every tool call passes this gate; secrets are masked by shape and by stored value.
   // Stored values live in the redactor alone (filled above, kept current as secrets change).
@@ -262,6 +279,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
     mcp: () => mcp.statusSummary(),
     embeddings: embeddingsConfigured,
+    index: () => codeIndex.status(),
     sandbox: () => sandbox.status(),
   });
 
@@ -428,6 +446,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const warmModels = () => void (providers.names().length && warmSdk().catch(() => undefined));
   const warmUp = setTimeout(() => {
     config.onChange(warmModels);
+    config.onChange(() => codeIndex.start());
+    codeIndex.start();
     // MCP servers are processes of their own (ten node servers take the CPU for half a second on two
     // cores): they start once the first requests have been answered, like the other warm-ups.
     void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));

@@ -39,6 +39,9 @@ export interface EngineConfig {
   api?: Record<string, unknown>;
 }
 
+/** The secret holding the embeddings endpoint's key (`embeddings.newKey` in PUT /api/config). */
+export const EMBEDDINGS_SECRET = 'embeddings.key';
+
 /** The secret-store name that holds a provider's key. */
 export const providerSecretName = (providerName: string) => `provider.${providerName}.key`;
 

@@ -9,7 +9,7 @@ import type { FilesService } from './service.js';
 const PATHS =
   'Paths are virtual: relative to the workspace (e.g. "src/app.ts"), or "<mount>/<path>" for a mounted folder. Absolute paths, ".." and links leading outside are refused.';
 
-export function fileTools(files: FilesService, deps: { embeddingsConfigured: () => boolean }): AnyTool[] {
+export function fileTools(files: FilesService, deps: { embeddingsConfigured: () => boolean; searchCode?: (query: string) => Promise<string> }): AnyTool[] {
   /**
    * A changing tool's permission: its own class, unless the path is protected (src/capabilities/files/protected.ts);
    * then a prompt under `protected_path(<name>)` showing what would be written.
@@ -261,11 +261,11 @@ export function fileTools(files: FilesService, deps: { embeddingsConfigured: () 
       additionalProperties: false,
     },
     permission: 'other',
-    async run() {
-      if (!deps.embeddingsConfigured()) {
+    async run(args) {
+      if (!deps.embeddingsConfigured() || !deps.searchCode) {
         return { text: 'search_code is unavailable: no embeddings endpoint is configured (set "embeddings" in engine.config.json). Use grep to search file contents instead.', isError: true };
       }
-      return { text: 'search_code: the semantic index is not built yet in this engine version. Use grep to search file contents instead.', isError: true };
+      return deps.searchCode(args.query);
     },
   });
 
