@@ -50,6 +50,8 @@ import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { codeIndexRoutes, embeddingsKey } from './capabilities/codeindex/routes.js';
 import { createCodeIndex } from './capabilities/codeindex/service.js';
+import { brainRoutes } from './capabilities/brain/routes.js';
+import { createBrainService } from './capabilities/brain/service.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
 import { createShellService } from './capabilities/shell/service.js';
@@ -221,6 +223,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   closers.push(() => watcher.close());
   filesRoutes(app, files);
+  // The brain (issue 32): the provenance graph, kept from the bus, never from a scan of run logs.
+  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all() });
+  bus.subscribe((e) => brain.onEvent(e));
+  brainRoutes(app, brain);
+  closers.push(() => brain.close());
   // The semantic index behind search_code (issue 32): kept from file events, built once embeddings exist.
   const codeIndex = createCodeIndex({
     dir: home.path('index'),
