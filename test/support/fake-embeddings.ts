@@ -20,7 +20,7 @@ const SYNONYMS: Record<string, string> = {
 
 export function concepts(text: string): string[] {
   const words = text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().match(/[a-z]+/g) ?? [];
-  return words.map((w) => SYNONYMS[w] ?? w);
+  return words.map((w) => (Object.hasOwn(SYNONYMS, w) ? SYNONYMS[w] : w));
 }
 
 export function vectorOf(text: string): number[] {

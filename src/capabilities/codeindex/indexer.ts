@@ -22,6 +22,7 @@ const INDEXED = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '
 const MAX_FILE_BYTES = 512 * 1024;
 /** Chunks embedded per step: big enough to fill the endpoint's batches, small enough to show progress. */
 const EMBED_STEP = 256;
+const READ_AHEAD = 16;
 
 export interface IndexerDeps {
   fence: Fence;
@@ -78,25 +79,33 @@ export function createIndexer(deps: IndexerDeps) {
         const vectors = await deps.embedder().embed(toEmbed.map(embeddingText), signal);
         store.cacheVectors(toEmbed.map((c, i) => [c.hash, vectors[i]]));
       }
-      for (const f of batch) store.putFile(f.virtual, f.stat, f.chunks);
+      store.putFiles(batch);
       progress.done += batch.length;
       deps.emit('index.progress', { total: progress.total, done: progress.done });
       batch = [];
       chunkCount = 0;
     };
-    for (const f of files) {
+    // Files are read a few at a time (the disk waits overlap); chunking and writing stay in order.
+    for (let i = 0; i < files.length; i += READ_AHEAD) {
       if (signal?.aborted) return;
-      const st = await stat(f.abs).catch(() => undefined);
-      if (!st?.isFile()) {
-        store.removeFile(f.virtual);
-        progress.done++;
-        continue;
+      const slice = files.slice(i, i + READ_AHEAD);
+      const read = await Promise.all(slice.map(async (f) => {
+        const st = await stat(f.abs).catch(() => undefined);
+        if (!st?.isFile()) return { f, st: undefined, text: undefined };
+        const text = st.size > MAX_FILE_BYTES ? undefined : await readFile(f.abs, 'utf8').catch(() => undefined);
+        return { f, st, text };
+      }));
+      for (const { f, st, text } of read) {
+        if (!st) {
+          store.removeFile(f.virtual);
+          progress.done++;
+          continue;
+        }
+        const chunks = text === undefined || text.includes('\u0000') ? [] : await chunkFile(f.virtual, text);
+        batch.push({ virtual: f.virtual, stat: { mtime: st.mtimeMs, size: st.size }, chunks });
+        chunkCount += chunks.length;
+        if (chunkCount >= EMBED_STEP) await flush();
       }
-      const text = st.size > MAX_FILE_BYTES ? undefined : await readFile(f.abs, 'utf8').catch(() => undefined);
-      const chunks = text === undefined || text.includes('\u0000') ? [] : await chunkFile(f.virtual, text);
-      batch.push({ virtual: f.virtual, stat: { mtime: st.mtimeMs, size: st.size }, chunks });
-      chunkCount += chunks.length;
-      if (chunkCount >= EMBED_STEP) await flush();
     }
     if (batch.length) await flush();
   }
