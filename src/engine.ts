@@ -50,6 +50,7 @@ import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { codeIndexRoutes, embeddingsKey } from './capabilities/codeindex/routes.js';
 import { createCodeIndex } from './capabilities/codeindex/service.js';
+import { workerEnv } from './capabilities/models/worker-env.js';
 import { brainRoutes } from './capabilities/brain/routes.js';
 import { createBrainService } from './capabilities/brain/service.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
@@ -237,6 +238,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     emit,
     log,
     onEmbedRequest: options.index?.onEmbedRequest,
+    localModelDir: (repo) => models.store.get(repo),
+    workerEnv: () => workerEnv(),
   });
   closers.push(() => codeIndex.close());
   bus.subscribe((e) => codeIndex.onEvent(e));

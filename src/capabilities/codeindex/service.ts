@@ -10,6 +10,7 @@ import { badRequest } from '../../kernel/errors.js';
 import type { Fence } from '../../kernel/fence.js';
 import type { EmbeddingsConfig } from '../config/types.js';
 import { httpEmbedder, type Embedder } from './embedder.js';
+import { localEmbedder } from './local-embedder.js';
 import { createIndexer } from './indexer.js';
 import { IndexStore, type Hit } from './store.js';
 
@@ -23,6 +24,10 @@ export interface CodeIndexDeps {
   emit: Emit;
   log: (line: string) => void;
   hidden?: (virtual: string) => boolean;
+  /** A downloaded local model's folder (the local models' store), for `{local: true}` embeddings. */
+  localModelDir: (repo: string) => Promise<{ path: string; dtypes: string[] } | undefined>;
+  /** The environment a worker process gets (an allowlist). */
+  workerEnv: () => Record<string, string>;
   /** Counted by tests: every request sent to the embeddings endpoint. */
   onEmbedRequest?: () => void;
 }
@@ -45,17 +50,20 @@ const CHUNK_LINES_SHOWN = 40;
 export type CodeIndex = ReturnType<typeof createCodeIndex>;
 
 export function createCodeIndex(deps: CodeIndexDeps) {
-  let current: { key: string; store: IndexStore; embedder: Embedder } | undefined;
+  let current: { key: string; store: IndexStore; embedder: Embedder & { close?(): void } } | undefined;
   let error: string | undefined;
 
   /** The store and embedder for the configured endpoint; a new endpoint or model starts a new index. */
   const open = () => {
     const cfg = deps.embeddings();
     if (!cfg) throw badRequest('no embeddings endpoint is configured; set "embeddings": {"baseUrl", "model"} with PUT /api/config to build the semantic index');
-    const key = `${cfg.baseUrl}|${cfg.model}`;
+    const key = cfg.local ? `local|${cfg.model}` : `${cfg.baseUrl}|${cfg.model}`;
     if (current?.key !== key) {
       current?.store.close();
-      const embedder = httpEmbedder({ baseUrl: cfg.baseUrl, model: cfg.model, key: deps.embeddingsKey, onRequest: deps.onEmbedRequest });
+      current?.embedder.close?.();
+      const embedder = cfg.local
+        ? localEmbedder({ repo: cfg.model, dir: deps.localModelDir, env: deps.workerEnv, log: deps.log })
+        : httpEmbedder({ baseUrl: cfg.baseUrl!, model: cfg.model, key: deps.embeddingsKey, onRequest: deps.onEmbedRequest });
       current = { key, store: new IndexStore(path.join(deps.dir, 'code.sqlite'), embedder.id), embedder };
     }
     return current;
@@ -141,6 +149,7 @@ export function createCodeIndex(deps: CodeIndexDeps) {
     idle: () => indexer.idle(),
     close(): void {
       indexer.cancel();
+      current?.embedder.close?.();
       current?.store.close();
       current = undefined;
     },

@@ -72,7 +72,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
   async function storeEmbeddingsKey(input: unknown, next: EngineConfig['embeddings'] | null): Promise<void> {
     const given = input && typeof input === 'object' ? (input as { newKey?: unknown; clearKey?: unknown }) : undefined;
     if (typeof given?.newKey === 'string' && given.newKey) await secrets.set(EMBEDDINGS_SECRET, given.newKey);
-    else if (given?.clearKey === true || !next || (config.embeddings && new URL(config.embeddings.baseUrl).origin !== new URL(next.baseUrl).origin)) await secrets.delete(EMBEDDINGS_SECRET);
+    else if (given?.clearKey === true || !next?.baseUrl || (config.embeddings?.baseUrl && new URL(config.embeddings.baseUrl).origin !== new URL(next.baseUrl).origin)) await secrets.delete(EMBEDDINGS_SECRET);
   }
 
   /** Stores keys and returns the entries as they are kept. */

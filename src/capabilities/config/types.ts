@@ -25,9 +25,13 @@ export interface ProviderConfig {
 }
 
 export interface EmbeddingsConfig {
-  baseUrl: string;
+  /** An OpenAI-compatible endpoint (`<baseUrl>/embeddings`); absent for a local model. */
+  baseUrl?: string;
+  /** The endpoint's model, or with `local` the downloaded model's repo id. */
   model: string;
   name?: string;
+  /** Embed with a downloaded feature-extraction model in a worker process: no endpoint, no key. */
+  local?: boolean;
 }
 
 export interface EngineConfig {
