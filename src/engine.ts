@@ -52,6 +52,11 @@ import { codeIndexRoutes, embeddingsKey } from './capabilities/codeindex/routes.
 import { createCodeIndex } from './capabilities/codeindex/service.js';
 import { workerEnv } from './capabilities/models/worker-env.js';
 import { brainRoutes } from './capabilities/brain/routes.js';
+import { runAgent } from './agent/index.js';
+import { atlasRoutes } from './capabilities/atlas/routes.js';
+import { createAtlasService } from './capabilities/atlas/service.js';
+import { createSurveyor } from './capabilities/atlas/survey.js';
+import { atlasTools, noteRead } from './capabilities/atlas/tools.js';
 import { createBrainService } from './capabilities/brain/service.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
@@ -373,6 +378,33 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   history.registerAdapter('agent', agents.historyAdapter);
   history.registerAdapter('skill', skills.historyAdapter);
   // Git and checkpoints (issue 13): a run's first file-changing tool call snapshots every root first.
+  // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.
+  const atlas = createAtlasService({ dir: home.path('atlas'), fence, emit, log, hasModel: () => providers.names().length > 0 });
+  atlas.setModel(
+    createSurveyor({
+      runs,
+      fence,
+      archive: (id, ref, text) => atlas.archive(id, ref, text),
+      runAgent: async (o) => {
+        const client = await providers.resolve();
+        const result = await runAgent({
+          model: client,
+          system: o.system,
+          messages: [{ role: 'user', content: o.prompt }],
+          tools,
+          allowlist: new Set(o.tools),
+          ctx: { signal: o.signal, emit: o.emit, runId: o.runId, agent: o.agent, attended: false, depth: 0 },
+          maxTurns: settings.get().chatMaxTurns,
+          compaction: { fraction: settings.get().compactFraction },
+        });
+        return { status: result.status, error: result.error };
+      },
+    }),
+    createModelPass(runnerDeps),
+  );
+  bus.subscribe((e) => void (e.kind === 'file.read' && noteRead(e.runId, e.path)));
+  atlasRoutes(app, atlas);
+  tools.register(...atlasTools(atlas, fence));
   const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log });
   await git.init();
   closers.push(() => git.close());

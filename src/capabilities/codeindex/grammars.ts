@@ -47,3 +47,15 @@ export async function parserFor(language: string): Promise<Parser | undefined> {
     return undefined;
   }
 }
+
+const shared = new Map<string, Promise<Parser | undefined>>();
+
+/**
+ * One parser per language for callers that parse synchronously and never hold a tree across an
+ * await while another file is parsed (the atlas's facts): no parser is made and freed per file.
+ */
+export function sharedParserFor(language: string): Promise<Parser | undefined> {
+  let p = shared.get(language);
+  if (!p) shared.set(language, (p = parserFor(language)));
+  return p;
+}
