@@ -108,7 +108,10 @@ export function createAtlasService(deps: AtlasDeps) {
         // Cards of unchanged units are copied forward from the last survey; changed ones come from this run.
         const kept = (previous?.cards ?? []).filter((c) => c.source === 'survey' && !changed.includes(c.unit) && b.units.some((u) => u.id === c.unit && u.hash === c.hash));
         const cards = b.cards.map((code) => survey.cards.find((c) => c.unit === code.unit) ?? kept.find((c) => c.unit === code.unit) ?? code);
-        doc = { ...doc, kind: 'survey', runId: survey.runId, cards, views: [b.view, ...survey.views] };
+        // Views merge by id: a survey that publishes none (nothing changed in them) keeps the last ones.
+        const published = new Set(survey.views.map((v) => v.id));
+        const keptViews = (previous?.views ?? []).filter((v) => v.id !== b.view.id && !published.has(v.id));
+        doc = { ...doc, kind: 'survey', runId: survey.runId, cards, views: [b.view, ...keptViews, ...survey.views] };
       }
       p.phase = 'publishing';
       p.cards = doc.cards.length;
