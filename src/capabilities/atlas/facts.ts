@@ -95,7 +95,7 @@ function ecmascript(root: Node, f: FileFacts): void {
     }
     for (const c of n.namedChildren) if (c) stack.push(c);
   }
-  f.entry = /(^|\/)(main|index|cli|server|app)\.[cm]?[jt]sx?$/.test(f.path) && !f.path.includes('/test');
+  f.entry = /(^|\/)(main|cli|server)\.[cm]?[jt]sx?$/.test(f.path) && !f.path.includes('/test');
 }
 
 function python(root: Node, f: FileFacts): void {

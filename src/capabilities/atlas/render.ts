@@ -12,7 +12,8 @@ const anchor = (unit: string) => `card-${unit.replace(/[^\w-]/g, '_')}`;
 
 function graphSvg(view: View, rank: Map<string, number>): string {
   const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: 'LR', nodesep: 18, ranksep: 60, marginx: 12, marginy: 12 });
+  // Top to bottom: a map of many units stays as wide as a page and grows downwards.
+  g.setGraph({ rankdir: 'TB', nodesep: 14, ranksep: 48, marginx: 12, marginy: 12 });
   g.setDefaultEdgeLabel(() => ({}));
   const top = Math.max(1e-9, ...[...rank.values()]);
   for (const n of view.nodes ?? []) {
@@ -25,14 +26,14 @@ function graphSvg(view: View, rank: Map<string, number>): string {
   const edges = g.edges().map((ed: { v: string; w: string }) => {
     const e = g.edge(ed) as { points: Array<{ x: number; y: number }>; weight: number; kind: string };
     const d = e.points.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
-    return `<path d="${d}" class="edge${e.kind === 'evidence' ? ' evidence' : ''}" style="stroke-width:${Math.min(6, 1 + Math.log2(e.weight)).toFixed(1)}" marker-end="url(#arrow)"/>`;
+    return `<path d="${d}" class="edge${e.kind === 'evidence' ? ' evidence' : ''}" style="stroke-width:${Math.min(4, 0.8 + Math.log2(e.weight) / 2).toFixed(1)}" marker-end="url(#arrow)"/>`;
   });
   const nodes = g.nodes().map((id: string) => {
     const n = g.node(id) as { x: number; y: number; width: number; height: number; label: string; unit?: string };
     const box = `<rect x="${(n.x - n.width / 2).toFixed(1)}" y="${(n.y - n.height / 2).toFixed(1)}" width="${n.width}" height="${n.height}" rx="6"/><text x="${n.x.toFixed(1)}" y="${(n.y + 4).toFixed(1)}">${esc(n.label)}</text>`;
     return n.unit ? `<a href="#${anchor(n.unit)}" class="node">${box}</a>` : `<g class="node">${box}</g>`;
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${Math.ceil(width)} ${Math.ceil(height)}" width="${Math.ceil(width)}" role="img" aria-label="${esc(view.title)}"><defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#8a94a6"/></marker></defs>${edges.join('')}${nodes.join('')}</svg>`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${Math.ceil(width)} ${Math.ceil(height)}" width="${Math.ceil(width)}" height="${Math.ceil(height)}" role="img" aria-label="${esc(view.title)}"><defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" markerUnits="userSpaceOnUse" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#8a94a6"/></marker></defs>${edges.join('')}${nodes.join('')}</svg>`;
 }
 
 function cardHtml(c: Card): string {
@@ -54,7 +55,7 @@ body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;backg
 header{padding:18px 28px;background:#fff;border-bottom:1px solid #e3e6eb}h1{margin:0;font-size:20px}header p{margin:4px 0 0;color:#5b6475}
 main{padding:20px 28px;max-width:1200px}.view,.card{background:#fff;border:1px solid #e3e6eb;border-radius:8px;padding:14px 18px;margin:0 0 16px}
 h2{font-size:16px;margin:0 0 6px}.guide{color:#5b6475;margin:0 0 10px}.canvas{overflow:auto}
-svg .edge{fill:none;stroke:#8a94a6}svg .edge.evidence{stroke-dasharray:5 4}svg rect{fill:#eef3ff;stroke:#5b7bd5}svg a:hover rect{fill:#dbe6ff}
+svg .edge{fill:none;stroke:#8a94a6;stroke-opacity:.55}svg .edge.evidence{stroke-dasharray:5 4}svg rect{fill:#eef3ff;stroke:#5b7bd5}svg a:hover rect{fill:#dbe6ff}
 svg text{font:12px system-ui,sans-serif;text-anchor:middle;fill:#1d2330}.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:14px}
 .card h3{margin:0 0 4px;font-size:14px}.card small{color:#5b6475;font-weight:normal}.card dl{margin:6px 0 0}.card dt{font-weight:600;margin-top:4px}.card dd{margin:0;color:#39414f;word-break:break-word}
 .stale{color:#9a5b00}.steps li{margin:4px 0}</style></head><body><header><h1>${esc(doc.title)}</h1><p>${esc(doc.scope.join(', ') || 'workspace')} · ${doc.units.length} units · ${doc.kind === 'standard' ? 'standard brief (from the code, no model)' : 'surveyed'} · built ${esc(new Date(doc.builtAt).toISOString())}</p>${staleNote}</header><main>${views}<h2>Cards</h2><div class="cards">${doc.cards.map(cardHtml).join('')}</div></main></body></html>`;
