@@ -51,6 +51,16 @@ import type { SecretStore } from './capabilities/secrets/types.js';
 import { settingsRoutes } from './capabilities/settings/routes.js';
 import { editorRoutes } from './capabilities/editor/routes.js';
 import { createEditorService } from './capabilities/editor/service.js';
+import { codeIndexRoutes, embeddingsKey } from './capabilities/codeindex/routes.js';
+import { createCodeIndex } from './capabilities/codeindex/service.js';
+import { workerEnv } from './capabilities/models/worker-env.js';
+import { brainRoutes } from './capabilities/brain/routes.js';
+import { runAgent } from './agent/index.js';
+import { atlasRoutes } from './capabilities/atlas/routes.js';
+import { createAtlasService } from './capabilities/atlas/service.js';
+import { createSurveyor } from './capabilities/atlas/survey.js';
+import { atlasTools, noteRead } from './capabilities/atlas/tools.js';
+import { createBrainService } from './capabilities/brain/service.js';
 import { createSettingsService, type SettingsServiceImpl } from './capabilities/settings/service.js';
 import { shellRoutes } from './capabilities/shell/routes.js';
 import { createLoginEnv } from './capabilities/shell/login-env.js';
@@ -136,6 +146,8 @@ export interface EngineOptions {
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
   /** Editor helper knobs for tests: a shorter completion deadline than the seed's 15 s. */
   editor?: { completeDeadlineMs?: number };
+  /** Code index knobs for tests: counts every request sent to the embeddings endpoint. */
+  index?: { onEmbedRequest?: () => void };
   /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
   clock?: Clock;
   /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
@@ -236,11 +248,31 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   closers.push(() => watcher.close());
   filesRoutes(app, files);
+  // The brain (issue 32): the provenance graph, kept from the bus, never from a scan of run logs.
+  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all() });
+  bus.subscribe((e) => brain.onEvent(e));
+  brainRoutes(app, brain);
+  closers.push(() => brain.close());
+  // The semantic index behind search_code (issue 32): kept from file events, built once embeddings exist.
+  const codeIndex = createCodeIndex({
+    dir: home.path('index'),
+    fence,
+    embeddings: () => config.get().embeddings,
+    embeddingsKey: () => embeddingsKey(config, secrets),
+    emit,
+    log,
+    onEmbedRequest: options.index?.onEmbedRequest,
+    localModelDir: (repo) => models.store.get(repo),
+    workerEnv: () => workerEnv(),
+  });
+  closers.push(() => codeIndex.close());
+  bus.subscribe((e) => codeIndex.onEvent(e));
+  codeIndexRoutes(app, codeIndex);
   // A vault's agentForbidden paths hold for every model tool, not only the vault tool (vaults are made below).
   const hidden: HiddenPaths = { areas: () => vaults.hidden.areas(), existing: () => vaults.hidden.existing() };
   // A skill's SKILL.md written by a model's file tool is the model's (src/kernel/provenance.ts).
   const afterWrite = (real: string, ctx: ToolContext) => skills.modelWrote(real, () => gate.authorOf(ctx));
-  tools.register(...fileTools(files, { embeddingsConfigured, hidden, afterWrite, grants: (real, written) => skills.grants(real, written) }));
+  tools.register(...fileTools(files, { embeddingsConfigured, searchCode: (query) => codeIndex.answer(query), hidden, afterWrite, grants: (real, written) => skills.grants(real, written) }));
   // Offered only by a tool-prompt budget that defers tools (src/tools/budget.ts); opt-in otherwise.
   tools.register(toolSearchTool);
   toolsRoutes(app, tools);
@@ -292,6 +324,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     provider: () => ({ provider: providers.defaultName(), providers: providers.names() }),
     mcp: () => mcp.statusSummary(),
     embeddings: embeddingsConfigured,
+    index: () => codeIndex.status(),
     sandbox: () => sandbox.status(),
   });
 
@@ -390,6 +423,33 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     completeDeadlineMs: options.editor?.completeDeadlineMs,
   });
   editorRoutes(app, editor);
+  // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.
+  const atlas = createAtlasService({ dir: home.path('atlas'), fence, emit, log, hasModel: () => providers.names().length > 0 });
+  atlas.setModel(
+    createSurveyor({
+      runs,
+      fence,
+      archive: (id, ref, text) => atlas.archive(id, ref, text),
+      runAgent: async (o) => {
+        const client = await providers.resolve();
+        const result = await runAgent({
+          model: client,
+          system: o.system,
+          messages: [{ role: 'user', content: o.prompt }],
+          tools,
+          allowlist: new Set(o.tools),
+          ctx: { signal: o.signal, emit: o.emit, runId: o.runId, agent: o.agent, attended: false, depth: 0 },
+          maxTurns: settings.get().chatMaxTurns,
+          compaction: { fraction: settings.get().compactFraction },
+        });
+        return { status: result.status, error: result.error };
+      },
+    }),
+    createModelPass(runnerDeps),
+  );
+  bus.subscribe((e) => void (e.kind === 'file.read' && noteRead(e.runId, e.path)));
+  atlasRoutes(app, atlas);
+  tools.register(...atlasTools(atlas, fence));
   const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log, confine: sandbox.confineGit });
   await git.init();
   closers.push(() => git.close());
@@ -493,6 +553,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const warmModels = () => void (providers.names().length && warmSdk().catch(() => undefined));
   const warmUp = setTimeout(() => {
     config.onChange(warmModels);
+    config.onChange(() => codeIndex.start());
+    codeIndex.start();
     // MCP servers are processes of their own (ten node servers take the CPU for half a second on two
     // cores): they start once the first requests have been answered, like the other warm-ups.
     void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));

@@ -18,7 +18,7 @@ export const providerInput = obj(
   ['type', 'model'],
 );
 
-export const embeddings = nullable(openObj('the embeddings endpoint behind search_code', { baseUrl: str(), model: str(), name: str() }));
+export const embeddings = nullable(openObj('the embeddings endpoint behind search_code', { baseUrl: str(), model: str(), name: str('a provider whose key the endpoint uses'), newKey: str('the endpoint’s own key, stored as a secret (never echoed)'), clearKey: bool('remove the stored key'), local: bool('embed with a downloaded local model named by model (no endpoint, no key)') }));
 
 export const configBody = obj({ providers: arr(providerInput), defaultProvider: { type: ['string', 'null'] }, embeddings }, ['providers']);
 

@@ -13,7 +13,7 @@ import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { serialQueue } from '../../kernel/serial.js';
 import type { SecretStore } from '../secrets/types.js';
-import { providerSecretName, type ConfigService, type EngineConfig, type ProviderConfig } from './types.js';
+import { EMBEDDINGS_SECRET, providerSecretName, type ConfigService, type EngineConfig, type ProviderConfig } from './types.js';
 import { KeyUrls, keyTarget } from './key-urls.js';
 import { stripKeys, validateDefaultProvider, validateEmbeddings, validateProviders, type ProviderInput } from './validate.js';
 
@@ -64,6 +64,16 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
     knownText = text;
     await home.writeAtomic(file, text);
   };
+
+  /**
+   * The embeddings endpoint's key: `newKey` stores it, `clearKey` drops it, and a new endpoint URL
+   * without a new key drops the old one (a key only goes to the URL it was given for).
+   */
+  async function storeEmbeddingsKey(input: unknown, next: EngineConfig['embeddings'] | null): Promise<void> {
+    const given = input && typeof input === 'object' ? (input as { newKey?: unknown; clearKey?: unknown }) : undefined;
+    if (typeof given?.newKey === 'string' && given.newKey) await secrets.set(EMBEDDINGS_SECRET, given.newKey);
+    else if (given?.clearKey === true || !next?.baseUrl || (config.embeddings?.baseUrl && new URL(config.embeddings.baseUrl).origin !== new URL(next.baseUrl).origin)) await secrets.delete(EMBEDDINGS_SECRET);
+  }
 
   /** Stores keys and returns the entries as they are kept. */
   const storeKeys = async (inputs: ProviderInput[]): Promise<ProviderConfig[]> => {
@@ -202,6 +212,7 @@ export async function createConfigService(deps: { home: Home; bus: Bus; secrets:
         const defaultProvider = validateDefaultProvider(b.defaultProvider, plain);
         const embeddings = b.embeddings === undefined ? config.embeddings ?? null : validateEmbeddings(b.embeddings);
         const providers = await storeKeys(inputs);
+        await storeEmbeddingsKey(b.embeddings, embeddings);
         // A provider that is gone takes its key with it: no orphan secret outlives its provider.
         const kept = new Set(providers.map((p) => p.name));
         for (const old of config.providers) if (!kept.has(old.name)) await secrets.delete(providerSecretName(old.name));

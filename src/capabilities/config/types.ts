@@ -7,9 +7,13 @@ export { PROVIDER_TYPES } from '../../providers/types.js';
 export type { ModelPrice, ProviderConfig, ProviderType } from '../../providers/types.js';
 
 export interface EmbeddingsConfig {
-  baseUrl: string;
+  /** An OpenAI-compatible endpoint (`<baseUrl>/embeddings`); absent for a local model. */
+  baseUrl?: string;
+  /** The endpoint's model, or with `local` the downloaded model's repo id. */
   model: string;
   name?: string;
+  /** Embed with a downloaded feature-extraction model in a worker process: no endpoint, no key. */
+  local?: boolean;
 }
 
 export interface EngineConfig {
@@ -20,6 +24,9 @@ export interface EngineConfig {
   /** The completions gateway's section: `{bind: "local" | "network"}` (docs/gateway.md). */
   api?: Record<string, unknown>;
 }
+
+/** The secret holding the embeddings endpoint's key (`embeddings.newKey` in PUT /api/config). */
+export const EMBEDDINGS_SECRET = 'embeddings.key';
 
 /** The secret-store name that holds a provider's key. */
 export const providerSecretName = (providerName: string) => `provider.${providerName}.key`;

@@ -87,8 +87,12 @@ export function validateDefaultProvider(raw: unknown, providers: ProviderConfig[
 export function validateEmbeddings(raw: unknown): EmbeddingsConfig | null {
   if (raw === undefined || raw === null) return null;
   const e = raw as Record<string, unknown>;
+  if (typeof raw === 'object' && !Array.isArray(raw) && e.local === true) {
+    if (typeof e.model !== 'string' || !/^[\w.-]+\/[\w.-]+$/.test(e.model.trim())) throw badRequest('a local embeddings model is {local: true, model: "<org>/<name>"}, a model downloaded with POST /api/models/download');
+    return { local: true, model: e.model.trim() };
+  }
   if (typeof raw !== 'object' || Array.isArray(raw) || typeof e.baseUrl !== 'string' || !isHttpUrl(e.baseUrl) || typeof e.model !== 'string' || !e.model.trim()) {
-    throw badRequest('embeddings must be null or {baseUrl: an http(s) URL, model, name?}');
+    throw badRequest('embeddings must be null, {baseUrl: an http(s) URL, model, name?, newKey?} or {local: true, model: "<org>/<name>"}');
   }
   const out: EmbeddingsConfig = { baseUrl: e.baseUrl, model: e.model.trim() };
   if (typeof e.name === 'string' && e.name) out.name = e.name;

@@ -12,6 +12,8 @@ const PATHS =
 
 export interface FileToolDeps {
   embeddingsConfigured: () => boolean;
+  /** The semantic index's answer to a search_code query (capabilities/codeindex). */
+  searchCode?: (query: string) => Promise<string>;
   /** Paths hidden from models (vaults' agentForbidden). */
   hidden?: HiddenPaths;
   /** Told of every file a model wrote (by real path): what it saved may be something that runs later (a skill). */
@@ -324,11 +326,11 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
       additionalProperties: false,
     },
     permission: 'other',
-    async run() {
-      if (!deps.embeddingsConfigured()) {
+    async run(args) {
+      if (!deps.embeddingsConfigured() || !deps.searchCode) {
         return { text: 'search_code is unavailable: no embeddings endpoint is configured (set "embeddings" in engine.config.json). Use grep to search file contents instead.', isError: true };
       }
-      return { text: 'search_code: the semantic index is not built yet in this engine version. Use grep to search file contents instead.', isError: true };
+      return deps.searchCode(args.query);
     },
   });
 

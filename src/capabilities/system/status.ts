@@ -12,6 +12,8 @@ export interface StatusSources {
   provider: () => { provider: string | null; providers: string[] };
   mcp: () => unknown;
   embeddings: () => boolean;
+  /** The semantic index's state (docs/search.md). */
+  index?: () => unknown;
   /** Whether commands run in the OS sandbox, and why not when they do not. */
   sandbox: () => Promise<SandboxStatus>;
 }
@@ -28,6 +30,7 @@ export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
           tools: arr(str()),
           mcp: openObj('MCP servers'),
           embeddings: bool('whether an embeddings endpoint is configured'),
+          index: openObj('the semantic index behind search_code: {configured, state (off, building, ready, error), files, chunks, stale, building: {total, done} | null, error?}'),
           sandbox: obj(
             {
               available: bool('whether the OS sandbox can start here'),
@@ -58,6 +61,7 @@ export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
       tools: s.tools.names(),
       mcp: s.mcp(),
       embeddings: s.embeddings(),
+      ...(s.index ? { index: s.index() } : {}),
       sandbox: await s.sandbox(),
       running: s.runs.live().map(({ record }) => ({
         runId: record.runId,

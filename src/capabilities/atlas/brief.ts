@@ -1,0 +1,164 @@
+/**
+ * The standard brief: a map of a folder from its code alone, no model. Every source file is parsed
+ * (facts.ts), its imports resolved (resolve.ts); files are grouped into units (one per folder); a
+ * unit gets a card of facts (files, lines, public surface, imports, external packages, entry
+ * points), a content hash over its files, and a rank (PageRank over the units' reference graph);
+ * the default view draws units with an edge for every static import between them, weighted by
+ * how many of the other unit's public names are used. Facts are cached by file content, so a
+ * re-brief after an edit parses only the edited files.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path/posix';
+import { Overrides } from '../files/ignore.js';
+import { SKIPPED_DIRS, walkIgnoring } from '../files/walk.js';
+import { factsOf, type FileFacts } from './facts.js';
+import { pageRank } from './pagerank.js';
+import { resolveImport } from './resolve.js';
+import type { AtlasProgress, Card, GraphEdge, Unit, View } from './types.js';
+
+export interface ScopeRoot {
+  /** The scope as the person named it (a virtual folder: '' for the workspace, `<mount>/...`). */
+  virtual: string;
+  /** Its real folder. */
+  abs: string;
+}
+
+interface Cached {
+  mtime: number;
+  size: number;
+  hash: string;
+  facts: FileFacts | undefined;
+}
+
+export type FactsCache = Map<string, Cached>;
+
+const MAX_FILE_BYTES = 1024 * 1024;
+
+export interface Brief {
+  units: Unit[];
+  cards: Card[];
+  view: View;
+}
+
+export async function standardBrief(scope: ScopeRoot, cache: FactsCache, progress: AtlasProgress, allows: (abs: string) => boolean): Promise<Brief> {
+  progress.phase = 'scanning';
+  const found: string[] = [];
+  await walkIgnoring(scope.abs, {
+    overrides: new Overrides([], []),
+    skip: (abs) => !allows(abs) || SKIPPED_DIRS.has(path.basename(abs)),
+    file: (rel) => void found.push(rel),
+  });
+  progress.files = found.length;
+  progress.phase = 'parsing';
+  progress.parsed = 0;
+  const facts = new Map<string, FileFacts>();
+  const hashes = new Map<string, string>();
+  for (const rel of found) {
+    const abs = path.join(scope.abs, rel);
+    const st = await stat(abs).catch(() => undefined);
+    if (!st?.isFile() || st.size > MAX_FILE_BYTES) continue;
+    let c = cache.get(abs);
+    if (!c || c.mtime !== st.mtimeMs || c.size !== st.size) {
+      const bytes = await readFile(abs).catch(() => undefined);
+      if (!bytes) continue;
+      const hash = createHash('sha256').update(bytes).digest('hex');
+      c = { mtime: st.mtimeMs, size: st.size, hash, facts: c?.hash === hash ? c.facts : await factsOf(rel, bytes.toString('utf8')) };
+      cache.set(abs, c);
+    }
+    hashes.set(rel, c.hash);
+    if (c.facts) facts.set(rel, { ...c.facts, path: rel });
+    progress.parsed++;
+  }
+
+  progress.phase = 'linking';
+  const files = new Set(facts.keys());
+  const goModules: Array<{ dir: string; module: string }> = [];
+  for (const rel of found.filter((f) => path.basename(f) === 'go.mod')) {
+    const module = await readFile(path.join(scope.abs, rel), 'utf8').then((t) => /^module\s+(\S+)/m.exec(t)?.[1], () => undefined);
+    if (module) goModules.push({ dir: path.dirname(rel), module });
+  }
+  const unitOf = (rel: string) => path.dirname(rel);
+  const virtualOf = (rel: string) => (scope.virtual ? `${scope.virtual}/${rel}` : rel);
+  const byUnit = new Map<string, FileFacts[]>();
+  for (const f of facts.values()) {
+    const u = unitOf(f.path);
+    if (!byUnit.has(u)) byUnit.set(u, []);
+    byUnit.get(u)!.push(f);
+  }
+  // Unit -> unit edges from static imports, weighted by how many of the target file's public names the importer uses.
+  const weights = new Map<string, number>();
+  const external = new Map<string, Set<string>>();
+  const importsOf = new Map<string, Set<string>>();
+  for (const f of facts.values()) {
+    const from = unitOf(f.path);
+    const specs = [...f.imports, ...f.mods.map((m) => `mod:${m}`)];
+    for (const spec of specs) {
+      const r = resolveImport(f.path, spec, f.language, { files, goModules });
+      if (!r) continue;
+      if ('external' in r) {
+        if (!r.external.startsWith('(unresolved)')) (external.get(from) ?? external.set(from, new Set()).get(from)!).add(r.external);
+        continue;
+      }
+      const to = unitOf(r.file);
+      if (to === from) continue;
+      const target = facts.get(r.file);
+      const used = target ? target.exports.filter((name) => f.uses.has(name)).length : 0;
+      const key = `${from}\u0000${to}`;
+      weights.set(key, (weights.get(key) ?? 0) + 1 + used);
+      (importsOf.get(from) ?? importsOf.set(from, new Set()).get(from)!).add(to);
+    }
+  }
+  const unitIds = [...byUnit.keys()].sort();
+  const edges = [...weights.entries()].map(([k, weight]) => {
+    const [from, to] = k.split('\u0000');
+    return { from, to, weight };
+  });
+  const rank = pageRank(unitIds, edges);
+
+  const units: Unit[] = [];
+  const cards: Card[] = [];
+  const now = Date.now();
+  for (const id of unitIds) {
+    const members = byUnit.get(id)!.sort((a, b) => (a.path < b.path ? -1 : 1));
+    const hash = unitHash(members.map((m) => [m.path, hashes.get(m.path)!]));
+    const lines = members.reduce((n, m) => n + m.lines, 0);
+    const fileList = members.map((m) => virtualOf(m.path));
+    units.push({ id, files: fileList, lines, hash, rank: round(rank.get(id) ?? 0) });
+    cards.push({
+      unit: id,
+      hash,
+      source: 'code',
+      role: `${members.length} ${members[0].language} file${members.length === 1 ? '' : 's'} in ${id === '.' ? 'the scope root' : id}`,
+      kind: /(^|\/)(test|tests|__tests__|spec)(\/|$)/.test(id) ? 'tests' : members.some((m) => m.entry) ? 'cli' : 'module',
+      publicSurface: [...new Set(members.flatMap((m) => m.exports.map((e) => `${path.basename(m.path)}: ${e}`)))].slice(0, 200),
+      internals: [...new Set(members.flatMap((m) => m.defines.filter((d) => !m.exports.includes(d)).map((d) => `${path.basename(m.path)}: ${d}`)))].slice(0, 200),
+      dependencies: { imports: [...(importsOf.get(id) ?? [])].sort(), external: [...(external.get(id) ?? [])].sort(), stores: [], emits: [], consumes: [] },
+      files: fileList,
+      entryPoints: members.filter((m) => m.entry).map((m) => virtualOf(m.path)),
+      uncertain: [],
+      lines,
+      recordedAt: now,
+    });
+  }
+  progress.units = units.length;
+  const graphEdges: GraphEdge[] = edges.map((e) => ({ from: e.from, to: e.to, kind: 'import', weight: e.weight }));
+  const view: View = {
+    id: 'units',
+    kind: 'graph',
+    title: 'Units and their imports',
+    guide: 'Each box is a folder of code; an arrow is a static import, thicker when more of the other unit is used. Larger boxes rank higher (PageRank over the imports).',
+    nodes: units.map((u) => ({ id: u.id, label: u.id === '.' ? scope.virtual || 'workspace' : u.id, unit: u.id, files: u.files })),
+    edges: graphEdges,
+  };
+  progress.phase = 'idle';
+  return { units, cards, view };
+}
+
+export function unitHash(files: Array<[string, string]>): string {
+  const h = createHash('sha256');
+  for (const [p, fileHash] of [...files].sort((a, b) => (a[0] < b[0] ? -1 : 1))) h.update(`${p}\u0000${fileHash}\n`);
+  return h.digest('hex');
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;

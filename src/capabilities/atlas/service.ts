@@ -1,0 +1,276 @@
+/**
+ * Atlases (seed 000 §4.12): the standard brief (no model), atlas definitions, builds as runs
+ * (a standard atlas re-briefs; a surveyed one also runs an agent that records a card per changed
+ * unit and publishes views: survey.ts), staleness by content hash, progress, cards and evidence.
+ * docs/atlas.md explains units, cards, views and what a person can trust in a map.
+ */
+import { stat } from 'node:fs/promises';
+import type { Emit } from '../../kernel/bus.js';
+import { EngineError, badRequest, conflict, notFound } from '../../kernel/errors.js';
+import type { Fence } from '../../kernel/fence.js';
+import { standardBrief, type Brief, type FactsCache, type ScopeRoot } from './brief.js';
+import { AtlasStore, ATLAS_ID } from './store.js';
+import type { AtlasDefinition, AtlasDocument, AtlasProgress, Card } from './types.js';
+import { checkDefinition } from './validate.js';
+
+export interface AtlasDeps {
+  dir: string;
+  fence: Fence;
+  emit: Emit;
+  log: (line: string) => void;
+  /** Whether a model provider is configured (a survey or a design needs one). */
+  hasModel: () => boolean;
+}
+
+/** What a surveyed build asks of the model side (survey.ts, given by engine.ts). */
+/** One tool-less model call billed to its own run (agents/runner.ts createModelPass). */
+export type ModelPass = (req: { system: string; prompt: string; source?: string; title?: string }) => Promise<string>;
+
+export type Surveyor = (job: SurveyJob) => Promise<{ runId: string; cards: Card[]; views: AtlasDocument['views'] }>;
+
+export interface SurveyJob {
+  def: AtlasDefinition;
+  brief: Brief;
+  /** Units whose content changed since their card (these are surveyed; the rest keep their cards). */
+  changed: string[];
+  previous: AtlasDocument | undefined;
+  progress: AtlasProgress;
+}
+
+const idle = (): AtlasProgress => ({ phase: 'idle', files: 0, parsed: 0, units: 0, surveyed: 0, cards: 0, views: 0 });
+const slug = (scope: string) => (scope ? scope.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 50) : 'workspace') || 'root';
+
+export type AtlasService = ReturnType<typeof createAtlasService>;
+
+export function createAtlasService(deps: AtlasDeps) {
+  const store = new AtlasStore(deps.dir);
+  const cache: FactsCache = new Map();
+  const progress = new Map<string, AtlasProgress>();
+  const building = new Set<string>();
+  let surveyor: Surveyor | undefined;
+  let modelPass: ModelPass | undefined;
+
+  async function scopeRoot(virtual: string): Promise<ScopeRoot> {
+    const r = await deps.fence.resolve(virtual, { allowRoot: true });
+    const st = await stat(r.target).catch(() => undefined);
+    if (!st) throw notFound(`scope "${virtual}" does not exist; name a folder of the workspace or a mount`);
+    if (!st.isDirectory()) throw badRequest(`scope "${virtual}" is a file; name a folder`);
+    return { virtual: r.virtual, abs: r.target };
+  }
+
+  /** The brief of every folder of the scope, merged (units of a second folder are prefixed by it). */
+  async function brief(scope: string[], p: AtlasProgress): Promise<Brief> {
+    const parts: Brief[] = [];
+    for (const s of scope) {
+      const b = await standardBrief(await scopeRoot(s), cache, p, (abs) => deps.fence.allows(abs));
+      if (scope.length > 1) {
+        const pre = (u: string) => `${s || 'workspace'}:${u}`;
+        b.units.forEach((u) => (u.id = pre(u.id)));
+        b.cards.forEach((c) => ((c.unit = pre(c.unit)), (c.dependencies.imports = c.dependencies.imports.map(pre))));
+        b.view.nodes?.forEach((n) => ((n.id = pre(n.id)), n.unit && (n.unit = pre(n.unit))));
+        b.view.edges?.forEach((e) => ((e.from = pre(e.from)), (e.to = pre(e.to))));
+      }
+      parts.push(b);
+    }
+    return { units: parts.flatMap((b) => b.units), cards: parts.flatMap((b) => b.cards), view: { ...parts[0].view, nodes: parts.flatMap((b) => b.view.nodes ?? []), edges: parts.flatMap((b) => b.view.edges ?? []) } };
+  }
+
+  /** Units whose current content hash differs from the one their card was made from. */
+  async function staleness(def: AtlasDefinition, doc: AtlasDocument | undefined): Promise<string[]> {
+    if (!doc) return [];
+    const now = await brief(def.scope, idle());
+    const was = new Map(doc.units.map((u) => [u.id, u.hash]));
+    return now.units.filter((u) => was.get(u.id) !== u.hash).map((u) => u.id).concat(doc.units.filter((u) => !now.units.some((n) => n.id === u.id)).map((u) => u.id)).sort();
+  }
+
+  async function must(id: string): Promise<AtlasDefinition> {
+    if (!ATLAS_ID.test(id)) throw badRequest('an atlas id is lowercase letters, digits, ".", "_" or "-" (at most 64)');
+    const found = await store.definition(id);
+    if (!found) throw notFound(`no atlas "${id}"; GET /api/atlas lists them`);
+    if (!found.def) throw badRequest(found.error!);
+    return found.def;
+  }
+
+  async function build(def: AtlasDefinition): Promise<void> {
+    const p = idle();
+    progress.set(def.id, p);
+    building.add(def.id);
+    deps.emit('atlas.build.started', { atlas: def.id });
+    try {
+      const previous = await store.document(def.id);
+      const b = await brief(def.scope, p);
+      let doc: AtlasDocument = { id: def.id, title: def.name, scope: def.scope, builtAt: Date.now(), kind: 'standard', units: b.units, cards: b.cards, views: [b.view] };
+      if (!def.standard) {
+        if (!surveyor || !deps.hasModel()) throw badRequest('no model provider is configured for a survey; add one with PUT /api/config, or use POST /api/atlas/standard for a map from the code alone');
+        const was = new Map(previous?.units.map((u) => [u.id, u.hash]) ?? []);
+        const changed = b.units.filter((u) => was.get(u.id) !== u.hash || !previous?.cards.some((c) => c.unit === u.id && c.source === 'survey')).map((u) => u.id);
+        const survey = await surveyor({ def, brief: b, changed, previous, progress: p });
+        // Cards of unchanged units are copied forward from the last survey; changed ones come from this run.
+        const kept = (previous?.cards ?? []).filter((c) => c.source === 'survey' && !changed.includes(c.unit) && b.units.some((u) => u.id === c.unit && u.hash === c.hash));
+        const cards = b.cards.map((code) => survey.cards.find((c) => c.unit === code.unit) ?? kept.find((c) => c.unit === code.unit) ?? code);
+        // Views merge by id: a survey that publishes none (nothing changed in them) keeps the last ones.
+        const published = new Set(survey.views.map((v) => v.id));
+        const keptViews = (previous?.views ?? []).filter((v) => v.id !== b.view.id && !published.has(v.id));
+        doc = { ...doc, kind: 'survey', runId: survey.runId, cards, views: [b.view, ...keptViews, ...survey.views] };
+      }
+      p.phase = 'publishing';
+      p.cards = doc.cards.length;
+      p.views = doc.views.length;
+      await store.saveDocument(doc);
+      deps.emit('atlas.build.completed', { atlas: def.id, units: doc.units.length, views: doc.views.length, ...(doc.runId ? { runId: doc.runId } : {}) });
+    } catch (err) {
+      const error = err instanceof EngineError ? err.message : (err as Error).message;
+      deps.emit('atlas.build.failed', { atlas: def.id, error });
+      deps.log(`atlas: build of ${def.id} failed: ${error}`);
+    } finally {
+      p.phase = 'idle';
+      building.delete(def.id);
+    }
+  }
+
+  return {
+    setModel(s: Surveyor | undefined, pass: ModelPass | undefined) {
+      surveyor = s;
+      modelPass = pass;
+    },
+
+    /** POST /api/atlas/design {instruction | description, id?}: one model call, validated, one retry with the sentences. */
+    async design(body: unknown) {
+      const b = (body ?? {}) as { instruction?: unknown; description?: unknown; id?: unknown };
+      const words = typeof b.instruction === 'string' ? b.instruction : typeof b.description === 'string' ? b.description : '';
+      if (!words.trim()) throw badRequest('send {instruction} (or {description}): what the map should show, and optionally id to change an existing atlas');
+      if (b.id !== undefined && (typeof b.id !== 'string' || !ATLAS_ID.test(b.id))) throw badRequest('id must be an atlas id: lowercase letters, digits, ".", "_" or "-"');
+      if (!modelPass || !deps.hasModel()) throw badRequest('no model provider is configured; add one with PUT /api/config');
+      const existing = typeof b.id === 'string' ? (await store.definition(b.id))?.def : undefined;
+      const top = (await deps.fence.resolve('', { allowRoot: true }).then(async (r) => (await import('node:fs/promises')).readdir(r.target, { withFileTypes: true })).catch(() => [])).filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name);
+      const system = 'You design code maps (atlases). Answer with one JSON object and nothing else: {"name", "description", "scope": [folders of the workspace], "views": [{"id", "kind": "graph" or "flow", "title", "guide"}], "flows": [sentences naming what to explain], "prompt": "what the survey should pay attention to"}.';
+      let prompt = `The person asks: ${words}
+Top-level folders of the workspace: ${top.join(', ') || '(none)'}${existing ? `
+The atlas to change: ${JSON.stringify(existing)}` : ''}`;
+      const id = typeof b.id === 'string' ? b.id : `map-${slug(words).slice(0, 40)}`;
+      for (let attempt = 1; ; attempt++) {
+        const answer = await modelPass({ system, prompt, source: 'atlas', title: `design atlas ${id}` });
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(/\{[\s\S]*\}/.exec(answer.replace(/```(?:json)?/g, ''))?.[0] ?? '');
+        } catch {
+          parsed = undefined;
+        }
+        const { def, problems } = parsed ? checkDefinition(id, { ...(parsed as object), id }) : { def: undefined, problems: ['the answer was not one JSON object'] };
+        if (def) {
+          for (const s of def.scope) await scopeRoot(s).catch(() => problems.push(`scope "${s}" is not a folder of the workspace or a mount`));
+          if (!problems.length) {
+            await store.saveDefinition(def);
+            deps.emit('atlas.saved', { atlas: id });
+            return { ok: true as const, definition: def };
+          }
+        }
+        if (attempt >= 2) throw new EngineError(502, `the model's design was refused twice: ${problems.join('; ')}`);
+        prompt += `
+
+Your answer was refused: ${problems.join('; ')}. Answer again with the corrected JSON object only.`;
+      }
+    },
+
+    /** POST /api/atlas/standard {scope}: the map of a folder from its code; the same scope twice answers the existing map. */
+    async standard(body: unknown) {
+      const scope = (body as { scope?: unknown } | null)?.scope;
+      if (typeof scope !== 'string') throw badRequest('send {scope}: a folder such as "src" or "<mount>/lib" ("" for the whole workspace)');
+      const root = await scopeRoot(scope.replace(/^\/+|\/+$/g, ''));
+      const id = `std-${slug(root.virtual)}`;
+      const existing = (await store.definition(id))?.def;
+      const doc = existing ? await store.document(id) : undefined;
+      if (existing && doc) return { id, existing: true, stale: await staleness(existing, doc), document: doc };
+      const def: AtlasDefinition = { id, name: `${root.virtual || 'workspace'} (standard brief)`, scope: [root.virtual], views: [], flows: [], prompt: '', standard: true };
+      await store.saveDefinition(def);
+      await build(def);
+      const made = await store.document(id);
+      if (!made) throw badRequest(`the standard brief of "${scope}" failed; GET /api/atlas/${id} says why`);
+      return { id, existing: false, stale: [], document: made };
+    },
+
+    async list() {
+      const out: Array<Record<string, unknown>> = [];
+      for (const id of await store.ids()) {
+        const found = await store.definition(id);
+        if (!found?.def) {
+          out.push({ id, error: found?.error ?? 'unreadable' });
+          continue;
+        }
+        const doc = await store.document(id);
+        out.push({
+          id, name: found.def.name, standard: !!found.def.standard, scope: found.def.scope,
+          lastBuild: doc?.builtAt ?? null, views: doc?.views.length ?? 0, units: doc?.units.length ?? 0,
+          stale: (await staleness(found.def, doc)).length, building: building.has(id), progress: progress.get(id) ?? idle(),
+        });
+      }
+      return { atlases: out };
+    },
+
+    async get(id: string) {
+      const def = await must(id);
+      const document = (await store.document(id)) ?? null;
+      return { definition: def, document, stale: await staleness(def, document ?? undefined), building: building.has(id) };
+    },
+
+    async doc(id: string) {
+      await must(id);
+      const doc = await store.document(id);
+      if (!doc) throw notFound(`atlas "${id}" has no document yet; POST /api/atlas/${id}/run builds one`);
+      return doc;
+    },
+
+    staleness: async (id: string) => staleness(await must(id), await store.document(id)),
+
+    progress(id: string): AtlasProgress & { building: boolean } {
+      return { ...(progress.get(id) ?? idle()), building: building.has(id) };
+    },
+
+    /** A card by unit id or content hash. */
+    async card(id: string, unit: string): Promise<Card> {
+      await must(id);
+      const doc = await store.document(id);
+      const card = doc?.cards.find((c) => c.unit === unit || c.hash === unit || (unit.length >= 8 && c.hash.startsWith(unit)));
+      if (!card) throw notFound(`atlas "${id}" has no card for "${unit}"; cards are named by unit (a folder of the scope) or content hash`);
+      return card;
+    },
+
+    async source(id: string, ref: string): Promise<string> {
+      await must(id);
+      const text = await store.source(id, ref);
+      if (text === undefined) throw notFound(`atlas "${id}" has no evidence "${ref}"; refs look like e1, e2 ...`);
+      return text;
+    },
+
+    async put(id: string, body: unknown) {
+      if (!ATLAS_ID.test(id)) throw badRequest('an atlas id is lowercase letters, digits, ".", "_" or "-" (at most 64)');
+      const { def, problems } = checkDefinition(id, body);
+      if (!def) throw badRequest(problems.join('; '));
+      for (const s of def.scope) await scopeRoot(s);
+      await store.saveDefinition(def);
+      deps.emit('atlas.saved', { atlas: id });
+      return { ok: true as const, definition: def };
+    },
+
+    async remove(id: string) {
+      await must(id);
+      if (building.has(id)) throw conflict(`atlas "${id}" is building; wait for it or stop its run first`);
+      await store.remove(id);
+      return { ok: true as const };
+    },
+
+    /** POST /api/atlas/<id>/run: 202 at once; 409 while building. */
+    async run(id: string) {
+      const def = await must(id);
+      if (building.has(id)) throw conflict(`atlas "${id}" is already building`);
+      if (!def.standard && (!surveyor || !deps.hasModel())) throw badRequest('no model provider is configured for a survey; add one with PUT /api/config, or use POST /api/atlas/standard for a map from the code alone');
+      building.add(id);
+      void build(def);
+      return { ok: true as const };
+    },
+
+    archive: (id: string, ref: string, text: string) => store.archive(id, ref, text),
+    definition: must,
+    document: (id: string) => store.document(id),
+  };
+}

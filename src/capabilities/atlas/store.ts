@@ -1,0 +1,71 @@
+/**
+ * Atlases on disk, in the home: `atlas/<id>.json` (the definition), `atlas/<id>.doc.json` (the last
+ * complete document), `atlas/<id>/sources/<ref>.txt` (archived evidence behind citations). Writes
+ * are atomic; a file that does not parse is listed with its error, never a crash.
+ */
+import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomic } from '../../kernel/home.js';
+import type { AtlasDefinition, AtlasDocument } from './types.js';
+
+export const ATLAS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+export class AtlasStore {
+  constructor(readonly dir: string) {}
+
+  private file(id: string, suffix: string): string {
+    if (!ATLAS_ID.test(id)) throw new Error(`bad atlas id ${id}`);
+    return path.join(this.dir, `${id}${suffix}`);
+  }
+
+  async ids(): Promise<string[]> {
+    const names = await readdir(this.dir).catch(() => [] as string[]);
+    return names.filter((n) => n.endsWith('.json') && !n.endsWith('.doc.json')).map((n) => n.slice(0, -5)).filter((id) => ATLAS_ID.test(id)).sort();
+  }
+
+  async definition(id: string): Promise<{ def?: AtlasDefinition; error?: string } | undefined> {
+    const text = await readFile(this.file(id, '.json'), 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    try {
+      return { def: JSON.parse(text) as AtlasDefinition };
+    } catch (err) {
+      return { error: `atlas/${id}.json does not parse: ${(err as Error).message}` };
+    }
+  }
+
+  async document(id: string): Promise<AtlasDocument | undefined> {
+    const text = await readFile(this.file(id, '.doc.json'), 'utf8').catch(() => undefined);
+    try {
+      return text === undefined ? undefined : (JSON.parse(text) as AtlasDocument);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async saveDefinition(def: AtlasDefinition): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(this.file(def.id, '.json'), JSON.stringify(def, null, 2) + '\n');
+  }
+
+  async saveDocument(doc: AtlasDocument): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    await writeFileAtomic(this.file(doc.id, '.doc.json'), JSON.stringify(doc));
+  }
+
+  async archive(id: string, ref: string, text: string): Promise<void> {
+    const dir = path.join(this.dir, id, 'sources');
+    await mkdir(dir, { recursive: true });
+    await writeFileAtomic(path.join(dir, `${ref}.txt`), text);
+  }
+
+  async source(id: string, ref: string): Promise<string | undefined> {
+    if (!/^e\d{1,6}$/.test(ref)) return undefined;
+    return readFile(path.join(this.file(id, ''), 'sources', `${ref}.txt`), 'utf8').catch(() => undefined);
+  }
+
+  async remove(id: string): Promise<void> {
+    await rm(this.file(id, '.json'), { force: true });
+    await rm(this.file(id, '.doc.json'), { force: true });
+    await rm(this.file(id, ''), { recursive: true, force: true });
+  }
+}

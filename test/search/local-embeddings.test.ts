@@ -1,0 +1,59 @@
+/**
+ * The semantic index with no endpoint and no key: a feature-extraction model downloaded through the
+ * local models capability (from a loopback hub) embeds in a worker process of its own.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { collectEvents, type EventCollector } from '../support/events.js';
+import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
+import { startFakeHub } from '../support/fake-hub.js';
+import { writeTinyEmbedder } from '../support/tiny-embedder.js';
+
+const REPO = 'acme/tiny-embed';
+let t: TestEngine;
+let events: EventCollector;
+let hub: Awaited<ReturnType<typeof startFakeHub>>;
+let dir: string;
+
+before(async () => {
+  dir = await tempDir('index-local-');
+  const model = writeTinyEmbedder(path.join(dir, 'src', REPO));
+  hub = await startFakeHub({ [REPO]: { dir: model.dir } });
+  process.env.HF_ENDPOINT = hub.url;
+  t = await startTestEngine();
+  events = await collectEvents(t.url);
+  const dl = await t.api('POST', '/api/models/download', { repo: REPO, dtype: 'fp32' });
+  assert.equal(dl.status, 202, JSON.stringify(dl.body));
+  await events.waitFor((e) => e.kind === 'model.download.completed' && e.id === dl.body.id, 30_000);
+  const ws = path.join(t.home, 'workspace');
+  await mkdir(path.join(ws, 'src'), { recursive: true });
+  await writeFile(path.join(ws, 'src/tax.ts'), 'export function computeSalesTax(amount: number): number {\n  return amount * 0.2;\n}\n');
+  await writeFile(path.join(ws, 'src/greet.ts'), 'export function greetVisitor(name: string): string {\n  return `hello ${name}`;\n}\n');
+});
+after(async () => {
+  delete process.env.HF_ENDPOINT;
+  events?.close();
+  await t?.close();
+  await hub?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('a downloaded local model embeds in its own worker process; search_code answers from it', async () => {
+  const bad = await t.api('PUT', '/api/config', { providers: [], defaultProvider: null, embeddings: { local: true, model: 'not a repo' } });
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error, /\{local: true, model: "<org>\/<name>"\}/);
+  const seq = events.events.at(-1)?.seq ?? 0;
+  const put = await t.api('PUT', '/api/config', { providers: [], defaultProvider: null, embeddings: { local: true, model: REPO } });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  const done = await events.waitFor((e) => (e.kind === 'index.completed' || e.kind === 'index.failed') && e.seq > seq, 60_000);
+  assert.equal(done.kind, 'index.completed', String(done.error));
+  assert.equal(done.files, 2);
+  const status = await t.api('GET', '/api/status');
+  assert.equal(status.body.index.state, 'ready');
+  const workers = (await import('node:child_process')).execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  assert.match(workers, /embed-worker/, 'the model runs in a worker process, not in the engine');
+  const r = await t.engine.tools.call({ callId: 'c1', name: 'search_code', args: { query: 'computeSalesTax' } }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
+  assert.match(r.text.split('\n')[0], /^src\/tax\.ts:1 \(\d\.\d{3}\) computeSalesTax$/);
+});
