@@ -2,9 +2,10 @@
  * MySQL and MariaDB through mysql2 (its callback core: rows arrive as events, so a capped read
  * never holds more rows than the cap). Every session: one statement per query (multipleStatements
  * off), LOAD DATA LOCAL impossible (the LOCAL_FILES capability is not offered and no stream factory
- * is given), FOUND_ROWS so an update counts the rows it matched. Read-only sessions also pin
- * `SET SESSION TRANSACTION READ ONLY`, an sql_mode without NO_BACKSLASH_ESCAPES and ANSI_QUOTES (the
- * lexer's reading of strings), and every call is one START TRANSACTION READ ONLY, rolled back at
+ * is given), FOUND_ROWS so an update counts the rows it matched, and an sql_mode without
+ * NO_BACKSLASH_ESCAPES and ANSI_QUOTES (the lexer's reading of strings; a batch that was not all
+ * reads may have changed it, so its session is not reused). Read-only sessions also pin
+ * `SET SESSION TRANSACTION READ ONLY`, and every call is one START TRANSACTION READ ONLY, rolled back at
  * the end; on MariaDB @@in_transaction is checked after each statement, so a COMMIT that escapes
  * the transaction stops the call and the session is thrown away. A timeout kills the query on the
  * server (KILL QUERY from a second session).
@@ -12,6 +13,8 @@
 import type mysql from 'mysql2';
 import { lazyRequire } from '../../../kernel/lazy-require.js';
 import { quoteBacktick } from '../quote.js';
+import { readOnlyLocks } from '../seams.js';
+import { privilegeSentence } from '../connect-errors.js';
 import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
 
 /** The driver loads on the first MySQL/MariaDB connection, not at start. */
@@ -66,11 +69,9 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       try {
         const [{ v, m }] = (await query(c, 'SELECT VERSION() AS v, @@SESSION.sql_mode AS m')) as Array<{ v: string; m: string }>;
         mariaDb.set(c, /mariadb/i.test(v));
-        if (readOnly) {
-          const mode = m.split(',').filter((x) => x && x !== 'NO_BACKSLASH_ESCAPES' && x !== 'ANSI_QUOTES' && x !== 'ANSI').join(',');
-          await query(c, 'SET SESSION sql_mode = ?', [mode]);
-          await query(c, 'SET SESSION TRANSACTION READ ONLY');
-        }
+        const mode = m.split(',').filter((x) => x && x !== 'NO_BACKSLASH_ESCAPES' && x !== 'ANSI_QUOTES' && x !== 'ANSI').join(',');
+        if (mode !== m) await query(c, 'SET SESSION sql_mode = ?', [mode]);
+        if (readOnly) await query(c, 'SET SESSION TRANSACTION READ ONLY');
         prepared.add(c);
       } catch (err) {
         c.destroy();
@@ -126,10 +127,12 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
     return Number(t) === 1;
   };
 
-  const run = async (statements: string[], opts: RunOptions): Promise<StatementResult[]> => {
+  const run = async (statements: string[], asked: RunOptions): Promise<StatementResult[]> => {
+    const opts = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
     const c = await checkout(opts.readOnly);
     const results: StatementResult[] = [];
-    let discard = false;
+    // A batch that was not all reads may have changed the session (SET sql_mode, user variables): it is not reused.
+    let discard = !(opts.reads ?? []).every(Boolean) || (opts.reads?.length ?? 0) < statements.length;
     try {
       if (opts.readOnly) await query(c, 'START TRANSACTION READ ONLY');
       for (const sql of statements) {
@@ -167,6 +170,18 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         c.release();
       }
     },
+    async privilegeWarning() {
+      // USER_PRIVILEGES lists a privileged user's view of everyone: keep the current user's rows.
+      const c = await checkout(true);
+      const rows = (await query(
+        c,
+        `SELECT DISTINCT PRIVILEGE_TYPE AS p FROM information_schema.USER_PRIVILEGES
+          WHERE PRIVILEGE_TYPE IN ('FILE', 'SUPER')
+            AND GRANTEE = CONCAT("'", SUBSTRING_INDEX(CURRENT_USER(), '@', 1), "'@'", SUBSTRING_INDEX(CURRENT_USER(), '@', -1), "'")
+          ORDER BY 1`,
+      ).finally(() => c.release())) as Array<{ p: string }>;
+      return rows.length ? privilegeSentence(`the user has ${rows.map((r) => r.p).join(' and ')}`) : undefined;
+    },
     run,
     async select(sql, params) {
       // Engine-written SQL (introspection, table pages): the session's READ ONLY characteristic covers it.
@@ -195,7 +210,8 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         c.release();
       }
     },
-    async cursor(sql, o): Promise<RowCursor> {
+    async cursor(sql, asked): Promise<RowCursor> {
+      const o = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
       const c = await checkout(o.readOnly);
       await query(c, o.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
       // Rows arrive as events; the socket is paused while the buffer is full (backpressure).
