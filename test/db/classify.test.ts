@@ -45,7 +45,7 @@ describe('classes', () => {
   });
 
   it('writes, with a reason', () => {
-    for (const sql of ['INSERT INTO t VALUES (1)', 'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', 'SELECT * INTO n FROM t', 'EXPLAIN ANALYZE DELETE FROM t', 'SET x = 1', 'BEGIN', 'COMMIT', 'CALL p()', "SELECT set_config('a', 'b', false)", 'SELECT * FROM t FOR UPDATE', 'SELECT * FROM t FOR KEY SHARE', 'VACUUM', 'SELECT pg_advisory_lock(1)', 'COPY t FROM STDIN']) {
+    for (const sql of ['INSERT INTO t VALUES (1)', 'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', 'SELECT * INTO n FROM t', 'EXPLAIN ANALYZE DELETE FROM t', 'SET x = 1', 'BEGIN', 'COMMIT', 'CALL p()', "SELECT set_config('a', 'b', false)", 'SELECT * FROM t FOR UPDATE', 'SELECT * FROM t FOR KEY SHARE', 'VACUUM', 'SELECT pg_advisory_lock(1)']) {
       assert.equal(cls(sql), 'write', sql);
     }
     assert.equal(cls('PRAGMA user_version = 1', 'sqlite'), 'write');
@@ -61,6 +61,7 @@ describe('classes', () => {
   it('forbidden: outside the database, what does not parse, and anything unterminated', () => {
     assert.equal(cls("COPY t TO PROGRAM 'x'"), 'forbidden');
     assert.equal(cls("COPY t TO '/tmp/x'"), 'forbidden');
+    assert.equal(cls('COPY t FROM STDIN'), 'forbidden');
     assert.equal(cls("SELECT pg_catalog.pg_read_file('/etc/passwd')"), 'forbidden');
     assert.equal(cls("SELECT \"dblink_exec\"('x', 'y')"), 'forbidden');
     assert.equal(cls("SELECT U&\"pg\\005fread_file\"('/etc/passwd')"), 'forbidden', 'the parser resolves U& escapes');

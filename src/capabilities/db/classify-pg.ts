@@ -77,8 +77,10 @@ const funcName = (fields: PgNode): string => {
 function judge(kind: string, node: PgNode): { class: StatementClass; reason?: string } {
   if (OUTSIDE_STATEMENTS[kind]) return { class: 'forbidden', reason: OUTSIDE_STATEMENTS[kind] };
   if (kind === 'CopyStmt') {
+    // COPY never runs as a query: its data travels outside the query protocol (the CSV export builds its own).
     if (node.is_program) return { class: 'forbidden', reason: 'COPY ... PROGRAM runs a program on the server' };
     if (node.filename) return { class: 'forbidden', reason: `COPY ${node.is_from ? 'FROM' : 'TO'} a file reads or writes server files` };
+    return { class: 'forbidden', reason: node.is_from ? 'COPY FROM STDIN is not run as a query; insert rows with INSERT' : 'COPY TO STDOUT is not run as a query; use the CSV export' };
   }
   let outside: string | undefined;
   let write: string | undefined;
@@ -96,7 +98,6 @@ function judge(kind: string, node: PgNode): { class: StatementClass; reason?: st
   if (write) return { class: 'write', reason: write };
   if (kind === 'SelectStmt' || kind === 'VariableShowStmt') return { class: 'read' };
   if (kind === 'ExplainStmt') return { class: 'read' }; // what EXPLAIN ANALYZE runs was walked above
-  if (kind === 'CopyStmt') return { class: 'write', reason: node.is_from ? 'COPY FROM writes rows' : 'COPY is not run as a query; use the CSV export' };
   return { class: 'write', reason: `${verbOf(kind).toUpperCase()} is not a read` };
 }
 
