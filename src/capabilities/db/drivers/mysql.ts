@@ -6,8 +6,9 @@
  * NO_BACKSLASH_ESCAPES and ANSI_QUOTES (the lexer's reading of strings; a batch that was not all
  * reads may have changed it, so its session is not reused). Read-only sessions also pin
  * `SET SESSION TRANSACTION READ ONLY`, and every call is one START TRANSACTION READ ONLY, rolled back at
- * the end; on MariaDB @@in_transaction is checked after each statement, so a COMMIT that escapes
- * the transaction stops the call and the session is thrown away. A timeout kills the query on the
+ * the end; after each statement a savepoint taken at the start is rolled back to, which fails once
+ * the transaction was ended (COMMIT, or an implicit commit followed by START TRANSACTION READ
+ * WRITE), so the call stops there and the session is thrown away. A timeout kills the query on the
  * server (KILL QUERY from a second session).
  */
 import type mysql from 'mysql2';
@@ -29,11 +30,13 @@ interface Streamed {
   affected?: number;
 }
 
+/** sql_mode flags that change how the server reads the text (strings, quotes, MariaDB's ORACLE parser): never on. */
+const LEXER_MODES = new Set(['NO_BACKSLASH_ESCAPES', 'ANSI_QUOTES', 'ANSI', 'ORACLE', 'MSSQL', 'DB2', 'POSTGRESQL', 'MAXDB']);
+
 /** Rows an export buffers before the socket is paused. */
 const BUFFER_HIGH = 20_000;
 
 const prepared = new WeakSet<object>();
-const mariaDb = new WeakMap<object, boolean>();
 
 export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
   const pools: { ro?: mysql.Pool; rw?: mysql.Pool } = {};
@@ -67,9 +70,8 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
     const c = await new Promise<Core>((resolve, reject) => pool(readOnly).getConnection((err, got) => (err ? reject(err) : resolve(got))));
     if (!prepared.has(c)) {
       try {
-        const [{ v, m }] = (await query(c, 'SELECT VERSION() AS v, @@SESSION.sql_mode AS m')) as Array<{ v: string; m: string }>;
-        mariaDb.set(c, /mariadb/i.test(v));
-        const mode = m.split(',').filter((x) => x && x !== 'NO_BACKSLASH_ESCAPES' && x !== 'ANSI_QUOTES' && x !== 'ANSI').join(',');
+        const [{ m }] = (await query(c, 'SELECT @@SESSION.sql_mode AS m')) as Array<{ m: string }>;
+        const mode = m.split(',').filter((x) => x && !LEXER_MODES.has(x)).join(',');
         if (mode !== m) await query(c, 'SET SESSION sql_mode = ?', [mode]);
         if (readOnly) await query(c, 'SET SESSION TRANSACTION READ ONLY');
         prepared.add(c);
@@ -121,11 +123,12 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       });
     });
 
-  const inTransaction = async (c: Core): Promise<boolean | undefined> => {
-    if (!mariaDb.get(c)) return undefined;
-    const [{ t }] = (await query(c, 'SELECT @@in_transaction AS t')) as Array<{ t: number | string }>;
-    return Number(t) === 1;
-  };
+  /**
+   * Whether the read-only transaction of this call is still the one running. MariaDB ends a
+   * transaction implicitly (DDL, BEGIN, START TRANSACTION READ WRITE, SET autocommit = 1), and a new
+   * one may be read-write; the savepoint taken at its start exists only in the same transaction.
+   */
+  const sameTransaction = (c: Core): Promise<boolean> => query(c, 'ROLLBACK TO SAVEPOINT engine_ro').then(() => true, () => false);
 
   const run = async (statements: string[], asked: RunOptions): Promise<StatementResult[]> => {
     const opts = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
@@ -134,7 +137,10 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
     // A batch that was not all reads may have changed the session (SET sql_mode, user variables): it is not reused.
     let discard = !(opts.reads ?? []).every(Boolean) || (opts.reads?.length ?? 0) < statements.length;
     try {
-      if (opts.readOnly) await query(c, 'START TRANSACTION READ ONLY');
+      if (opts.readOnly) {
+        await query(c, 'START TRANSACTION READ ONLY');
+        await query(c, 'SAVEPOINT engine_ro');
+      }
       for (const sql of statements) {
         const started = Date.now();
         let got: Streamed;
@@ -144,7 +150,7 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
           throw new StatementError(describeMysql(err), results, sql);
         }
         results.push({ sql, ...got, truncated: got.rowCount > got.rows.length, durationMs: Date.now() - started });
-        if (opts.readOnly && (await inTransaction(c)) === false) {
+        if (opts.readOnly && !(await sameTransaction(c))) {
           discard = true;
           throw new StatementError('the statement ended the read-only transaction; nothing after it ran and the session was discarded', results, sql);
         }
