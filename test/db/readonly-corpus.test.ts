@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { readOnlyLocks } from '../../src/capabilities/db/seams.js';
-import { engineAndCases, victimRows, type EngineCase } from './helpers.js';
+import { engineAndCases, type EngineCase } from './helpers.js';
 
 /** write: changes data or schema (the server's read-only transaction stops it too); outside: acts outside the transaction (only the classifier stops it); read: harmless, may run. */
 type Kind = 'write' | 'outside' | 'read';
@@ -306,7 +306,10 @@ async function exportCall(id: string, sql: string) {
   return res.status;
 }
 
-/** What "no effect" means on each server, checked outside the engine (and one setting through it). */
+/**
+ * What "no effect" means on each server, checked outside the engine in one query (the victim's
+ * rows, new tables, locks, a server-wide setting), the files, and one session setting through it.
+ */
 function effects(engine: 'postgres' | 'mysql', c: () => EngineCase) {
   const files = () => (engine === 'mysql' ? path.join(c().server!.dir, 'files') : os.tmpdir());
   const ours = (f: string) => engine === 'mysql' || f.startsWith(path.basename(PWNED));
@@ -315,32 +318,33 @@ function effects(engine: 'postgres' | 'mysql', c: () => EngineCase) {
     const res = await env.t.api('POST', `/api/db/${engine}-ro/query`, { sql });
     return res.body.statements?.[0]?.rows?.[0]?.s;
   };
-  const global = async () =>
-    engine === 'postgres'
-      ? (await c().admin("SELECT count(*)::int AS n FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf'"))[0].n
-      : (await c().admin('SELECT @@GLOBAL.max_connections AS n'))[0].n;
-  let baseline: { setting: unknown; global: unknown } | undefined;
+  const server = async () => {
+    const [row] = await c().admin(
+      engine === 'postgres'
+        ? `SELECT (SELECT string_agg(id || ':' || v, ',' ORDER BY id) FROM victim) AS victim,
+                  (SELECT count(*)::int FROM pg_class WHERE relname LIKE 'pwned%') AS tables,
+                  (SELECT count(*)::int FROM pg_locks WHERE locktype = 'advisory') AS locks,
+                  (SELECT count(*)::int FROM pg_file_settings WHERE sourcefile LIKE '%postgresql.auto.conf') AS global`
+        : `SELECT (SELECT GROUP_CONCAT(CONCAT(id, ':', v) ORDER BY id) FROM victim) AS victim,
+                  (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_NAME LIKE 'pwned%') AS tables,
+                  1 - IS_FREE_LOCK('pwned') AS locks, @@GLOBAL.max_connections AS global`,
+    );
+    return { victim: String(row.victim), tables: Number(row.tables), locks: Number(row.locks), global: String(row.global) };
+  };
+  let baseline: { setting: unknown; global: string } | undefined;
   return {
     files,
     async record() {
-      baseline = { setting: await setting(), global: await global() };
+      baseline = { setting: await setting(), global: (await server()).global };
       assert.ok(baseline.setting, 'the setting check reads a value');
     },
     async assertNone(what: string) {
-      assert.deepEqual(await victimRows(c()), [{ id: 1, v: 'intact' }, { id: 2, v: 'intact' }], `victim changed after: ${what}`);
-      const tables = await c().admin(
-        engine === 'postgres'
-          ? "SELECT relname AS name FROM pg_class WHERE relname LIKE 'pwned%'"
-          : "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_NAME LIKE 'pwned%'",
-      );
-      assert.deepEqual(tables, [], `something new exists after: ${what}`);
+      const now = await server();
+      assert.equal(now.victim, '1:intact,2:intact', `victim changed after: ${what}`);
+      assert.equal(now.tables, 0, `something new exists after: ${what}`);
+      assert.equal(now.locks, 0, `a lock is held after: ${what}`);
+      assert.equal(now.global, baseline!.global, `a server setting changed after: ${what}`);
       assert.deepEqual(readdirSync(files()).filter(ours), [], `a file was written after: ${what}`);
-      const locks =
-        engine === 'postgres'
-          ? Number((await c().admin("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'"))[0].n)
-          : Number((await c().admin("SELECT IS_FREE_LOCK('pwned') AS f"))[0].f) === 1 ? 0 : 1;
-      assert.equal(locks, 0, `a lock is held after: ${what}`);
-      assert.equal(await global(), baseline!.global, `a server setting changed after: ${what}`);
       assert.equal(await setting(), baseline!.setting, `a session setting changed after: ${what}`);
     },
   };
@@ -418,6 +422,40 @@ for (const engine of ['postgres', 'mysql'] as const) {
       }
       assert.ok(stopped > 40, `the server refused ${stopped} writes`);
     });
+  });
+}
+
+for (const engine of ['postgres', 'mysql'] as const) {
+  it(`${engine}: a privileged role is named in the connection test and GET /api/db; the docs' read-only role is not`, async (ctx) => {
+    const c = env.cases.find((x) => x.engine === engine)!;
+    if (c.skip) return ctx.skip(c.skip);
+    const id = `${engine}-privileged`;
+    assert.equal((await env.t.api('PUT', `/api/db/connections/${id}`, c.definition())).status, 200);
+    const tested = await env.t.api('POST', `/api/db/connections/${id}/test`);
+    assert.equal(tested.body.ok, true);
+    assert.match(tested.body.warning, engine === 'postgres' ? /the role is a superuser: .*read-only here rests on the engine's checks alone/ : /the user has FILE and SUPER: .*read-only here rests/);
+    const listed = (await env.t.api('GET', '/api/db')).body.connections.find((x: { id: string }) => x.id === id);
+    assert.equal(listed.warning, tested.body.warning);
+    const unsaved = await env.t.api('POST', '/api/db/test', c.definition());
+    assert.equal(unsaved.body.warning, tested.body.warning);
+
+    // The read-only role of docs/databases.md, made with its two statements.
+    if (engine === 'postgres') {
+      await c.admin("CREATE ROLE reader LOGIN PASSWORD 'reader-pw' IN ROLE pg_read_all_data");
+      await c.admin('ALTER ROLE reader SET default_transaction_read_only = on');
+    } else {
+      await c.admin("CREATE USER 'reader'@'%' IDENTIFIED BY 'reader-pw'");
+      await c.admin("GRANT SELECT, SHOW VIEW ON test.* TO 'reader'@'%'");
+    }
+    const reader = c.definition({ user: 'reader', password: 'reader-pw' });
+    assert.equal((await env.t.api('PUT', '/api/db/connections/reader', reader)).status, 200);
+    const plain = await env.t.api('POST', '/api/db/connections/reader/test');
+    assert.equal(plain.body.ok, true, JSON.stringify(plain.body));
+    assert.equal(plain.body.warning, undefined);
+    assert.equal((await env.t.api('GET', '/api/db')).body.connections.find((x: { id: string }) => x.id === 'reader').warning, undefined);
+    const read = await env.t.api('POST', '/api/db/reader/query', { sql: 'SELECT count(*) AS n FROM victim' });
+    assert.equal(Number(read.body.statements[0].rows[0].n), 2, 'the role reads');
+    await env.t.api('DELETE', '/api/db/connections/reader');
   });
 }
 

@@ -234,7 +234,8 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         w?.();
       };
       const q = c.query({ sql });
-      q.on('fields', (fields?: Array<{ name: string }>) => ((columns = (fields ?? []).map((f) => f.name)), notify()));
+      let sawFields = false;
+      q.on('fields', (fields?: Array<{ name: string }>) => ((sawFields = fields !== undefined), (columns = (fields ?? []).map((f) => f.name)), notify()));
       q.on('result', (row: unknown) => {
         buffer.push(row as Row);
         if (buffer.length >= BUFFER_HIGH) c.pause();
@@ -267,8 +268,10 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         async close() {
           if (closed) return;
           closed = true;
-          if (!ended) {
-            c.destroy(); // the rest of an unread result cannot be skipped cheaply
+          // The rest of an unread result cannot be skipped cheaply; a statement that answered no
+          // rows (SET ...) may have changed the session: neither goes back to the pool.
+          if (!ended || !sawFields) {
+            c.destroy();
             return;
           }
           await query(c, 'ROLLBACK').catch(() => undefined);
