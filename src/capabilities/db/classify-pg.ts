@@ -6,15 +6,8 @@
  * function with effects. Functions are judged by name wherever they stand in the tree (FROM,
  * arguments, CTEs, subqueries), schema-qualified, quoted or spelled with U& escapes alike.
  */
-import type { StatementClass } from './classify.js';
+import type { ClassifiedStatement, StatementClass } from './classify.js';
 import { parsePg, type PgNode } from './pg-parser.js';
-
-export interface PgClassified {
-  sql: string;
-  class: StatementClass;
-  reason?: string;
-  verb: string;
-}
 
 /** Functions that act outside the transaction (files, programs, other sessions and servers): never run for a model or on a read-only connection. */
 const OUTSIDE = new Set([
@@ -101,8 +94,8 @@ function judge(kind: string, node: PgNode): { class: StatementClass; reason?: st
   return { class: 'write', reason: `${verbOf(kind).toUpperCase()} is not a read` };
 }
 
-/** The statements of `sql` as PostgreSQL cuts them, each classified; null when it does not parse. */
-export function classifyPostgres(sql: string): { statements: PgClassified[] } | { error: string } {
+/** The statements of `sql` as PostgreSQL cuts them, each classified; the parser's message when it does not parse. */
+export function classifyPostgres(sql: string): { statements: ClassifiedStatement[] } | { error: string } {
   const parsed = parsePg(sql);
   if (!parsed.ok) return { error: parsed.error };
   return { statements: parsed.statements.map((s) => ({ sql: s.text, verb: verbOf(s.kind), ...judge(s.kind, s.node) })) };

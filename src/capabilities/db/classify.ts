@@ -86,11 +86,12 @@ export function classify(sql: string, engine: DbEngine): Classification {
     return combine(parsed.statements);
   }
   const run = lexAndClassify(sql, engine, 'run');
-  if (!run.versioned || run.class === 'forbidden') return combine(withTokens(run.statements));
+  if ('failed' in run) return run.failed;
+  if (!run.versioned) return combine(withTokens(run.statements));
   // A versioned comment runs on new enough servers and is skipped on older ones: the statements
   // must end at the same semicolons in both readings, and each takes the stricter class.
   const skip = lexAndClassify(sql, engine, 'skip');
-  if (skip.class === 'forbidden' && !skip.statements.some((s) => s.tokens)) return skip;
+  if ('failed' in skip) return skip.failed;
   if (skip.statements.length !== run.statements.length) return one(sql, 'forbidden', 'a version comment (/*!NNNNN ... */) moves where statements end depending on the server version; take it out');
   const merged = run.statements.map((r, k) => {
     const s = skip.statements[k];
@@ -107,15 +108,12 @@ export async function classifySql(sql: string, engine: DbEngine): Promise<Classi
 
 const withTokens = (list: Array<ClassifiedStatement & { tokens: number }>): ClassifiedStatement[] => list.filter((s) => s.tokens).map(({ tokens: _, ...s }) => s);
 
-/** One reading of the text: its statements (those with no token marked, to line readings up). */
-function lexAndClassify(sql: string, engine: LexEngine, versionComments: 'run' | 'skip') {
+/** One reading of the text: its statements, those with no token kept (counted) to line readings up; or why it cannot be read. */
+function lexAndClassify(sql: string, engine: LexEngine, versionComments: 'run' | 'skip'): { failed: Classification } | { statements: Array<ClassifiedStatement & { tokens: number }>; versioned?: boolean } {
   const lexed = lex(sql, engine, { versionComments });
-  if (lexed.unterminated) {
-    const failed = one(sql, 'forbidden', `the SQL has ${lexed.unterminated}`);
-    return { ...failed, statements: failed.statements.map((s) => ({ ...s, tokens: 1 })), versioned: lexed.versioned };
-  }
+  if (lexed.unterminated) return { failed: one(sql, 'forbidden', `the SQL has ${lexed.unterminated}`) };
   const statements = splitStatements(sql, lexed, true).map((s) => ({ sql: s.text, verb: verbOf(s.tokens), tokens: s.tokens.length, ...classifyTokens(s.tokens, engine) }));
-  return { ...combine(statements), statements, versioned: lexed.versioned };
+  return { statements, versioned: lexed.versioned };
 }
 
 function verbOf(tokens: Token[]): string {
