@@ -255,6 +255,8 @@ const mysql = (files: string): Entry[] => {
     O("SELECT `get_lock`('pwned', 0)"),
     O("SELECT GET_LOCK ('pwned', 0)"),
     O("SELECT 1 /*! , GET_LOCK('pwned', 0) */"),
+    O("ANALYZE SELECT GET_LOCK('pwned', 0)"),
+    O("EXPLAIN ANALYZE SELECT GET_LOCK('pwned', 0)"),
     W('SELECT SLEEP(0)'),
     W('SELECT BENCHMARK(1, 1)'),
     W('DO SLEEP(0)'),
@@ -357,9 +359,14 @@ for (const engine of ['postgres', 'mysql'] as const) {
     const corpus = () => (engine === 'postgres' ? POSTGRES : mysql(fx.files()));
     const refusal = /refused|read-only|never run/;
 
-    /** Every entry on the three routes; non-reads refused on each; no effect after any. */
-    const holds = async () => {
+    /** Every entry on the three routes (and the person's explain mode); non-reads refused on each; no effect after any. */
+    const holds = async (withExplain = false) => {
       for (const entry of corpus()) {
+        if (withExplain) {
+          // Mode explain runs EXPLAIN of each statement on the read-only session: it may answer a plan, never an effect.
+          await env.t.api('POST', `/api/db/${engine}-ro/query`, { sql: entry.sql, mode: 'explain' });
+          await fx.assertNone(`the person's explain of ${JSON.stringify(entry.sql)}`);
+        }
         const person = await env.t.api('POST', `/api/db/${engine}-ro/query`, { sql: entry.sql });
         if (entry.kind !== 'read') {
           assert.equal(person.status, 400, `not refused for a person: ${JSON.stringify(entry.sql)}\n${JSON.stringify(person.body)}`);
@@ -391,7 +398,7 @@ for (const engine of ['postgres', 'mysql'] as const) {
 
     it('holds on the person route, through db_query in ask mode, and through the export', async (ctx) => {
       if (c().skip) return ctx.skip(c().skip);
-      await holds();
+      await holds(true);
     });
 
     it('still holds by classification alone, with the read-only transaction removed', async (ctx) => {

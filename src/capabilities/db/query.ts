@@ -155,6 +155,11 @@ export function createQueryRunner(core: DbCore) {
       const view = await core.store.get(id);
       const c = await parse(req.sql, view.engine);
       const explain = req.mode === 'explain';
+      // Mode explain prefixes EXPLAIN and runs on the read-only session; a statement that already is an
+      // EXPLAIN ANALYZE (MariaDB: ANALYZE) runs what it explains, and what a read-only transaction does not undo (an
+      // advisory lock) must not run that way either.
+      const ran = explain && readOnlyLocks.classifier ? c.statements.find((s) => (s.verb === 'explain' || s.verb === 'analyze') && s.class !== 'read') : undefined;
+      if (ran) throw badRequest(`not run: mode explain runs nothing, but ${ran.reason} under EXPLAIN ANALYZE; send it in mode run`);
       const why = explain ? (c.class === 'forbidden' ? refusal(c, false, 'human') : null) : refusal(c, view.writable, 'human');
       if (why) throw badRequest(`not run: ${why}`);
       return execute(id, req, c, view.writable && !explain, { by: 'human' });
