@@ -8,6 +8,9 @@
  *              that ends it stops the call and the session is thrown away) and everything is rolled
  *              back at the end, which also undoes any set_config;
  *   read-write only for a writable connection's human or approved calls.
+ * The statements it runs are the texts PostgreSQL's own parser cut (classify-pg.ts); the export's
+ * COPY and DECLARE wrappers are checked by parsing them again (pg-parser.ts wrapVerified). A call
+ * that was not all reads ends its session instead of returning it to the pool.
  * statement_timeout (a startup parameter) stops a long query on the server.
  */
 import type pg from 'pg';
