@@ -77,8 +77,7 @@ function judge(kind: string, node: PgNode): { class: StatementClass; reason?: st
   }
   let outside: string | undefined;
   let write: string | undefined;
-  const wrapped = { Root: { [kind]: node } };
-  walk(wrapped, (k, fields) => {
+  walk({ [kind]: node }, (k, fields) => {
     if (k === 'FuncCall') {
       const name = funcName(fields);
       if (OUTSIDE.has(name) || OUTSIDE_PREFIXES.some((p) => name.startsWith(p))) outside ??= `${name}() acts outside the database or the transaction`;
