@@ -1,19 +1,18 @@
 /**
  * The lexer for MySQL/MariaDB and SQLite, written for classification, not execution: it must see
  * exactly what the server sees, and it reports (`unterminated`) whatever it cannot read the
- * server's way with certainty, which the classifier refuses. PostgreSQL needs none: its own parser is used
- * (pg-parser.ts).
+ * server's way with certainty, which the classifier refuses. PostgreSQL needs none: its own parser
+ * is used (pg-parser.ts).
  *
  * MySQL/MariaDB, after the server's lexer (sql/sql_lex.cc) and checked against a real MariaDB by
  * test/db/readonly-corpus.test.ts:
- *   - `-- ` is a comment only when a space or a control character (or the end) follows the dashes;
- *     `#` too; both end at \n only (\r, \v, \f do not end them);
+ *   - `--` starts a comment only when a space or a control character (or the end) follows the
+ *     dashes, `#` always; both end at \n only (\r, \v, \f do not end them);
  *   - a plain block comment ends at the first `*\/` and does not nest;
  *   - `/*!` and `/*M!` comments (a capital M: `/*m!` is a plain comment): with no 5- or 6-digit
  *     version right after the `!`, their content is SQL; with a version it is SQL on servers at
- *     least that new and skipped on older ones, and a
- *     skipped one ends at its first `*\/` whatever quotes stand before it (one nested `/* *\/` is
- *     allowed). Which a server does depends on its version, so the caller lexes both readings
+ *     least that new and skipped on older ones, and a skipped one ends at its first `*\/` whatever
+ *     quotes stand before it (one nested `/* *\/` is allowed). Which a server does depends on its version, so the caller lexes both readings
  *     (`versionComments: 'run' | 'skip'`) and takes the stricter;
  *   - strings in '' and "" end at a quote not escaped by a backslash or doubled (the engine's
  *     sessions pin an sql_mode without NO_BACKSLASH_ESCAPES and ANSI_QUOTES, see drivers/mysql.ts);
