@@ -12,8 +12,9 @@
  *   - `/*!` and `/*M!` comments (a capital M: `/*m!` is a plain comment): with no 5- or 6-digit
  *     version right after the `!`, their content is SQL; with a version it is SQL on servers at
  *     least that new and skipped on older ones, and a skipped one ends at its first `*\/` whatever
- *     quotes stand before it (one nested `/* *\/` is allowed). Which a server does depends on its version, so the caller lexes both readings
- *     (`versionComments: 'run' | 'skip'`) and takes the stricter;
+ *     quotes stand before it (one nested `/* *\/` is allowed). Which a server does depends on its
+ *     version, so the caller lexes both readings (`versionComments: 'run' | 'skip'`) and takes the
+ *     stricter;
  *   - strings in '' and "" end at a quote not escaped by a backslash or doubled (the engine's
  *     sessions pin an sql_mode without NO_BACKSLASH_ESCAPES and ANSI_QUOTES, see drivers/mysql.ts);
  *     X'..' and B'..' hold hex or binary digits only, without escapes;
