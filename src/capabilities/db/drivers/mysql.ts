@@ -183,7 +183,7 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         c,
         `SELECT DISTINCT PRIVILEGE_TYPE AS p FROM information_schema.USER_PRIVILEGES
           WHERE PRIVILEGE_TYPE IN ('FILE', 'SUPER')
-            AND GRANTEE = CONCAT("'", SUBSTRING_INDEX(CURRENT_USER(), '@', 1), "'@'", SUBSTRING_INDEX(CURRENT_USER(), '@', -1), "'")
+            AND GRANTEE = CONCAT(CHAR(39), SUBSTRING_INDEX(CURRENT_USER(), '@', 1), CHAR(39), '@', CHAR(39), SUBSTRING_INDEX(CURRENT_USER(), '@', -1), CHAR(39))
           ORDER BY 1`,
       ).finally(() => c.release())) as Array<{ p: string }>;
       return rows.length ? privilegeSentence(`the user has ${rows.map((r) => r.p).join(' and ')}`) : undefined;
