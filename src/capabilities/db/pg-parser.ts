@@ -37,8 +37,6 @@ export function loadPgParser(): Promise<void> {
   return ready;
 }
 
-export const pgParserLoaded = () => loaded;
-
 export function parsePg(sql: string): PgParse {
   if (!loaded) throw new Error('the PostgreSQL parser is not loaded yet (await loadPgParser() first)');
   let tree: ReturnType<LibPgQuery['parseSync']>;
@@ -63,7 +61,7 @@ export function parsePg(sql: string): PgParse {
 const trimSpace = (s: string) => s.replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, '');
 
 /** The tree without source positions, to compare two parses of the same statement. */
-export function shape(node: unknown): string {
+function shape(node: unknown): string {
   return JSON.stringify(node, (k, v) => (k === 'location' || k === 'stmt_location' || k === 'stmt_len' ? undefined : v));
 }
 
