@@ -1,6 +1,6 @@
 /**
  * Start-up loads only what a first request needs (docs/performance.md, issue 11): the model SDKs,
- * the MCP SDK (and its zod), pg, mysql2, html-to-text and js-tiktoken's ranks stay out of the bundle and out of a
+ * the MCP SDK (and its zod), pg, mysql2, libpg-query, html-to-text and js-tiktoken's ranks stay out of the bundle and out of a
  * started engine until first used; the model SDK is warmed only once a provider is configured.
  */
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { tempDir } from '../support/engine.js';
 import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
 
-const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text|js-tiktoken|vega-lite|vega)\//;
+const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text|js-tiktoken|libpg-query|vega-lite|vega)\//;
 
 /** Runs in a plain node process: starts the bundled engine, reports which lazy packages are loaded when. */
 const probe = `
@@ -50,7 +50,7 @@ test('a start loads none of the heavy lazy packages; the model SDK loads once a 
     assert.deepEqual(seen.afterWarmUps, [], 'no provider configured: the warm-ups leave the model SDK unloaded');
     assert.equal(seen.put, 200);
     assert.ok(seen.withProvider.includes('ai') && seen.withProvider.includes('@ai-sdk/openai-compatible'), `loaded once a provider is configured: ${seen.withProvider.join(', ')}`);
-    assert.ok(!seen.withProvider.includes('mysql2') && !seen.withProvider.includes('pg') && !seen.withProvider.includes('@modelcontextprotocol/sdk'));
+    assert.ok(!seen.withProvider.includes('mysql2') && !seen.withProvider.includes('pg') && !seen.withProvider.includes('libpg-query') && !seen.withProvider.includes('@modelcontextprotocol/sdk'));
     assert.ok(!seen.withProvider.includes('js-tiktoken'), 'the BPE ranks load on the first tool count, not before');
   } finally {
     await rm(out, { recursive: true, force: true });

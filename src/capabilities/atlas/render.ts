@@ -4,13 +4,18 @@
  * weight, dashed for evidence edges), every node linked to its card below; flow views as numbered
  * steps; cards with their facts. Self-contained: no script, no remote resource.
  */
-import dagre from '@dagrejs/dagre';
+import type * as Dagre from '@dagrejs/dagre';
+import { lazyRequire } from '../../kernel/lazy-require.js';
 import type { AtlasDocument, Card, View } from './types.js';
+
+// Loaded on the first page drawn, never at start (bench/memory, test/foundation/lazy-load).
+const loadDagre = lazyRequire<typeof Dagre>('@dagrejs/dagre');
 
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 const anchor = (unit: string) => `card-${unit.replace(/[^\w-]/g, '_')}`;
 
 function graphSvg(view: View, rank: Map<string, number>): string {
+  const dagre = loadDagre();
   const g = new dagre.graphlib.Graph();
   // Top to bottom: a map of many units stays as wide as a page and grows downwards.
   g.setGraph({ rankdir: 'TB', nodesep: 14, ranksep: 48, marginx: 12, marginy: 12 });

@@ -2,13 +2,17 @@
  * The engine's own statement classifier (seed 001 §4.9). Every statement gets one class:
  *   read       changes nothing and reaches nothing outside the database;
  *   write      changes data, schema, session or transaction state (or is not known to be a read);
- *   forbidden  reaches outside the database: server files, programs, other connections, extensions.
- * A batch takes the strictest class. The classifier fails closed: an unknown statement is a write,
- * an unterminated quote or comment is forbidden. It is the first of two locks; the second is the
- * database itself (read-only handle or transaction, see the drivers), so a classifier miss still
- * changes nothing.
+ *   forbidden  reaches outside the database or the transaction: server files, programs, other
+ *              connections, extensions; or text whose reading by the server cannot be known.
+ * A batch takes the strictest class. PostgreSQL is classified from its own parse tree
+ * (classify-pg.ts); MySQL/MariaDB and SQLite from the lexer (sql-lexer.ts), which follows each
+ * server's rules and fails closed: an unknown statement is a write, an unterminated quote or
+ * comment is forbidden. It is the first of two locks; the second is the database itself
+ * (read-only handle or transaction, see the drivers), so a classifier miss still changes nothing.
  */
-import { lex, splitStatements, type Token } from './sql-lexer.js';
+import { classifyPostgres } from './classify-pg.js';
+import { loadPgParser } from './pg-parser.js';
+import { lex, splitStatements, type LexEngine, type Token } from './sql-lexer.js';
 import type { DbEngine } from './types.js';
 
 export type StatementClass = 'read' | 'write' | 'forbidden';
@@ -36,41 +40,20 @@ const READ_VERBS = new Set(['select', 'with', 'values', 'table', 'show', 'descri
 /** Keywords that make any statement a write wherever they stand (outside strings and quoted names). */
 const WRITE_WORDS = new Set(['insert', 'update', 'delete', 'merge', 'upsert', 'create', 'drop', 'alter', 'truncate', 'grant', 'revoke', 'into', 'lock', 'rename']);
 
-/** Functions with side effects inside the database or on other sessions: a write. */
-const WRITE_FUNCTIONS: Record<DbEngine, Set<string>> = {
-  postgres: new Set([
-    'nextval', 'setval', 'set_config', 'pg_notify', 'txid_current', 'pg_current_xact_id',
-    'pg_advisory_lock', 'pg_advisory_lock_shared', 'pg_try_advisory_lock', 'pg_try_advisory_lock_shared',
-    'pg_advisory_xact_lock', 'pg_advisory_xact_lock_shared', 'pg_try_advisory_xact_lock', 'pg_try_advisory_xact_lock_shared',
-    'pg_advisory_unlock', 'pg_advisory_unlock_shared', 'pg_advisory_unlock_all', 'pg_stat_reset', 'pg_stat_reset_shared',
-    'pg_stat_reset_single_table_counters', 'pg_stat_reset_single_function_counters', 'pg_stat_reset_slru', 'pg_stat_reset_replication_slot',
-  ]),
-  mysql: new Set(['get_lock', 'release_lock', 'release_all_locks', 'nextval', 'setval', 'master_pos_wait', 'source_pos_wait']),
+/** Functions with effects the transaction does not undo (locks that outlive it) or that hold the server busy: a write. */
+const WRITE_FUNCTIONS: Record<LexEngine, Set<string>> = {
+  mysql: new Set(['get_lock', 'release_lock', 'release_all_locks', 'nextval', 'setval', 'lastval', 'master_pos_wait', 'source_pos_wait', 'master_gtid_wait', 'sleep', 'benchmark']),
   sqlite: new Set([]),
 };
 
-/** Functions that reach outside the database (files, programs, connections) or run SQL text unseen. */
-const FORBIDDEN_FUNCTIONS: Record<DbEngine, Set<string>> = {
-  postgres: new Set([
-    'pg_read_file', 'pg_read_binary_file', 'pg_ls_dir', 'pg_stat_file', 'pg_ls_logdir', 'pg_ls_waldir', 'pg_ls_tmpdir',
-    'pg_ls_archive_statusdir', 'pg_ls_logicalsnapdir', 'pg_ls_logicalmapdir', 'pg_ls_replslotdir',
-    'pg_file_write', 'pg_file_rename', 'pg_file_unlink', 'pg_file_sync', 'pg_logdir_ls',
-    'lo_import', 'lo_export', 'lo_from_bytea', 'lo_put', 'lo_create', 'lo_creat', 'lo_unlink', 'lo_truncate', 'lo_truncate64', 'lo_open', 'lowrite',
-    'pg_terminate_backend', 'pg_cancel_backend', 'pg_reload_conf', 'pg_rotate_logfile', 'pg_promote', 'pg_switch_wal',
-    'pg_create_restore_point', 'pg_backup_start', 'pg_backup_stop', 'pg_start_backup', 'pg_stop_backup',
-    'pg_create_physical_replication_slot', 'pg_create_logical_replication_slot', 'pg_drop_replication_slot',
-    'pg_copy_physical_replication_slot', 'pg_copy_logical_replication_slot', 'pg_logical_emit_message',
-    'pg_logical_slot_get_changes', 'pg_logical_slot_get_binary_changes', 'pg_replication_slot_advance', 'pg_import_system_collations',
-    // These run SQL text the classifier never sees.
-    'query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema', 'cursor_to_xml', 'cursor_to_xmlschema',
-  ]),
+/** Functions that reach outside the database (files, programs, connections). */
+const FORBIDDEN_FUNCTIONS: Record<LexEngine, Set<string>> = {
   mysql: new Set(['load_file', 'sys_exec', 'sys_eval', 'sys_get', 'sys_set']),
   sqlite: new Set(['load_extension', 'readfile', 'writefile', 'edit', 'fts3_tokenizer', 'zipfile', 'fsdir', 'lsmode']),
 };
 
-/** Name prefixes of function families that open connections or touch replication. */
-const FORBIDDEN_PREFIXES: Record<DbEngine, string[]> = {
-  postgres: ['dblink', 'pg_replication_origin_', 'lo_', 'pg_file_'],
+/** Name prefixes of function families that reach outside. */
+const FORBIDDEN_PREFIXES: Record<LexEngine, string[]> = {
   mysql: ['sys_'],
   sqlite: [],
 };
@@ -86,16 +69,51 @@ const SQLITE_READ_PRAGMAS = new Set([
   'automatic_index', 'mmap_size', 'soft_heap_limit', 'hard_heap_limit', 'threads', 'wal_autocheckpoint', 'analysis_limit',
 ]);
 
-export function classify(sql: string, engine: DbEngine): Classification {
-  const lexed = lex(sql, engine);
-  if (lexed.unterminated) {
-    const reason = `the SQL has ${lexed.unterminated} that is never closed`;
-    return { statements: [{ sql, class: 'forbidden', reason, verb: '' }], class: 'forbidden', reason };
-  }
-  const statements = splitStatements(sql, lexed).map((s) => ({ sql: s.text, verb: verbOf(s.tokens), ...classifyTokens(s.tokens, engine) }));
+const one = (sql: string, cls: StatementClass, reason: string): Classification => ({ statements: [{ sql, class: cls, reason, verb: '' }], class: cls, reason });
+
+function combine(statements: ClassifiedStatement[]): Classification {
   let worst: ClassifiedStatement | undefined;
   for (const s of statements) if (!worst || RANK[s.class] > RANK[worst.class]) worst = s;
   return { statements, class: worst?.class ?? 'read', reason: worst?.reason };
+}
+
+/** Classifies `sql`. PostgreSQL needs its parser loaded first: use classifySql, or await loadPgParser(). */
+export function classify(sql: string, engine: DbEngine): Classification {
+  if (sql.includes('\0')) return one(sql, 'forbidden', 'the SQL holds a NUL character, which servers read in different ways');
+  if (engine === 'postgres') {
+    const parsed = classifyPostgres(sql);
+    if ('error' in parsed) return one(sql, 'forbidden', `PostgreSQL's parser cannot read the SQL: ${parsed.error}`);
+    return combine(parsed.statements);
+  }
+  const run = lexAndClassify(sql, engine, 'run');
+  if ('failed' in run) return run.failed;
+  if (!run.versioned) return combine(withTokens(run.statements));
+  // A versioned comment runs on new enough servers and is skipped on older ones: the statements
+  // must end at the same semicolons in both readings, and each takes the stricter class.
+  const skip = lexAndClassify(sql, engine, 'skip');
+  if ('failed' in skip) return skip.failed;
+  if (skip.statements.length !== run.statements.length) return one(sql, 'forbidden', 'a version comment (/*!NNNNN ... */) moves where statements end depending on the server version; take it out');
+  const merged = run.statements.map((r, k) => {
+    const s = skip.statements[k];
+    return !r.tokens || (s.tokens && RANK[s.class] > RANK[r.class]) ? s : r;
+  });
+  return combine(withTokens(merged));
+}
+
+/** The same, loading PostgreSQL's parser on first use. */
+export async function classifySql(sql: string, engine: DbEngine): Promise<Classification> {
+  if (engine === 'postgres') await loadPgParser();
+  return classify(sql, engine);
+}
+
+const withTokens = (list: Array<ClassifiedStatement & { tokens: number }>): ClassifiedStatement[] => list.filter((s) => s.tokens).map(({ tokens: _, ...s }) => s);
+
+/** One reading of the text: its statements, those with no token kept (counted) to line readings up; or why it cannot be read. */
+function lexAndClassify(sql: string, engine: LexEngine, versionComments: 'run' | 'skip'): { failed: Classification } | { statements: Array<ClassifiedStatement & { tokens: number }>; versioned?: boolean } {
+  const lexed = lex(sql, engine, { versionComments });
+  if (lexed.unterminated) return { failed: one(sql, 'forbidden', `the SQL has ${lexed.unterminated}`) };
+  const statements = splitStatements(sql, lexed, true).map((s) => ({ sql: s.text, verb: verbOf(s.tokens), tokens: s.tokens.length, ...classifyTokens(s.tokens, engine) }));
+  return { statements, versioned: lexed.versioned };
 }
 
 function verbOf(tokens: Token[]): string {
@@ -103,7 +121,7 @@ function verbOf(tokens: Token[]): string {
   return first?.type === 'word' ? first.value : '';
 }
 
-function classifyTokens(tokens: Token[], engine: DbEngine): { class: StatementClass; reason?: string } {
+function classifyTokens(tokens: Token[], engine: LexEngine): { class: StatementClass; reason?: string } {
   const forbidden = (reason: string) => ({ class: 'forbidden' as const, reason });
   const write = (reason: string) => ({ class: 'write' as const, reason });
   const verb = verbOf(tokens);
@@ -113,15 +131,14 @@ function classifyTokens(tokens: Token[], engine: DbEngine): { class: StatementCl
     tokens.some((t, k) => t.type === 'word' && t.value === w && tokens[k + 1]?.type === 'word' && after.includes(tokens[k + 1].value));
 
   // What reaches outside the database comes first: it is refused even where writes are allowed.
-  if (engine === 'postgres' && verb === 'copy') return forbidden('COPY reads or writes server files and programs');
   const second = tokens[1]?.type === 'word' ? tokens[1].value : '';
-  if (engine === 'postgres' && verb === 'create' && (second === 'extension' || (second === 'language' || (second === 'trusted' || second === 'procedural'))))
-    return forbidden('CREATE EXTENSION / LANGUAGE loads server code');
-  if (engine === 'postgres' && (verb === 'load' || (verb === 'alter' && second === 'system'))) return forbidden(verb === 'load' ? 'LOAD loads a server library' : 'ALTER SYSTEM writes the server configuration');
-  if (engine === 'mysql' && (verb === 'install' || verb === 'uninstall' || (verb === 'create' && has('soname')))) return forbidden('plugins and UDF libraries load server code');
-  if (engine === 'postgres' && tokens.some((t) => t.unicode)) return forbidden('U&"..." identifiers can spell any name; write the name plainly');
-  if (engine === 'mysql' && verb === 'load') return forbidden('LOAD DATA / LOAD XML reads files');
-  if (engine === 'mysql' && followedBy('into', ['outfile', 'dumpfile'])) return forbidden('SELECT ... INTO OUTFILE/DUMPFILE writes server files');
+  if (engine === 'mysql') {
+    if (verb === 'install' || verb === 'uninstall' || (verb === 'create' && has('soname'))) return forbidden('plugins and UDF libraries load server code');
+    if (verb === 'load') return forbidden('LOAD DATA / LOAD XML reads files');
+    if (verb === 'kill' || verb === 'shutdown') return forbidden(`${verb.toUpperCase()} acts on other sessions or the server`);
+    if (verb === 'create' && second === 'server') return forbidden('CREATE SERVER reaches other servers');
+    if (followedBy('into', ['outfile', 'dumpfile'])) return forbidden('SELECT ... INTO OUTFILE/DUMPFILE writes server files');
+  }
   if (engine === 'sqlite' && (verb === 'attach' || verb === 'detach')) return forbidden('ATTACH opens (and can create) other database files');
   if (engine === 'sqlite' && verb === 'vacuum' && has('into')) return forbidden('VACUUM INTO writes a new file');
   const call = calledFunctions(tokens).find((f) => FORBIDDEN_FUNCTIONS[engine].has(f) || FORBIDDEN_PREFIXES[engine].some((p) => f.startsWith(p)));
@@ -137,8 +154,7 @@ function classifyTokens(tokens: Token[], engine: DbEngine): { class: StatementCl
   if (w) return write(w === 'into' ? 'SELECT ... INTO writes' : w === 'lock' || w === 'update' ? `${w.toUpperCase()} changes data or takes locks` : `${w.toUpperCase()} changes data or schema`);
   if (followedBy('for', ['share', 'no', 'key'])) return write('SELECT ... FOR SHARE takes locks');
   const fn = calledFunctions(tokens).find((f) => WRITE_FUNCTIONS[engine].has(f));
-  if (fn) return write(`${fn}() changes state`);
-  // MySQL EXPLAIN ANALYZE and PostgreSQL EXPLAIN ANALYZE run the statement: what it runs was checked above.
+  if (fn) return write(`${fn}() ${fn === 'sleep' || fn === 'benchmark' ? 'holds the server busy' : 'takes locks or changes state the transaction does not undo'}`);
   return { class: 'read' };
 }
 

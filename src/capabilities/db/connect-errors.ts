@@ -24,3 +24,7 @@ export function connectionSentence(conn: ResolvedConnection, err: unknown): stri
     return `no such database${conn.database ? ` "${conn.database}"` : ''} on ${where}; check the database name`;
   return `could not connect to ${where}: ${message}`;
 }
+
+/** The warning for a role that can reach outside the database (both server engines say it alike). */
+export const privilegeSentence = (who: string) =>
+  `${who}: it can read or write server files or run programs, so read-only here rests on the engine's checks alone; connect with a read-only role (docs/databases.md)`;

@@ -11,7 +11,8 @@
  */
 import { badRequest } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { classify, type Classification, type StatementClass } from './classify.js';
+import { classifySql, type Classification, type StatementClass } from './classify.js';
+import { readOnlyLocks } from './seams.js';
 import type { DbCore } from './service.js';
 import { StatementError, type DbEngine, type StatementResult } from './types.js';
 import { jsonRow } from './values.js';
@@ -51,6 +52,7 @@ const EXPLAIN: Record<DbEngine, string> = { sqlite: 'EXPLAIN QUERY PLAN ', postg
 
 /** Why a batch is refused on a connection that does not allow it (null when it may run). */
 export function refusal(c: Classification, writable: boolean, by: 'human' | 'model'): string | null {
+  if (!readOnlyLocks.classifier) return null;
   const at = c.statements.findIndex((s) => s.class === c.class);
   const which = c.statements.length > 1 ? ` (statement ${at + 1} of ${c.statements.length})` : '';
   if (c.class === 'forbidden') {
@@ -140,9 +142,9 @@ export function createQueryRunner(core: DbCore) {
     return outcome;
   }
 
-  const parse = (sql: unknown, engine: DbEngine): Classification => {
+  const parse = async (sql: unknown, engine: DbEngine): Promise<Classification> => {
     if (typeof sql !== 'string' || !sql.trim()) throw badRequest('sql is required: one or more statements separated by ;');
-    const c = classify(sql, engine);
+    const c = await classifySql(sql, engine);
     if (!c.statements.length) throw badRequest('sql holds no statement (only comments or semicolons)');
     return c;
   };
@@ -151,8 +153,13 @@ export function createQueryRunner(core: DbCore) {
     /** POST /api/db/<id>/query. A refusal is a 400 (nothing ran); a database error is `ok: false` with the results so far. */
     async human(id: string, req: QueryRequest): Promise<QueryOutcome> {
       const view = await core.store.get(id);
-      const c = parse(req.sql, view.engine);
+      const c = await parse(req.sql, view.engine);
       const explain = req.mode === 'explain';
+      // Mode explain prefixes EXPLAIN and runs on the read-only session; a statement that already is an
+      // EXPLAIN ANALYZE (MariaDB: ANALYZE) runs what it explains, and what a read-only transaction does not undo (an
+      // advisory lock) must not run that way either.
+      const ran = explain && readOnlyLocks.classifier ? c.statements.find((s) => (s.verb === 'explain' || s.verb === 'analyze') && s.class !== 'read') : undefined;
+      if (ran) throw badRequest(`not run: mode explain runs nothing, but ${ran.reason} under EXPLAIN ANALYZE; send it in mode run`);
       const why = explain ? (c.class === 'forbidden' ? refusal(c, false, 'human') : null) : refusal(c, view.writable, 'human');
       if (why) throw badRequest(`not run: ${why}`);
       return execute(id, req, c, view.writable && !explain, { by: 'human' });
@@ -160,7 +167,7 @@ export function createQueryRunner(core: DbCore) {
     /** What the db_query tool's permission step needs: the classification and the refusal, if any. */
     async judge(id: string, sql: string) {
       const view = await core.store.get(id);
-      const c = parse(sql, view.engine);
+      const c = await parse(sql, view.engine);
       return { view, classification: c, refusal: refusal(c, view.writable, 'model') };
     },
     /** db_query after the gate: reads read-only; a write only on a writable connection (the prompt was answered yes). */

@@ -63,12 +63,14 @@ export const connectionView = {
     timeoutMs: { type: 'integer' },
     hasPassword: { type: 'boolean' },
     hasUrl: { type: 'boolean' },
+    /** Set when the role can reach outside the database (a superuser, server-file roles, FILE/SUPER): read-only rests on the engine alone. */
+    warning: { type: 'string' },
   },
   required: ['id', 'name', 'engine', 'writable', 'rowLimit', 'timeoutMs', 'hasPassword', 'hasUrl'],
   additionalProperties: false,
 } as const;
 
-export const testResult = obj({ ok: bool(), ms: num(), error: str() }, ['ok']);
+export const testResult = obj({ ok: bool(), ms: num(), error: str(), warning: str() }, ['ok']);
 
 const anyRow = { type: 'object', additionalProperties: true } as const;
 const strings = { type: 'array', items: { type: 'string' } } as const;

@@ -44,9 +44,16 @@ export function createDbService(deps: DbServiceDeps) {
   const drivers = new Map<string, Promise<{ conn: ResolvedConnection; driver: DbDriver }>>();
   /** The saved definition each open driver was made from, to notice a hand edit of connections.json. */
   const madeFrom = new Map<string, string>();
+  /** Per connection, the privilege warning found on its last open or test (GET /api/db shows it). */
+  const warnings = new Map<string, string>();
+
+  /** Asks the server what the role may do outside the database; a failure says nothing (the query's own error will). */
+  const checkPrivileges = async (driver: DbDriver): Promise<string | undefined> => driver.privilegeWarning?.().catch(() => undefined);
+  const remember = (id: string, warning: string | undefined) => (warning ? warnings.set(id, warning) : warnings.delete(id));
 
   const drop = async (id: string) => {
     schemas.drop(id);
+    warnings.delete(id);
     const entry = drivers.get(id);
     drivers.delete(id);
     madeFrom.delete(id);
@@ -64,6 +71,8 @@ export function createDbService(deps: DbServiceDeps) {
     }
     if (!entry) {
       const made = store.resolve(id).then((conn) => ({ conn, driver: createDriver(conn) }));
+      // In the background: the first use need not wait for it; GET /api/db shows it once known.
+      void made.then(async ({ driver }) => drivers.get(id) === made && remember(id, await checkPrivileges(driver))).catch(() => undefined);
       drivers.set(id, made);
       madeFrom.set(id, current);
       made.catch(() => {
@@ -75,11 +84,13 @@ export function createDbService(deps: DbServiceDeps) {
   };
 
   /** A real round trip; a failure is a sentence, never a thrown error (seed 000 §7 special case 1). */
-  const roundTrip = async (conn: ResolvedConnection, driver: DbDriver): Promise<{ ok: true; ms: number } | { ok: false; error: string }> => {
+  const roundTrip = async (conn: ResolvedConnection, driver: DbDriver): Promise<{ ok: true; ms: number; warning?: string } | { ok: false; error: string }> => {
     const started = Date.now();
     try {
       await driver.ping();
-      return { ok: true, ms: Date.now() - started };
+      const ms = Date.now() - started;
+      const warning = await checkPrivileges(driver);
+      return warning ? { ok: true, ms, warning } : { ok: true, ms };
     } catch (err) {
       return { ok: false, error: deps.mask(connectionSentence(conn, err)) };
     }
@@ -100,7 +111,8 @@ export function createDbService(deps: DbServiceDeps) {
 
   return {
     core,
-    list: () => store.list(),
+    /** The saved connections, each with its privilege warning when one is known. */
+    list: async () => (await store.list()).map((c) => (warnings.has(c.id) ? { ...c, warning: warnings.get(c.id) } : c)),
     get: (id: string) => store.get(id),
     async put(id: string, input: ConnectionInput) {
       const saved = await store.put(id, input);
@@ -114,7 +126,9 @@ export function createDbService(deps: DbServiceDeps) {
     },
     async test(id: string) {
       const { conn, driver } = await open(id);
-      return roundTrip(conn, driver);
+      const result = await roundTrip(conn, driver);
+      if (result.ok) remember(id, result.warning);
+      return result;
     },
     async testUnsaved(input: ConnectionInput) {
       const conn = store.resolveUnsaved(input);

@@ -1,14 +1,28 @@
 /**
- * A lexer for the three SQL dialects, written for classification, not for execution: it must see
- * what the server sees. Strings, quoted identifiers and comments are recognised the way each
- * server's lexer does (PostgreSQL dollar quotes, E'' and U&""; MySQL backslash escapes, `#` and
- * `-- ` comments and `/*! ... *\/` executable comments, whose content is code; SQLite [brackets]).
- * Model sessions pin the settings this assumes (PostgreSQL standard_conforming_strings on, MySQL
- * sql_mode without NO_BACKSLASH_ESCAPES and ANSI_QUOTES), so the server cannot read the text
- * differently. Anything unterminated is reported, and the classifier fails closed on it.
+ * The lexer for MySQL/MariaDB and SQLite, written for classification, not execution: it must see
+ * exactly what the server sees, and it reports (`unterminated`) whatever it cannot read the
+ * server's way with certainty, which the classifier refuses. PostgreSQL needs none: its own parser
+ * is used (pg-parser.ts).
+ *
+ * MySQL/MariaDB, after the server's lexer (sql/sql_lex.cc) and checked against a real MariaDB by
+ * test/db/readonly-corpus.test.ts:
+ *   - `--` starts a comment only when a space or a control character (or the end) follows the
+ *     dashes, `#` always; both end at \n only (\r, \v, \f do not end them);
+ *   - a plain block comment ends at the first `*\/` and does not nest;
+ *   - `/*!` and `/*M!` comments (a capital M: `/*m!` is a plain comment): with no 5- or 6-digit
+ *     version right after the `!`, their content is SQL; with a version it is SQL on servers at
+ *     least that new and skipped on older ones, and a skipped one ends at its first `*\/` whatever
+ *     quotes stand before it (one nested `/* *\/` is allowed). Which a server does depends on its
+ *     version, so the caller lexes both readings (`versionComments: 'run' | 'skip'`) and takes the
+ *     stricter;
+ *   - strings in '' and "" end at a quote not escaped by a backslash or doubled (the engine's
+ *     sessions pin an sql_mode without NO_BACKSLASH_ESCAPES and ANSI_QUOTES, see drivers/mysql.ts);
+ *     X'..' and B'..' hold hex or binary digits only, without escapes;
+ *   - a NUL character ends line comments in the server but nothing here: it is refused.
+ * SQLite: -- comments end at \n, block comments do not nest, '' strings double their quotes, and
+ * identifiers are "", `` or [].
  */
-import type { DbEngine } from './types.js';
-
+export type LexEngine = 'mysql' | 'sqlite';
 export type TokenType = 'word' | 'qident' | 'string' | 'number' | 'punct' | 'param';
 
 export interface Token {
@@ -17,29 +31,39 @@ export interface Token {
   value: string;
   start: number;
   end: number;
-  /** A PostgreSQL U&"..." identifier: its escapes could spell any name. */
-  unicode?: boolean;
 }
 
 export interface Lexed {
   tokens: Token[];
-  /** A quote or comment never closed: what the server makes of the rest is unknowable. */
+  /** Why the text cannot be read with certainty (a quote or comment never closed ...): a sentence's middle. */
   unterminated?: string;
+  /** The text holds a versioned comment: the server's version decides whether its content runs. */
+  versioned?: boolean;
+}
+
+export interface LexOptions {
+  /** How a versioned MySQL comment (`/*!50000 ... *\/`) is read: as SQL (a new enough server) or skipped. */
+  versionComments?: 'run' | 'skip';
 }
 
 const isWordStart = (c: string) => /[A-Za-z_\u0080-\uffff]/.test(c);
 const isWordChar = (c: string) => /[A-Za-z0-9_$\u0080-\uffff]/.test(c);
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
+/** my_iscntrl: C0 controls and DEL. */
+const isControl = (c: string) => c.charCodeAt(0) < 32 || c.charCodeAt(0) === 127;
 
-export function lex(sql: string, engine: DbEngine): Lexed {
+export function lex(sql: string, engine: LexEngine, options: LexOptions = {}): Lexed {
   const tokens: Token[] = [];
   const n = sql.length;
+  const mysql = engine === 'mysql';
   let i = 0;
-  let execComment = false; // inside MySQL /*! ... */: the content is code
-  const push = (type: TokenType, value: string, start: number, end: number, extra: Partial<Token> = {}) =>
-    tokens.push({ type, value, start, end, ...extra });
+  let versioned = false;
+  let inVersion = false; // inside a /*! ... */ whose content is SQL
+  const push = (type: TokenType, value: string, start: number, end: number) => tokens.push({ type, value, start, end });
+  const fail = (what: string): Lexed => ({ tokens, unterminated: what, versioned });
+  if (sql.includes('\0')) return fail('a NUL character, which ends comments in the server');
 
-  /** A quoted run ending at `quote`; doubled quotes escape; `backslash` escapes too (MySQL, E''). */
+  /** A quoted run ending at `quote`; doubled quotes escape; `backslash` escapes too (MySQL). */
   const quoted = (from: number, quote: string, backslash: boolean): number => {
     let j = from;
     while (j < n) {
@@ -59,6 +83,11 @@ export function lex(sql: string, engine: DbEngine): Lexed {
     }
     return -1;
   };
+  /** The end of a line comment: after its \n, or the end of the text. */
+  const lineEnd = (from: number) => {
+    const nl = sql.indexOf('\n', from);
+    return nl === -1 ? n : nl + 1;
+  };
 
   while (i < n) {
     const c = sql[i];
@@ -67,122 +96,85 @@ export function lex(sql: string, engine: DbEngine): Lexed {
       i++;
       continue;
     }
-    // Comments.
-    if (c === '-' && next === '-') {
-      // MySQL needs whitespace (or the end) after "--"; otherwise it is two minus signs.
-      if (engine !== 'mysql' || i + 2 >= n || isSpace(sql[i + 2]) || sql.charCodeAt(i + 2) < 32) {
-        const nl = sql.indexOf('\n', i);
-        i = nl === -1 ? n : nl + 1;
-        continue;
-      }
-    }
-    if (c === '#' && engine === 'mysql') {
-      const nl = sql.indexOf('\n', i);
-      i = nl === -1 ? n : nl + 1;
+    if (c === '-' && next === '-' && (!mysql || i + 2 >= n || isSpace(sql[i + 2]) || isControl(sql[i + 2]))) {
+      i = lineEnd(i);
       continue;
     }
-    if (c === '*' && next === '/' && execComment) {
-      execComment = false;
+    if (c === '#' && mysql) {
+      i = lineEnd(i);
+      continue;
+    }
+    if (c === ';' && inVersion) return fail('a ; inside a version comment (send its statements one at a time)');
+    if (c === '*' && next === '/' && inVersion) {
+      inVersion = false;
       i += 2;
       continue;
     }
     if (c === '/' && next === '*') {
-      if (engine === 'mysql') {
-        const m = /^\/\*(M?!)(\d{5,6})?/.exec(sql.slice(i, i + 12));
-        if (m) {
-          if (execComment) return { tokens, unterminated: 'a nested executable comment' };
-          execComment = true;
+      const m = mysql ? /^\/\*(M?)!(\d{5}\d?)?/.exec(sql.slice(i, i + 11)) : null;
+      if (m) {
+        if (inVersion) return fail('a version comment inside another');
+        if (m[1] || m[2]) versioned = true;
+        // /*M! is MariaDB's: MySQL reads it as a plain comment, so it too depends on the server.
+        const skip = (m[1] || m[2]) && options.versionComments === 'skip';
+        if (!skip) {
+          inVersion = true;
           i += m[0].length;
           continue;
         }
-      }
-      if (engine === 'postgres') {
-        // PostgreSQL block comments nest.
-        let depth = 1;
-        let j = i + 2;
-        while (j < n && depth > 0) {
-          if (sql[j] === '/' && sql[j + 1] === '*') (depth++, (j += 2));
-          else if (sql[j] === '*' && sql[j + 1] === '/') (depth--, (j += 2));
-          else j++;
+        // Skipped: ends at the first */, allowing one nested /* */ (sql_lex.cc consume_comment(lip, 1)).
+        let j = i + m[0].length;
+        let nested = false;
+        for (;;) {
+          if (j >= n) return fail('a version comment that is never closed');
+          if (!nested && sql[j] === '/' && sql[j + 1] === '*') (nested = true), (j += 2);
+          else if (sql[j] === '*' && sql[j + 1] === '/') {
+            j += 2;
+            if (!nested) break;
+            nested = false;
+          } else j++;
         }
-        if (depth > 0) return { tokens, unterminated: 'a block comment' };
         i = j;
         continue;
       }
       const end = sql.indexOf('*/', i + 2);
-      if (end === -1) return { tokens, unterminated: 'a block comment' };
+      if (end === -1) return fail('a block comment that is never closed');
       i = end + 2;
       continue;
     }
-    // Strings.
-    if (c === "'") {
-      const end = quoted(i + 1, "'", engine === 'mysql');
-      if (end === -1) return { tokens, unterminated: 'a string' };
+    if (mysql && (c === 'x' || c === 'X' || c === 'b' || c === 'B') && next === "'" && (i === 0 || !isWordChar(sql[i - 1]))) {
+      const end = sql.indexOf("'", i + 2);
+      if (end === -1) return fail('a string that is never closed');
+      const digits = sql.slice(i + 2, end);
+      if (!(c === 'x' || c === 'X' ? /^[0-9A-Fa-f]*$/ : /^[01]*$/).test(digits)) return fail(`an ${c.toUpperCase()}'' literal with other characters than its digits`);
+      push('string', digits, i, end + 1);
+      i = end + 1;
+      continue;
+    }
+    if (c === "'" || (c === '"' && mysql)) {
+      const end = quoted(i + 1, c, mysql);
+      if (end === -1) return fail('a string that is never closed');
       push('string', sql.slice(i + 1, end - 1), i, end);
       i = end;
       continue;
     }
-    if (engine === 'postgres' && (c === 'E' || c === 'e') && next === "'") {
-      const end = quoted(i + 2, "'", true);
-      if (end === -1) return { tokens, unterminated: 'a string' };
-      push('string', sql.slice(i + 2, end - 1), i, end);
+    if (c === '"' || c === '`') {
+      const end = quoted(i + 1, c, false);
+      if (end === -1) return fail('a quoted identifier that is never closed');
+      push('qident', sql.slice(i + 1, end - 1).split(c + c).join(c), i, end);
       i = end;
       continue;
     }
-    if (engine === 'postgres' && (c === 'U' || c === 'u') && next === '&' && (sql[i + 2] === "'" || sql[i + 2] === '"')) {
-      const q = sql[i + 2];
-      const end = quoted(i + 3, q, false);
-      if (end === -1) return { tokens, unterminated: q === '"' ? 'a quoted identifier' : 'a string' };
-      if (q === '"') push('qident', sql.slice(i + 3, end - 1).replace(/""/g, '"'), i, end, { unicode: true });
-      else push('string', sql.slice(i + 3, end - 1), i, end);
-      i = end;
-      continue;
-    }
-    if (engine === 'postgres' && c === '$') {
-      const m = /^\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(sql.slice(i, i + 200));
-      if (m) {
-        const tag = m[0];
-        const end = sql.indexOf(tag, i + tag.length);
-        if (end === -1) return { tokens, unterminated: 'a dollar-quoted string' };
-        push('string', sql.slice(i + tag.length, end), i, end + tag.length);
-        i = end + tag.length;
-        continue;
-      }
-      if (/[0-9]/.test(next ?? '')) {
-        let j = i + 1;
-        while (j < n && /[0-9]/.test(sql[j])) j++;
-        push('param', sql.slice(i, j), i, j);
-        i = j;
-        continue;
-      }
-    }
-    if (c === '"') {
-      // MySQL (without ANSI_QUOTES, pinned for model sessions) reads "..." as a string with escapes.
-      const end = quoted(i + 1, '"', engine === 'mysql');
-      if (end === -1) return { tokens, unterminated: engine === 'mysql' ? 'a string' : 'a quoted identifier' };
-      const body = sql.slice(i + 1, end - 1);
-      if (engine === 'mysql') push('string', body, i, end);
-      else push('qident', body.replace(/""/g, '"'), i, end);
-      i = end;
-      continue;
-    }
-    if (c === '`' && engine !== 'postgres') {
-      const end = quoted(i + 1, '`', false);
-      if (end === -1) return { tokens, unterminated: 'a quoted identifier' };
-      push('qident', sql.slice(i + 1, end - 1).replace(/``/g, '`'), i, end);
-      i = end;
-      continue;
-    }
-    if (c === '[' && engine === 'sqlite') {
+    if (c === '[' && !mysql) {
       const end = sql.indexOf(']', i + 1);
-      if (end === -1) return { tokens, unterminated: 'a quoted identifier' };
+      if (end === -1) return fail('a quoted identifier that is never closed');
       push('qident', sql.slice(i + 1, end), i, end + 1);
       i = end + 1;
       continue;
     }
     if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(next ?? ''))) {
       let j = i + 1;
-      while (j < n && /[0-9A-Za-z_.]/.test(sql[j])) j++;
+      while (j < n && /[0-9A-Za-z_.$]/.test(sql[j])) j++;
       push('number', sql.slice(i, j), i, j);
       i = j;
       continue;
@@ -194,7 +186,7 @@ export function lex(sql: string, engine: DbEngine): Lexed {
       i = j;
       continue;
     }
-    if ((c === '?' || c === ':' || c === '@') && engine !== 'postgres' && next !== undefined && isWordStart(next)) {
+    if ((c === '?' || c === ':' || c === '@') && next !== undefined && isWordStart(next)) {
       let j = i + 1;
       while (j < n && (isWordChar(sql[j]) || sql[j] === '@')) j++;
       push('param', sql.slice(i, j), i, j);
@@ -204,22 +196,26 @@ export function lex(sql: string, engine: DbEngine): Lexed {
     push('punct', c, i, i + 1);
     i++;
   }
-  if (execComment) return { tokens, unterminated: 'an executable comment' };
-  return { tokens };
+  if (inVersion) return fail('a version comment that is never closed');
+  return { tokens, versioned };
 }
 
 /**
- * Splits lexed text into statements on top-level semicolons. Bodies that hold semicolons of their
- * own (SQLite CREATE TRIGGER ... BEGIN ... END, PostgreSQL BEGIN ATOMIC ... END) stay whole.
+ * Splits lexed text into statements on top-level semicolons. Each statement's text runs from just
+ * after the previous semicolon to its own, comments included (a version comment keeps its opener).
+ * `keepEmpty` keeps the statements with no token (comments only), so two readings of one text line up.
+ * Bodies that hold semicolons of their own (SQLite CREATE TRIGGER ... BEGIN ... END) stay whole.
  */
-export function splitStatements(sql: string, lexed: Lexed): Array<{ text: string; tokens: Token[] }> {
+export function splitStatements(sql: string, lexed: Lexed, keepEmpty = false): Array<{ text: string; tokens: Token[] }> {
   const out: Array<{ text: string; tokens: Token[] }> = [];
   let current: Token[] = [];
   let depth = 0;
+  let from = 0;
   const flush = (endAt: number) => {
-    if (current.length) out.push({ text: sql.slice(current[0].start, endAt).trim(), tokens: current });
+    if (current.length || keepEmpty) out.push({ text: sql.slice(from, endAt).replace(/^[ \t\n\r\f\v]+|[ \t\n\r\f\v]+$/g, ''), tokens: current });
     current = [];
     depth = 0;
+    from = endAt + 1;
   };
   for (const t of lexed.tokens) {
     if (t.type === 'punct' && t.value === ';' && depth === 0) {
@@ -232,6 +228,6 @@ export function splitStatements(sql: string, lexed: Lexed): Array<{ text: string
     }
     current.push(t);
   }
-  if (current.length) flush(current[current.length - 1].end);
+  if (current.length || keepEmpty) flush(sql.length);
   return out;
 }

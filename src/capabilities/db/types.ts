@@ -30,6 +30,8 @@ export interface StoredConnection {
 /** What the API and the tools show: the stored fields plus the id, never a password or URL. */
 export interface ConnectionView extends StoredConnection {
   id: string;
+  /** The role can reach outside the database: read-only rests on the engine alone (GET /api/db). */
+  warning?: string;
 }
 
 /** A definition as a client sends it (PUT or POST /api/db/test). */
@@ -111,6 +113,12 @@ export interface DbDriver {
   readonly engine: DbEngine;
   /** A real round trip. */
   ping(): Promise<void>;
+  /**
+   * A sentence when the connection's role can act outside the database on its own (a superuser;
+   * PostgreSQL pg_write_server_files, pg_execute_server_program, pg_read_server_files; MariaDB
+   * FILE, SUPER): read-only there rests on the engine's checks alone. Undefined otherwise.
+   */
+  privilegeWarning?(): Promise<string | undefined>;
   run(statements: string[], options: RunOptions): Promise<StatementResult[]>;
   /** Introspection and table pages: a read with parameters, on the read-only path. */
   select(sql: string, params: unknown[], options?: { timeoutMs?: number }): Promise<Row[]>;

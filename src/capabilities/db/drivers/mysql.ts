@@ -2,16 +2,20 @@
  * MySQL and MariaDB through mysql2 (its callback core: rows arrive as events, so a capped read
  * never holds more rows than the cap). Every session: one statement per query (multipleStatements
  * off), LOAD DATA LOCAL impossible (the LOCAL_FILES capability is not offered and no stream factory
- * is given), FOUND_ROWS so an update counts the rows it matched. Read-only sessions also pin
- * `SET SESSION TRANSACTION READ ONLY`, an sql_mode without NO_BACKSLASH_ESCAPES and ANSI_QUOTES (the
- * lexer's reading of strings), and every call is one START TRANSACTION READ ONLY, rolled back at
- * the end; on MariaDB @@in_transaction is checked after each statement, so a COMMIT that escapes
- * the transaction stops the call and the session is thrown away. A timeout kills the query on the
+ * is given), FOUND_ROWS so an update counts the rows it matched, and an sql_mode without
+ * NO_BACKSLASH_ESCAPES and ANSI_QUOTES (the lexer's reading of strings; a batch that was not all
+ * reads may have changed it, so its session is not reused). Read-only sessions also pin
+ * `SET SESSION TRANSACTION READ ONLY`, and every call is one START TRANSACTION READ ONLY, rolled back at
+ * the end; after each statement a savepoint taken at the start is rolled back to, which fails once
+ * the transaction was ended (COMMIT, or an implicit commit followed by START TRANSACTION READ
+ * WRITE), so the call stops there and the session is thrown away. A timeout kills the query on the
  * server (KILL QUERY from a second session).
  */
 import type mysql from 'mysql2';
 import { lazyRequire } from '../../../kernel/lazy-require.js';
 import { quoteBacktick } from '../quote.js';
+import { readOnlyLocks } from '../seams.js';
+import { privilegeSentence } from '../connect-errors.js';
 import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
 
 /** The driver loads on the first MySQL/MariaDB connection, not at start. */
@@ -26,11 +30,13 @@ interface Streamed {
   affected?: number;
 }
 
+/** sql_mode flags that change how the server reads the text (strings, quotes, MariaDB's ORACLE parser): never on. */
+const LEXER_MODES = new Set(['NO_BACKSLASH_ESCAPES', 'ANSI_QUOTES', 'ANSI', 'ORACLE', 'MSSQL', 'DB2', 'POSTGRESQL', 'MAXDB']);
+
 /** Rows an export buffers before the socket is paused. */
 const BUFFER_HIGH = 20_000;
 
 const prepared = new WeakSet<object>();
-const mariaDb = new WeakMap<object, boolean>();
 
 export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
   const pools: { ro?: mysql.Pool; rw?: mysql.Pool } = {};
@@ -64,13 +70,10 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
     const c = await new Promise<Core>((resolve, reject) => pool(readOnly).getConnection((err, got) => (err ? reject(err) : resolve(got))));
     if (!prepared.has(c)) {
       try {
-        const [{ v, m }] = (await query(c, 'SELECT VERSION() AS v, @@SESSION.sql_mode AS m')) as Array<{ v: string; m: string }>;
-        mariaDb.set(c, /mariadb/i.test(v));
-        if (readOnly) {
-          const mode = m.split(',').filter((x) => x && x !== 'NO_BACKSLASH_ESCAPES' && x !== 'ANSI_QUOTES' && x !== 'ANSI').join(',');
-          await query(c, 'SET SESSION sql_mode = ?', [mode]);
-          await query(c, 'SET SESSION TRANSACTION READ ONLY');
-        }
+        const [{ m }] = (await query(c, 'SELECT @@SESSION.sql_mode AS m')) as Array<{ m: string }>;
+        const mode = m.split(',').filter((x) => x && !LEXER_MODES.has(x)).join(',');
+        if (mode !== m) await query(c, 'SET SESSION sql_mode = ?', [mode]);
+        if (readOnly) await query(c, 'SET SESSION TRANSACTION READ ONLY');
         prepared.add(c);
       } catch (err) {
         c.destroy();
@@ -120,18 +123,24 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       });
     });
 
-  const inTransaction = async (c: Core): Promise<boolean | undefined> => {
-    if (!mariaDb.get(c)) return undefined;
-    const [{ t }] = (await query(c, 'SELECT @@in_transaction AS t')) as Array<{ t: number | string }>;
-    return Number(t) === 1;
-  };
+  /**
+   * Whether the read-only transaction of this call is still the one running. MariaDB ends a
+   * transaction implicitly (DDL, BEGIN, START TRANSACTION READ WRITE, SET autocommit = 1), and a new
+   * one may be read-write; the savepoint taken at its start exists only in the same transaction.
+   */
+  const sameTransaction = (c: Core): Promise<boolean> => query(c, 'ROLLBACK TO SAVEPOINT engine_ro').then(() => true, () => false);
 
-  const run = async (statements: string[], opts: RunOptions): Promise<StatementResult[]> => {
+  const run = async (statements: string[], asked: RunOptions): Promise<StatementResult[]> => {
+    const opts = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
     const c = await checkout(opts.readOnly);
     const results: StatementResult[] = [];
-    let discard = false;
+    // A batch that was not all reads may have changed the session (SET sql_mode, user variables): it is not reused.
+    let discard = !(opts.reads ?? []).every(Boolean) || (opts.reads?.length ?? 0) < statements.length;
     try {
-      if (opts.readOnly) await query(c, 'START TRANSACTION READ ONLY');
+      if (opts.readOnly) {
+        await query(c, 'START TRANSACTION READ ONLY');
+        await query(c, 'SAVEPOINT engine_ro');
+      }
       for (const sql of statements) {
         const started = Date.now();
         let got: Streamed;
@@ -141,7 +150,7 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
           throw new StatementError(describeMysql(err), results, sql);
         }
         results.push({ sql, ...got, truncated: got.rowCount > got.rows.length, durationMs: Date.now() - started });
-        if (opts.readOnly && (await inTransaction(c)) === false) {
+        if (opts.readOnly && !(await sameTransaction(c))) {
           discard = true;
           throw new StatementError('the statement ended the read-only transaction; nothing after it ran and the session was discarded', results, sql);
         }
@@ -166,6 +175,18 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
       } finally {
         c.release();
       }
+    },
+    async privilegeWarning() {
+      // USER_PRIVILEGES lists a privileged user's view of everyone: keep the current user's rows.
+      const c = await checkout(true);
+      const rows = (await query(
+        c,
+        `SELECT DISTINCT PRIVILEGE_TYPE AS p FROM information_schema.USER_PRIVILEGES
+          WHERE PRIVILEGE_TYPE IN ('FILE', 'SUPER')
+            AND GRANTEE = CONCAT(CHAR(39), SUBSTRING_INDEX(CURRENT_USER(), '@', 1), CHAR(39), '@', CHAR(39), SUBSTRING_INDEX(CURRENT_USER(), '@', -1), CHAR(39))
+          ORDER BY 1`,
+      ).finally(() => c.release())) as Array<{ p: string }>;
+      return rows.length ? privilegeSentence(`the user has ${rows.map((r) => r.p).join(' and ')}`) : undefined;
     },
     run,
     async select(sql, params) {
@@ -195,7 +216,8 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         c.release();
       }
     },
-    async cursor(sql, o): Promise<RowCursor> {
+    async cursor(sql, asked): Promise<RowCursor> {
+      const o = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
       const c = await checkout(o.readOnly);
       await query(c, o.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
       // Rows arrive as events; the socket is paused while the buffer is full (backpressure).
@@ -212,7 +234,8 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         w?.();
       };
       const q = c.query({ sql });
-      q.on('fields', (fields?: Array<{ name: string }>) => ((columns = (fields ?? []).map((f) => f.name)), notify()));
+      let sawFields = false;
+      q.on('fields', (fields?: Array<{ name: string }>) => ((sawFields = fields !== undefined), (columns = (fields ?? []).map((f) => f.name)), notify()));
       q.on('result', (row: unknown) => {
         buffer.push(row as Row);
         if (buffer.length >= BUFFER_HIGH) c.pause();
@@ -245,8 +268,10 @@ export function createMysqlDriver(conn: ResolvedConnection): DbDriver {
         async close() {
           if (closed) return;
           closed = true;
-          if (!ended) {
-            c.destroy(); // the rest of an unread result cannot be skipped cheaply
+          // The rest of an unread result cannot be skipped cheaply; a statement that answered no
+          // rows (SET ...) may have changed the session: neither goes back to the pool.
+          if (!ended || !sawFields) {
+            c.destroy();
             return;
           }
           await query(c, 'ROLLBACK').catch(() => undefined);

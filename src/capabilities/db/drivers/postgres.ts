@@ -8,12 +8,18 @@
  *              that ends it stops the call and the session is thrown away) and everything is rolled
  *              back at the end, which also undoes any set_config;
  *   read-write only for a writable connection's human or approved calls.
+ * The statements it runs are the texts PostgreSQL's own parser cut (classify-pg.ts); the export's
+ * COPY and DECLARE wrappers are checked by parsing them again (pg-parser.ts wrapVerified). A call
+ * that was not all reads ends its session instead of returning it to the pool.
  * statement_timeout (a startup parameter) stops a long query on the server.
  */
 import type pg from 'pg';
 import { lazyRequire } from '../../../kernel/lazy-require.js';
 import { quoteDouble } from '../quote.js';
 import { copyOut } from './pg-copy.js';
+import { loadPgParser, wrapVerified } from '../pg-parser.js';
+import { readOnlyLocks } from '../seams.js';
+import { privilegeSentence } from '../connect-errors.js';
 import { StatementError, type DbDriver, type ResolvedConnection, type Row, type RowCursor, type RunOptions, type StatementResult } from '../types.js';
 
 /** The driver loads on the first PostgreSQL connection, not at start. */
@@ -45,7 +51,8 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
       connectionTimeoutMillis: Math.min(conn.timeoutMs, 10_000),
       statement_timeout: conn.timeoutMs,
       application_name: 'workbench-engine',
-      options: readOnly ? '-c default_transaction_read_only=on -c standard_conforming_strings=on' : undefined,
+      // standard_conforming_strings on everywhere: how the parser reads strings (a batch that could change it ends its session, see run).
+      options: readOnly ? '-c default_transaction_read_only=on -c standard_conforming_strings=on' : '-c standard_conforming_strings=on',
     });
     made.on('error', () => undefined); // an idle client dropped by the server; the pool replaces it
     made.on('connect', (client) => (client as Client).connection.on('readyForQuery', (msg) => statusOf.set(client, msg.status)));
@@ -96,9 +103,11 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
     };
   };
 
-  const run = async (statements: string[], options: RunOptions): Promise<StatementResult[]> => {
+  const run = async (statements: string[], asked: RunOptions): Promise<StatementResult[]> => {
+    const options = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
     const client = (await pool(options.readOnly).connect()) as Client;
-    let discard = false;
+    // A batch that was not all reads may have changed the session (SET, set_config): it is not reused.
+    let discard = !(options.reads ?? []).every(Boolean) || (options.reads?.length ?? 0) < statements.length;
     const results: StatementResult[] = [];
     try {
       if (options.readOnly) {
@@ -136,6 +145,18 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
         client.release();
       }
     },
+    async privilegeWarning() {
+      const [row] = (
+        await pool(true).query(
+          `SELECT r.rolsuper AS su, ARRAY(SELECT b.rolname::text FROM pg_roles b
+             WHERE b.rolname IN ('pg_write_server_files', 'pg_execute_server_program', 'pg_read_server_files')
+               AND pg_has_role(current_user, b.oid, 'MEMBER') ORDER BY 1) AS roles
+           FROM pg_roles r WHERE r.rolname = current_user`,
+        )
+      ).rows as Array<{ su: boolean; roles: string[] }>;
+      const what = row?.su ? 'is a superuser' : row?.roles.length ? `has ${row.roles.join(', ')}` : undefined;
+      return what && privilegeSentence(`the role ${what}`);
+    },
     run,
     async select(sql, params) {
       // Engine-written SQL (introspection, table pages) on the read-only pool: its sessions default
@@ -161,13 +182,16 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
         client.release();
       }
     },
-    async cursor(sql, options): Promise<RowCursor> {
+    async cursor(sql, asked): Promise<RowCursor> {
+      const options = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
       const client = (await pool(options.readOnly).connect()) as Client;
       let columns: string[] | undefined;
       let buffered: Row[] | undefined;
       try {
+        await loadPgParser();
+        const declare = wrapVerified('DECLARE engine_export NO SCROLL CURSOR FOR ', sql, '');
         await client.query(options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
-        await client.query({ text: `DECLARE engine_export NO SCROLL CURSOR FOR ${sql}`, queryMode: 'extended' } as pg.QueryConfig);
+        await client.query({ text: declare, queryMode: 'extended' } as pg.QueryConfig);
         const first = await client.query('FETCH 1000 FROM engine_export');
         columns = first.fields.map((f) => f.name);
         buffered = first.rows;
@@ -197,13 +221,16 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
       };
     },
     async exportCsv(sql) {
-      const client = await pool(true).connect();
+      const readOnly = readOnlyLocks.serverTransaction;
+      const client = await pool(readOnly).connect();
       let first: IteratorResult<Buffer>;
       let it: AsyncIterator<Buffer>;
       let copy: ReturnType<typeof copyOut>;
       try {
-        await client.query('BEGIN READ ONLY');
-        copy = copyOut(client, `COPY (${sql}) TO STDOUT WITH (FORMAT csv, HEADER)`);
+        await loadPgParser();
+        const text = wrapVerified('COPY (\n', sql, ') TO STDOUT WITH (FORMAT csv, HEADER)');
+        await client.query(readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+        copy = copyOut(client, text);
         it = copy[Symbol.asyncIterator]();
         first = await it.next(); // a bad query fails here, before any byte is sent
       } catch (err) {
