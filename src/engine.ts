@@ -483,6 +483,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     resolveAgent: (name) => agents.resolve(name),
     agentNames: () => agents.names(),
     modelPass: createModelPass(runnerDeps),
+    provenance,
+    designAuthor: () => gate.authorOf({ attended: false }),
   });
   closers.push(() => dashboards.close());
   tools.register(...dashboardTools(dashboards));

@@ -6,6 +6,7 @@
  * document and records why.
  */
 import { runAgent } from '../../agent/index.js';
+import type { Authority } from '../../kernel/provenance.js';
 import { describeError } from '../../kernel/errors.js';
 import type { LiveRun, RunLedger } from '../../kernel/runs.js';
 import type { ProviderService } from '../../providers/service.js';
@@ -46,6 +47,8 @@ export interface StartedBuild {
   build: Build;
   agent?: ResolvedAgent;
   client: ModelClient;
+  /** A refresh of a definition a model wrote runs gated as that model (src/kernel/provenance.ts). */
+  authors?: Authority[];
 }
 
 /** Starts the run (throws the provider's or agent's sentence before anything starts). */
@@ -85,7 +88,7 @@ export async function executeBuild(
       messages: [{ role: 'user', content: buildTask(def, ctx.types, last, ctx.previous) }],
       tools: build.archive.wrap(deps.tools, DASHBOARD_TOOLS),
       allowlist: buildAllowlist(def, agent, (n) => !!deps.tools.get(n)),
-      ctx: { signal: run.signal, emit: run.emit, runId: run.id, agent: agent?.name, attended: false, depth: 0 },
+      ctx: { signal: run.signal, emit: run.emit, runId: run.id, agent: agent?.name, attended: false, depth: 0, ...(started.authors?.length ? { authors: started.authors } : {}) },
       maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
       settings: agent?.settings,
       compaction: { fraction: settings.compactFraction },

@@ -19,6 +19,7 @@ import { checkWidgets, describePublish, mergeWidgets } from './publish.js';
 import { createRefresher } from './refresh.js';
 import { createDashboardStore, type DashboardEntry } from './store.js';
 import type { BuildOutcome, DashboardDefinition, DashboardTurn, Widget } from './types.js';
+import { PERSON, authority, type ModelAuthor, type Provenance, type ProvenanceStore } from '../../kernel/provenance.js';
 
 export interface DashboardsDeps extends BuildDeps {
   home: Home;
@@ -31,6 +32,14 @@ export interface DashboardsDeps extends BuildDeps {
   agentNames?: () => Promise<string[]>;
   /** One tool-less model pass billed to its own run (the design route). */
   modelPass: (req: { system: string; prompt: string; source?: string; title?: string }) => Promise<string>;
+  /**
+   * Who wrote a definition (src/kernel/provenance.ts): a person's PUT, or the model of the design
+   * route. A refresh of a model's definition runs gated as that model, so a schedule a model wrote
+   * cannot do unattended what its author could not do.
+   */
+  provenance?: Pick<ProvenanceStore, 'record' | 'of'>;
+  /** The author a design-route definition is recorded under: a model, nobody watching, today's rules. */
+  designAuthor?: () => Promise<ModelAuthor>;
 }
 
 /** What a run publishing into a dashboard has: the build itself, or a chat turn's archive. */
@@ -100,12 +109,13 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     };
   }
 
-  async function save(id: string, body: unknown): Promise<{ ok: true; id: string; definition: DashboardDefinition }> {
+  async function save(id: string, body: unknown, author: Provenance = PERSON): Promise<{ ok: true; id: string; definition: DashboardDefinition }> {
     if (!DASHBOARD_ID.test(id) || id === 'design') throw badRequest(`dashboard id "${id}" must be lower-case letters, digits, - or _ (at most 64), and not "design"`);
     const problems = definitionProblems(body, await context());
     if (problems.length) throw badRequest(`dashboard "${id}" was not saved; fix: ${problems.map((p, i) => `(${i + 1}) ${p}`).join('; ')}`);
     const definition = normaliseDefinition(body as DashboardDefinition);
     const text = await store.save(id, definition);
+    await deps.provenance?.record('dashboard', id, text, author);
     await deps.history?.().record('dashboard', id, text).catch((err) => deps.log(`dashboards: history of ${id} not recorded: ${describeError(err)}`));
     syncRefresh();
     return { ok: true, id, definition };
@@ -122,6 +132,8 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     let started: StartedBuild;
     try {
       started = await startBuildRun(deps, id, def, sourcesDir(id));
+      // Unattended, a model's definition is gated as its author (the saved text is what it wrote).
+      if (reason === 'refresh' && deps.provenance) started.authors = authority('dashboard', id, deps.provenance.of('dashboard', id, JSON.stringify(def, null, 2) + '\n'));
     } catch (err) {
       building.delete(id);
       throw err;
@@ -250,7 +262,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
       return type;
     },
     source,
-    design: (body: unknown) => designDefinition(body, { ...deps, context, store, save }),
+    design: (body: unknown) => designDefinition(body, { ...deps, context, store, save: async (id, value) => save(id, value, deps.designAuthor ? await deps.designAuthor() : PERSON) }),
     /** POST /api/chat {dashboard}: the turn's block and archive (wired into chat by the composition root). */
     async resolveForChat(id: string): Promise<DashboardTurn> {
       const { definition: def } = entry(id);
