@@ -105,7 +105,8 @@ function slotProblems(s: unknown, i: number, ids: Set<string>, types: string[], 
 /** The definition as stored: known fields only, in a stable order. */
 export function normaliseDefinition(d: DashboardDefinition): DashboardDefinition {
   const out: Record<string, unknown> = {};
-  for (const k of FIELDS) if (d[k as keyof DashboardDefinition] !== undefined && d[k as keyof DashboardDefinition] !== null) out[k] = d[k as keyof DashboardDefinition];
+  // `author` is accepted (older files carry it) but never kept: who wrote a definition is the engine's record (src/kernel/provenance.ts), not a field a client sets.
+  for (const k of FIELDS) if (k !== 'author' && d[k as keyof DashboardDefinition] !== undefined && d[k as keyof DashboardDefinition] !== null) out[k] = d[k as keyof DashboardDefinition];
   out.slots = d.slots.map((s: Slot) => Object.fromEntries(SLOT_FIELDS.filter((k) => s[k as keyof Slot] !== undefined).map((k) => [k, s[k as keyof Slot]])));
   return out as unknown as DashboardDefinition;
 }

@@ -34,10 +34,7 @@ export interface DashboardDefinition {
   widgets?: string[];
   slots: Slot[];
   prompt: string;
-  /**
-   * Who wrote `prompt` and `refresh` (a person or a model). Kept as given; the provenance work
-   * (the issue on authorship) defines and fills it.
-   */
+  /** Accepted for older files and dropped on save: who wrote a definition is the engine's provenance record. */
   author?: Record<string, unknown>;
 }
 
