@@ -4,6 +4,7 @@
  * only its changed chunks, a deletion drops its chunks, reindex rebuilds from nothing, and without
  * embeddings the tool and the route say so.
  */
+// needs: better-sqlite3 (the index lives in SQLite with sqlite-vec; see scripts/test.mjs --node22)
 import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';

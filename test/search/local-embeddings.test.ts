@@ -2,6 +2,7 @@
  * The semantic index with no endpoint and no key: a feature-extraction model downloaded through the
  * local models capability (from a loopback hub) embeds in a worker process of its own.
  */
+// needs: better-sqlite3 (the index lives in SQLite with sqlite-vec; see scripts/test.mjs --node22)
 import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
