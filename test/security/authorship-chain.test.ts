@@ -3,6 +3,7 @@
  * cron workflow (and by a person's map), a person's subworkflow called by a model's workflow; and
  * provenance that survives a restart, a group move, and turns a person's on a hand edit.
  */
+// needs: better-sqlite3 (a SQLite connection; see scripts/test.mjs --node22)
 import assert from 'node:assert/strict';
 import { readFile, rm as rmDir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

@@ -4,6 +4,7 @@
  * gated as the model was (refused, the run fails with the sentence, nothing changes), until a person
  * saves the workflow through the route; then it runs as the person decided.
  */
+// needs: better-sqlite3 (a SQLite connection; see scripts/test.mjs --node22)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startAuthorship, writeWorkspaceFile, type AuthorshipHarness } from './authorship-harness.js';

@@ -4,6 +4,7 @@
  * Approvals, a file edited and saved, a 1 000-message session (rows mounted, not time), and no
  * request of the page refused by the guard. Screenshots of each page go to test-artifacts/web/.
  */
+// needs: better-sqlite3 (a SQLite connection; see scripts/test.mjs --node22)
 import assert from 'node:assert/strict';
 import { chmod, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
