@@ -492,6 +492,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   history.registerAdapter('dashboard', dashboards.historyAdapter);
   history.registerAdapter('widget', dashboards.catalog.historyAdapter);
   chat.setDashboardResolver(dashboards.resolveForChat);
+  chat.setAtlasResolver((id) => atlas.chatBlock(id));
   agentsRoutes(app, agents);
   skillsRoutes(app, skills);
   memoryRoutes(app, memory);

@@ -149,3 +149,22 @@ test('409 while building; the page; design with one retry', async () => {
   assert.deepEqual(d.body.definition.scope, ['app/py']);
   assert.match(JSON.stringify(model.requests.at(-1)!.body.messages), /scope \\"nope\\" is not a folder/);
 });
+
+test('a chat turn about an atlas gets its map and reads a card', async () => {
+  const unknown = await t.api('POST', '/api/chat', { sessionId: 'a-none', message: 'hi', atlas: 'nowhere' });
+  assert.equal(unknown.status, 404);
+  assert.match(unknown.body.error, /no atlas "nowhere"/);
+  const first = model.requests.length;
+  model.script({ toolCalls: [{ id: 'rc1', name: 'read_card', args: { unit: 'pkg', atlas: 'shop' } }] }, { text: 'the tax package computes tax' });
+  const seq = events.events.at(-1)?.seq ?? 0;
+  const res = await t.api('POST', '/api/chat', { sessionId: 'a-chat', message: 'what does pkg do?', atlas: 'shop' });
+  assert.equal(res.status, 202, JSON.stringify(res.body));
+  const started = await events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 'a-chat' && e.seq > seq);
+  const end = await events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed)$/.test(e.kind), 30_000);
+  assert.equal(end.kind, 'run.completed', String(end.error));
+  const system = JSON.stringify(model.requests[first].body.messages[0]);
+  assert.match(system, /# Atlas \\"Shop\\" \(id shop\)/);
+  assert.match(system, /- pkg \(3 files\): Computes tax at 25 %/);
+  const reply = model.requests[first + 1].body.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === 'rc1');
+  assert.match(String(reply.content), /"role": "Computes tax at 25 %"/);
+});

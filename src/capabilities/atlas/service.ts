@@ -269,6 +269,25 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       return { ok: true as const };
     },
 
+    /** POST /api/chat {atlas}: the map in a few lines for the system prompt, and the tools that read it. */
+    async chatBlock(id: string): Promise<{ block: string; tools: string[] }> {
+      const def = await must(id);
+      const doc = await store.document(id);
+      if (!doc) throw notFound(`atlas "${id}" has no document yet; POST /api/atlas/${id}/run builds one`);
+      const stale = new Set(await staleness(def, doc));
+      const units = [...doc.units].sort((a, b) => b.rank - a.rank).slice(0, 60).map((u) => {
+        const card = doc.cards.find((c) => c.unit === u.id);
+        return `- ${u.id} (${u.files.length} files${stale.has(u.id) ? ', changed since its card' : ''}): ${card?.role ?? ''}${card?.dependencies.imports.length ? `; uses ${card.dependencies.imports.join(', ')}` : ''}`;
+      });
+      const block = [
+        `# Atlas "${def.name}" (id ${id})`,
+        `A map of ${def.scope.map((s) => s || 'the workspace').join(', ')}: ${doc.units.length} units, highest ranked first${doc.units.length > 60 ? ' (the first 60)' : ''}. Views: ${doc.views.map((v) => v.title).join('; ')}.`,
+        ...units,
+        `read_card {unit, atlas: "${id}"} answers a unit's whole card; atlas_source {ref, atlas: "${id}"} the evidence behind an edge. Import edges come from the code; roles are a model's summary.`,
+      ].join('\n');
+      return { block, tools: ['read_card', 'atlas_source'] };
+    },
+
     archive: (id: string, ref: string, text: string) => store.archive(id, ref, text),
     definition: must,
     document: (id: string) => store.document(id),

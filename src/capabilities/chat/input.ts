@@ -15,6 +15,8 @@ export interface SendInput {
   permissionMode?: PermissionMode;
   /** A dashboard the turn is about: its block joins the system prompt, its tools the turn (dashboards capability). */
   dashboard?: string;
+  /** An atlas the turn is about: its map joins the system prompt, read_card and atlas_source the turn. */
+  atlas?: string;
 }
 
 /** A message about to run: from POST /api/chat, or from the queue (then with its queue id). */
@@ -40,7 +42,7 @@ export function parseSend(body: unknown): SendInput {
   const sessionId = checkSessionId(b.sessionId);
   if (typeof b.message !== 'string' || !b.message.trim()) throw badRequest('message is required: the text to send');
   if (b.message.length > LIMITS.chatMessageChars) throw badRequest(`message is too long (${b.message.length} characters); the limit is ${LIMITS.chatMessageChars}`);
-  for (const key of ['provider', 'agent', 'dashboard'] as const) {
+  for (const key of ['provider', 'agent', 'dashboard', 'atlas'] as const) {
     if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'string') throw badRequest(`${key} must be a string (a name)`);
   }
   if (b.permissionMode !== undefined && b.permissionMode !== 'ask' && b.permissionMode !== 'allow') throw badRequest('permissionMode must be "ask" or "allow"');
@@ -55,6 +57,7 @@ export function parseSend(body: unknown): SendInput {
     images,
     agent: (b.agent as string) || undefined,
     dashboard: (b.dashboard as string) || undefined,
+    atlas: (b.atlas as string) || undefined,
     permissionMode: b.permissionMode as PermissionMode | undefined,
   };
 }

@@ -33,7 +33,12 @@ export interface ResolvedTurn {
   client: ModelClient;
   /** The dashboard the turn reads and publishes into (`dashboard` in POST /api/chat). */
   dashboard?: string;
+  /** The atlas the turn is about (`atlas` in POST /api/chat). */
+  atlas?: string;
 }
+
+/** What a turn about an atlas gets: a block for the system prompt and the tools that read the map. */
+export type ResolveAtlas = (id: string) => Promise<{ block: string; tools: string[] }>;
 
 /** The parts of the agent loop's options that come from the request, not from the session. */
 export type TurnRequest = Pick<RunAgentOptions, 'model' | 'system' | 'tools' | 'allowlist' | 'maxTurns' | 'settings' | 'compaction'>;
@@ -44,6 +49,8 @@ export function createRequestBuilder(deps: RequestDeps) {
   let resolveAgent = deps.resolveAgent;
   let promptBlocks = deps.promptBlocks;
   let resolveDashboard: ResolveDashboard | undefined;
+  let resolveAtlas: ResolveAtlas | undefined;
+  const openAtlas: ResolveAtlas = (id) => (resolveAtlas ? resolveAtlas(id) : Promise.reject(notFound(`unknown atlas "${id}"; atlases are not available`)));
   const openDashboard: ResolveDashboard = (id) => (resolveDashboard ? resolveDashboard(id) : Promise.reject(notFound(`unknown dashboard "${id}"; dashboards are not available`)));
 
   async function resolve(input: SendInput): Promise<ResolvedTurn> {
@@ -54,15 +61,17 @@ export function createRequestBuilder(deps: RequestDeps) {
     }
     const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model);
     if (input.dashboard) await openDashboard(input.dashboard); // an unknown one is the caller's 404 now
-    return { agent, client, dashboard: input.dashboard };
+    if (input.atlas) await openAtlas(input.atlas);
+    return { agent, client, dashboard: input.dashboard, atlas: input.atlas };
   }
 
   /** The system prompt, tools (one budget for the turn) and limits of a turn's agent loop, and the window note. */
-  async function build({ agent, client, dashboard: dashboardId }: ResolvedTurn, runId: string): Promise<{ request: TurnRequest; window: SessionWindow; detach?: () => void }> {
+  async function build({ agent, client, dashboard: dashboardId, atlas: atlasId }: ResolvedTurn, runId: string): Promise<{ request: TurnRequest; window: SessionWindow; detach?: () => void }> {
     const settings = deps.settings.get();
     // A dashboard turn: its block joins the system prompt, its tools the allowlist, and its run is attached (publish goes there).
     const dashboard: DashboardTurn | undefined = dashboardId ? await openDashboard(dashboardId) : undefined;
-    const allowlist = agent?.tools ? new Set([...agent.tools, ...(dashboard?.tools ?? [])]) : undefined;
+    const atlas = atlasId ? await openAtlas(atlasId) : undefined;
+    const allowlist = agent?.tools ? new Set([...agent.tools, ...(dashboard?.tools ?? []), ...(atlas?.tools ?? [])]) : undefined;
     const budget = Math.floor(settings.toolBudgetShare * client.contextWindow);
     // A dashboard archives what its data tools answer: its wrapper runs the batches, the registry answers the rest.
     const registry = dashboard
@@ -71,7 +80,7 @@ export function createRequestBuilder(deps: RequestDeps) {
     const tools = new ToolBudget({ registry, budget, count: client.countTokens ?? charEstimate, core: agent?.tools });
     const request: TurnRequest = {
       model: client,
-      system: [agent?.system ?? (await plainSystem()), dashboard?.block].filter(Boolean).join('\n\n'),
+      system: [agent?.system ?? (await plainSystem()), dashboard?.block, atlas?.block].filter(Boolean).join('\n\n'),
       tools,
       allowlist,
       maxTurns: agent?.maxTurns ?? settings.chatMaxTurns,
@@ -125,6 +134,9 @@ export function createRequestBuilder(deps: RequestDeps) {
     },
     setDashboardResolver: (fn: ResolveDashboard) => {
       resolveDashboard = fn;
+    },
+    setAtlasResolver: (fn: ResolveAtlas) => {
+      resolveAtlas = fn;
     },
   };
 }

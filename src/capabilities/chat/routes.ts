@@ -31,6 +31,7 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService): void {
             provider: { type: ['string', 'null'], description: 'a provider name from GET /api/config' },
             agent: { type: ['string', 'null'], description: 'an agent name from GET /api/agents' },
             dashboard: { type: ['string', 'null'], description: 'a dashboard id from GET /api/dashboards: the turn can read and publish into it' },
+            atlas: { type: ['string', 'null'], description: 'an atlas id from GET /api/atlas: its map joins the turn, with read_card and atlas_source' },
             images: arr(any('a data URL, an http(s) URL or {data, mediaType}')),
             permissionMode: mode,
           },

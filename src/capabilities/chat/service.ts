@@ -160,5 +160,7 @@ export function createChatService(deps: ChatServiceDeps) {
     setPromptBlocks: request.setPromptBlocks,
     /** Wires the dashboards capability: `dashboard` in POST /api/chat (composition root). */
     setDashboardResolver: request.setDashboardResolver,
+    /** Wires the atlas capability: `atlas` in POST /api/chat (composition root). */
+    setAtlasResolver: request.setAtlasResolver,
   };
 }
