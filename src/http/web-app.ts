@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { packageRoot } from '../kernel/version.js';
 
 /** The first path segments the workbench routes on the client (web/src/router.ts keeps the same list). */
-export const CLIENT_ROUTES = ['chat', 'approvals', 'runs', 'workflows', 'files', 'vaults', 'boards', 'databases', 'settings'];
+export const CLIENT_ROUTES = ['chat', 'approvals', 'runs', 'workflows', 'files', 'vaults', 'boards', 'maps', 'databases', 'settings'];
 
 /** Paths of the shell and its assets: public, like any static page (guard.ts lets them through). */
 export function isPublicShellPath(pathname: string): boolean {

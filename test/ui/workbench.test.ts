@@ -309,6 +309,30 @@ describe('the web workbench in Chromium', () => {
     await b.page.waitForSelector('text=provider.scripted.key'); // settings: the secret by name
   });
 
+  it('dashboards and code maps: a folder mapped from the page, a built dashboard shown in its frame', async () => {
+    await mkdir(path.join(h.t.home, 'workspace', 'maps', 'core'), { recursive: true });
+    await mkdir(path.join(h.t.home, 'workspace', 'maps', 'web'), { recursive: true });
+    await writeFile(path.join(h.t.home, 'workspace', 'maps', 'core', 'cart.ts'), 'export const total = (xs: number[]) => xs.length;\n');
+    await writeFile(path.join(h.t.home, 'workspace', 'maps', 'web', 'server.ts'), "import { total } from '../core/cart.js';\nexport const serve = () => total([]);\n");
+    assert.equal((await h.t.api('PUT', '/api/dashboards/sales', { name: 'Sales', layout: 2, slots: [{ id: 'n', title: 'Orders', type: 'stat' }], prompt: 'count orders' })).status, 200);
+    h.model.script({ toolCalls: [{ name: 'publish_dashboard', args: { widgets: [{ id: 'n', type: 'stat', title: 'Orders', data: { value: 42 } }] } }] }, { text: 'published' });
+    const built = await h.t.api('POST', '/api/dashboards/sales/run');
+    assert.equal(built.status, 202, JSON.stringify(built.body));
+    await h.events.waitFor((e) => e.runId === built.body.runId && /^run\.(completed|failed)$/.test(e.kind), 30_000);
+    await b.page.goto(h.t.url + '/maps');
+    await b.page.waitForSelector('[data-connection=live]');
+    await b.page.click('[data-map="dashboard:sales"]');
+    const dash = b.page.frameLocator('iframe.doc-frame');
+    await dash.locator('text=42').first().waitFor();
+    await b.page.fill('input[aria-label="folder to map"]', 'maps');
+    await b.page.click('text=Map a folder');
+    await b.page.waitForSelector('[data-map="atlas:std-maps"].active');
+    const map = b.page.frameLocator('iframe.doc-frame');
+    await map.locator('text=Units and their imports').waitFor();
+    assert.equal(await map.locator('svg a.node').count(), 2);
+    await b.shot('maps');
+  });
+
   it('an API error shows the engine’s sentence', async () => {
     await b.page.goto(h.t.url + '/files/nope/missing.txt');
     await b.page.waitForSelector('.error-line');

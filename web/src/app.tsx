@@ -6,6 +6,7 @@ import { WorkflowsPage } from './pages/workflows';
 import { FilesPage } from './pages/files';
 import { BoardsPage, VaultsPage } from './pages/vaults';
 import { DatabasesPage } from './pages/databases';
+import { MapsPage } from './pages/maps';
 import { SettingsPage } from './pages/settings';
 import { post } from './api';
 import { match, path } from './router';
@@ -19,6 +20,7 @@ const PAGES = [
   { href: '/files', label: 'Files', icon: '▤' },
   { href: '/vaults', label: 'Vaults', icon: '✎' },
   { href: '/boards', label: 'Boards', icon: '▦' },
+  { href: '/maps', label: 'Dashboards', icon: '◫' },
   { href: '/databases', label: 'Databases', icon: '⛁' },
   { href: '/settings', label: 'Settings', icon: '⚙' },
 ];
@@ -37,6 +39,7 @@ function Page() {
   if (match('/files', p)) return <FilesPage />;
   if (match('/vaults', p)) return <VaultsPage />;
   if (match('/boards', p)) return <BoardsPage />;
+  if (match('/maps', p)) return <MapsPage />;
   if (match('/databases', p)) return <DatabasesPage />;
   if (match('/settings', p)) return <SettingsPage />;
   return <div class="page">No page at {p}. <a href="/chat">Open the chat</a>.</div>;
