@@ -35,6 +35,12 @@ if (otherNode && !addonLoads('better-sqlite3')) {
 // hook), fails with the file's name instead of holding CI until its own limit. The slowest file
 // takes 13 s alone on a quiet two-core machine (cli.test.ts); five minutes is far past any honest run.
 const TEST_TIMEOUT_MS = 300_000;
+
+// tsx caches each file it transpiles, and two test processes starting at once may transpile the same
+// changed file together; a reader that meets the other's half-written cache entry loads a module with
+// no exports ("does not provide an export named 'startEngine'", seen on Node 22 after a large change).
+// One process loads the engine and the test support first, so the parallel files start from a warm cache.
+spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', "await import('./test/support/engine.ts'); await import('./test/chat/harness.ts');"], { stdio: 'inherit' });
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${TEST_TIMEOUT_MS}`, ...chosen], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
 
