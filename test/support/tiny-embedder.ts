@@ -8,19 +8,9 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeModel, ElemType } from './onnx-writer.js';
+import { bytesToUnicode } from './tiny-model.js';
 
 const HIDDEN = 32;
-
-function bytesToUnicode(): string[] {
-  const keep: number[] = [];
-  for (let b = 33; b <= 126; b++) keep.push(b);
-  for (let b = 161; b <= 172; b++) keep.push(b);
-  for (let b = 174; b <= 255; b++) keep.push(b);
-  const map: string[] = [];
-  let n = 0;
-  for (let b = 0; b < 256; b++) map[b] = keep.includes(b) ? String.fromCharCode(b) : String.fromCharCode(256 + n++);
-  return map;
-}
 
 export function writeTinyEmbedder(dir: string): { dir: string; files: Record<string, { size: number; sha256: string }> } {
   const vocab: Record<string, number> = {};

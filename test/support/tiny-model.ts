@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { encodeModel, ElemType } from './onnx-writer.js';
 
 /** GPT-2's byte-to-unicode table: the alphabet of byte-level BPE. */
-function bytesToUnicode(): string[] {
+export function bytesToUnicode(): string[] {
   const keep: number[] = [];
   for (let b = 33; b <= 126; b++) keep.push(b);
   for (let b = 161; b <= 172; b++) keep.push(b);
