@@ -138,6 +138,9 @@ export async function connect(): Promise<void> {
   ws.onopen = () => {
     retry = 0;
     connection.value = 'live';
+    // A gate or prompt that began between the catch-up's reads and this socket's opening sent its
+    // event to nobody: ask once more now that every later event reaches us (merged, never doubled).
+    void recheckWaiting();
   };
   ws.onmessage = (m) => {
     let e: EngineEvent;
@@ -157,6 +160,19 @@ function scheduleReconnect(): void {
   setTimeout(() => void connect(), delay);
 }
 
+const gatesOf = (g: any): Gate[] => (g.gates ?? (g.pending as string[]).map((key: string) => ({ key, runId: key.split(':')[0], nodeId: key.split(':').slice(1).join(':') }))).filter((x: Gate) => !x.orphaned);
+
+async function recheckWaiting(): Promise<void> {
+  const [g, p] = await Promise.all([get('/api/gates'), get('/api/permissions/pending').catch(() => ({ pending: [] }))]).catch(() => [undefined, undefined]);
+  if (!g) return;
+  batch(() => {
+    const fresh = gatesOf(g).filter((x) => !gates.value.some((y) => y.key === x.key));
+    if (fresh.length) gates.value = [...gates.value, ...fresh];
+    const more = ((p?.pending ?? []) as Prompt[]).filter((x) => !prompts.value.some((y) => y.callId === x.callId && y.runId === x.runId));
+    if (more.length) prompts.value = [...prompts.value, ...more];
+  });
+}
+
 async function catchUp(): Promise<void> {
   const st = await get('/api/status');
   const list = (await get<{ runs: Run[] }>('/api/runs')).runs;
@@ -168,7 +184,7 @@ async function catchUp(): Promise<void> {
     runSeq.clear();
     status.value = st;
     runs.value = list;
-    gates.value = (g.gates ?? (g.pending as string[]).map((key: string) => ({ key, runId: key.split(':')[0], nodeId: key.split(':').slice(1).join(':') }))).filter((x: Gate) => !x.orphaned);
+    gates.value = gatesOf(g);
     prompts.value = p.pending ?? [];
     notifications.value = n;
   });
