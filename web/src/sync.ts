@@ -138,9 +138,9 @@ export async function connect(): Promise<void> {
   ws.onopen = () => {
     retry = 0;
     connection.value = 'live';
-    // A gate or prompt that began between the catch-up's reads and this socket's opening sent its
-    // event to nobody: ask once more now that every later event reaches us (merged, never doubled).
-    void recheckWaiting();
+    // A run, gate or prompt that began between the catch-up's reads and this socket's opening sent
+    // its event to nobody: ask once more now that every later event reaches us (merged, never doubled).
+    void recheck();
   };
   ws.onmessage = (m) => {
     let e: EngineEvent;
@@ -162,10 +162,13 @@ function scheduleReconnect(): void {
 
 const gatesOf = (g: any): Gate[] => (g.gates ?? (g.pending as string[]).map((key: string) => ({ key, runId: key.split(':')[0], nodeId: key.split(':').slice(1).join(':') }))).filter((x: Gate) => !x.orphaned);
 
-async function recheckWaiting(): Promise<void> {
-  const [g, p] = await Promise.all([get('/api/gates'), get('/api/permissions/pending').catch(() => ({ pending: [] }))]).catch(() => [undefined, undefined]);
-  if (!g) return;
+async function recheck(): Promise<void> {
+  const [r, g, p] = await Promise.all([get<{ runs: Run[] }>('/api/runs'), get('/api/gates'), get('/api/permissions/pending').catch(() => ({ pending: [] }))]).catch(() => [undefined, undefined, undefined]);
+  if (!r || !g) return;
   batch(() => {
+    // Runs the socket already told of keep what it said (it is newer); the others join the list.
+    const missing = r.runs.filter((x) => !runs.value.some((y) => y.runId === x.runId));
+    if (missing.length) runs.value = [...missing, ...runs.value].sort((a, b) => (b.startedAt ?? 0) - (a.startedAt ?? 0));
     const fresh = gatesOf(g).filter((x) => !gates.value.some((y) => y.key === x.key));
     if (fresh.length) gates.value = [...gates.value, ...fresh];
     const more = ((p?.pending ?? []) as Prompt[]).filter((x) => !prompts.value.some((y) => y.callId === x.callId && y.runId === x.runId));
