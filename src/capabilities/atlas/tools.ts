@@ -19,6 +19,16 @@ function stateOf(runId: string | undefined): BuildState | string {
   return s ?? 'record_card and publish_atlas work only inside an atlas survey (POST /api/atlas/<id>/run); read_card and atlas_source read a finished one';
 }
 
+/**
+ * Which atlas a reading call means: the one named, else the one this survey run builds. The build's
+ * unpublished cards count only when the call means that same atlas.
+ */
+function readingScope(named: string | undefined, runId: string | undefined): { id?: string; state?: BuildState } {
+  const state = runId ? builds.get(runId) : undefined;
+  const id = named ?? state?.atlas;
+  return { id, state: state && state.atlas === id ? state : undefined };
+}
+
 export function atlasTools(atlas: AtlasService, fence: Fence): AnyTool[] {
   const recordCard = defineTool<Omit<Card, 'unit' | 'hash' | 'source' | 'lines' | 'recordedAt'>>({
     name: 'record_card',
@@ -159,8 +169,7 @@ export function atlasTools(atlas: AtlasService, fence: Fence): AnyTool[] {
     parameters: { type: 'object', properties: { unit: { type: 'string' }, atlas: { type: 'string' } }, required: ['unit'], additionalProperties: false },
     permission: 'other',
     async run(args, ctx) {
-      const state = ctx.runId ? builds.get(ctx.runId) : undefined;
-      const id = args.atlas ?? state?.atlas;
+      const { id, state } = readingScope(args.atlas, ctx.runId);
       if (!id) return { text: 'name the atlas: read_card {unit, atlas}', isError: true };
       const card = state?.cards.get(args.unit) ?? (await atlas.card(id, args.unit).catch(() => state?.brief.cards.find((c) => c.unit === args.unit || c.hash === args.unit)));
       if (!card) return { text: `atlas "${id}" has no card for "${args.unit}"`, isError: true };
@@ -176,7 +185,7 @@ export function atlasTools(atlas: AtlasService, fence: Fence): AnyTool[] {
     parameters: { type: 'object', properties: { ref: { type: 'string' }, atlas: { type: 'string' } }, required: ['ref'], additionalProperties: false },
     permission: 'other',
     async run(args, ctx) {
-      const id = args.atlas ?? (ctx.runId ? builds.get(ctx.runId)?.atlas : undefined);
+      const { id } = readingScope(args.atlas, ctx.runId);
       if (!id) return { text: 'name the atlas: atlas_source {ref, atlas}', isError: true };
       try {
         return await atlas.source(id, args.ref);
