@@ -222,12 +222,17 @@ export async function startMariaDb(): Promise<DbServer> {
   if (user && !ids) throw new Error('running as root needs the "mysql" system user (created by the mariadb-server package)');
   const data = path.join(dir, 'data');
   const files = path.join(dir, 'files'); // secure_file_priv: the only folder the server may write files in
+  // A private temp folder: servers of test files running side by side shared /tmp, and one install
+  // failed deleting its own temp table there ("Error on delete of '/tmp/#sql-temptable-...'").
+  const tmp = path.join(dir, 'tmp');
   await mkdir(files);
+  await mkdir(tmp);
   if (ids) {
     await chown(dir, ids.uid, ids.gid);
     await chown(files, ids.uid, ids.gid);
+    await chown(tmp, ids.uid, ids.gid);
   }
-  run(install, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(user ? [`--user=${user}`] : [])], 'mariadb-install-db');
+  run(install, ['--no-defaults', `--datadir=${data}`, `--tmpdir=${tmp}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(user ? [`--user=${user}`] : [])], 'mariadb-install-db');
   const socket = path.join(dir, 'sock');
   const errorLog = path.join(dir, 'err.log');
   const password = `pw-${Math.random().toString(36).slice(2)}-test`;
@@ -250,6 +255,7 @@ export async function startMariaDb(): Promise<DbServer> {
           '--bind-address=127.0.0.1',
           `--pid-file=${path.join(dir, 'pid')}`,
           `--secure-file-priv=${files}`,
+          `--tmpdir=${tmp}`,
           '--skip-log-bin',
           '--innodb-buffer-pool-size=64M',
           '--innodb-log-file-size=16M',
