@@ -67,6 +67,10 @@ import { createLoginEnv } from './capabilities/shell/login-env.js';
 import { createShellService } from './capabilities/shell/service.js';
 import { shellTools } from './capabilities/shell/tools.js';
 import { createWebService } from './capabilities/web/service.js';
+import { browserRoutes } from './capabilities/browser/routes.js';
+import { createBrowserService } from './capabilities/browser/service.js';
+import { browserTools } from './capabilities/browser/tools.js';
+import { browserSocket } from './http/sockets/browser.js';
 import { webTools } from './capabilities/web/tools.js';
 import { aboutRoutes } from './capabilities/system/about.js';
 import { statusRoutes } from './capabilities/system/status.js';
@@ -138,6 +142,8 @@ export interface EngineOptions {
   skillsUserHome?: string;
   /** Replaces the URL floor for load_skill URLs (tests only: lets a loopback server serve a skill). */
   skillUrlFloor?: UrlFloor;
+  /** Replaces the URL floor of browser_navigate (tests only: lets the browser reach a loopback fixture server). */
+  browserUrlFloor?: UrlFloor;
   /** Files capability knobs for tests: rg path (null = the walk fallback), reveal command (null = none). */
   files?: { rg?: string | null; revealCommand?: string | null; watch?: boolean };
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
@@ -340,6 +346,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
   tools.register(...webTools(createWebService()));
+  // The browser bridge (issue 29): the paired extension's socket, its pairing routes, the 13 tools.
+  const browser = createBrowserService({ home, secrets, emit });
+  sockets.push(browserSocket(browser));
+  browserRoutes(app, browser);
+  tools.register(...browserTools({ browser, floor: options.browserUrlFloor ?? urlFloor }));
   // Databases (issue 18): saved connections, drivers, the read-only policy for models.
   const db = createDb({ home, secrets, workspace: () => fence.root('workspace').path, mask: masker.mask, emit });
   closers.push(() => db.close());
@@ -569,6 +580,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   warmUp.unref();
   const address = app.server.address();
   if (address && typeof address === 'object') port = address.port;
+  // The extension folder and its pairing.json name the port now listened on.
+  await browser.start(port);
   await gateway.start();
   await watching;
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;

@@ -16,7 +16,7 @@ import { withExtraBody } from '../providers/extra-body.js';
 import { providerErrorSentence, withRetry } from '../providers/retry.js';
 import { loadAi } from '../providers/sdk.js';
 import type { ModelClient } from '../providers/types.js';
-import type { AnyTool, ToolCall } from '../tools/types.js';
+import type { AnyTool, CallOutcome, ToolCall } from '../tools/types.js';
 import { compactionCut, estimateTokens, summarise, summaryMessage } from './compaction.js';
 import type { AgentResult, AgentStatus, GenerationSettings, RunAgentOptions } from './types.js';
 
@@ -116,7 +116,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
           type: 'tool-result' as const,
           toolCallId: r.callId,
           toolName: r.name,
-          output: r.isError ? { type: 'error-text' as const, value: r.text } : { type: 'text' as const, value: r.text },
+          output: toolOutput(r),
         })),
       });
       if (ctx.signal.aborted) return done('stopped');
@@ -286,3 +286,10 @@ async function compact(o: RunAgentOptions, messages: ModelMessage[], tokensBefor
   return next;
 }
 
+
+/** A tool's outcome as the model gets it: an error, text, or text with an image (browser_screenshot). */
+function toolOutput(r: CallOutcome) {
+  if (r.isError) return { type: 'error-text' as const, value: r.text };
+  if (!r.image) return { type: 'text' as const, value: r.text };
+  return { type: 'content' as const, value: [{ type: 'text' as const, text: r.text }, { type: 'image-data' as const, data: r.image.data, mediaType: r.image.mediaType }] };
+}

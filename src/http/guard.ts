@@ -78,6 +78,11 @@ export class Guard {
       if (!this.localCheck(input)) return refused();
       return { ok: true, viaToken: false };
     }
+    if (pathname === '/browser') {
+      // The extension's bridge: a loopback peer and a local Host; its extension Origin and pairing
+      // token are judged by the socket itself (src/http/sockets/browser.ts), never the mobile token.
+      return isLoopback(input.remoteAddress) && isLocalHost(input.headers.host) && token === undefined ? { ok: true, viaToken: false } : refused();
+    }
     if (tokenValid) return { ok: true, viaToken: true };
     return this.localCheck(input) ? { ok: true, viaToken: false } : refused();
   }

@@ -6,14 +6,15 @@
  * (GET /api/files/<path>) is the person's own file given back to them byte for byte, because
  * masking it would write `***` into the file on the next save. And the answer of
  * POST /api/models/api that mints the gateway's bearer key shows that new key once, by design (every
- * later read shows only its fingerprint). Binary bodies are not touched.
+ * later read shows only its fingerprint). The browser routes answer the pairing token (a stored secret) to
+ * the local person who pairs their browser, by design (docs/browser.md). Binary bodies are not touched.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Redactor } from '../kernel/redact.js';
 import { maskSecrets } from '../permissions/mask.js';
 import { hooksOf } from './methods.js';
 
-const EXEMPT = new Set(['GET /api/files/*', 'POST /api/models/api']);
+const EXEMPT = new Set(['GET /api/files/*', 'POST /api/models/api', 'GET /api/browser', 'POST /api/browser/token/rotate']);
 /** Set on the reply of an exempt route by that route's own hook. */
 const EXEMPTED = Symbol('engine.redactionExempt');
 

@@ -56,6 +56,8 @@ export const LIMITS = {
   webSearchResults: 8,
   delegateDepth: 2,
   browserWaitMs: 10_000,
+  browserActionTimeoutMs: 30_000, // one browser operation (a page load included) gives up after this
+  browserSnapshotChars: 18_000, // a snapshot outline is cut here, the rest counted (under the 24 000 tool clip)
   activityLimitDefault: 50,
   activityLimitCap: 200,
   activitySinceHoursDefault: 24,

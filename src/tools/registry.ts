@@ -140,7 +140,7 @@ export class ToolRegistry {
     const ctx: ToolContext = { ...base, callId: call.callId };
     const started = Date.now();
     ctx.emit('tool.call', { callId: call.callId, tool: call.name, args: this.maskValue(call.args), agent: ctx.agent });
-    const finish = (text: string, isError: boolean): CallOutcome => {
+    const finish = (text: string, isError: boolean, image?: CallOutcome['image']): CallOutcome => {
       ctx.emit('tool.result', {
         callId: call.callId,
         tool: call.name,
@@ -148,11 +148,11 @@ export class ToolRegistry {
         result: this.mask(clipText(text, LIMITS.toolEventResultChars)),
         durationMs: Date.now() - started,
       });
-      return { callId: call.callId, name: call.name, text, isError };
+      return { callId: call.callId, name: call.name, text, isError, ...(image ? { image } : {}) };
     };
     try {
-      const text = await this.execute(call, ctx, options);
-      return finish(text, false);
+      const out = await this.execute(call, ctx, options);
+      return finish(out.text, false, out.image);
     } catch (err) {
       if (err instanceof ToolRefusal || isEngineError(err)) return finish(describeError(err), true);
       if (ctx.signal.aborted) return finish(`Tool "${call.name}" was stopped before it finished.`, true);
@@ -160,7 +160,7 @@ export class ToolRegistry {
     }
   }
 
-  private async execute(call: ToolCall, ctx: ToolContext, options: CallOptions): Promise<string> {
+  private async execute(call: ToolCall, ctx: ToolContext, options: CallOptions): Promise<{ text: string; image?: CallOutcome['image'] }> {
     const tool = this.tools.get(call.name);
     if (!tool) {
       const names = this.visible(options.allowlist).map((t) => t.name);
@@ -169,7 +169,7 @@ export class ToolRegistry {
     if (options.allowlist ? !options.allowlist.has(tool.name) : tool.optIn) {
       throw new ToolRefusal(`Tool "${tool.name}" is not available to this agent (not in its allowlist)`);
     }
-    if (!this.isAvailable(tool)) throw new ToolRefusal(`Tool "${tool.name}" is not available right now.`);
+    if (!this.isAvailable(tool)) throw new ToolRefusal(tool.unavailableReason ?? `Tool "${tool.name}" is not available right now.`);
     if (typeof call.args === 'string') {
       throw new ToolRefusal(
         `Invalid arguments for tool "${tool.name}": the arguments must be one JSON object (got ${JSON.stringify(call.args.slice(0, 200))}). Call it again with a JSON object.`,
@@ -188,7 +188,7 @@ export class ToolRegistry {
     const result = await tool.run(args, ctx);
     const out = typeof result === 'string' ? { text: result } : result;
     if (out.isError) throw new ToolRefusal(out.unclipped ? out.text : clipResult(out.text));
-    return out.unclipped ? out.text : clipResult(out.text);
+    return { text: out.unclipped ? out.text : clipResult(out.text), image: out.image };
   }
 
   private maskValue(value: unknown): unknown {

@@ -55,6 +55,8 @@ export interface ToolResult {
   isError?: boolean;
   /** Exempt from the 24 000-character clip (load_skill success, MCP errors). */
   unclipped?: boolean;
+  /** An image the model sees with the text (browser_screenshot): base64 bytes and their media type. */
+  image?: { data: string; mediaType: string };
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -81,6 +83,8 @@ export interface ToolDefinition<A = Record<string, unknown>> {
   source?: string;
   /** Whether the tool can work right now (browser tools: an extension is paired). Unavailable tools are withheld from models. */
   available?: () => boolean;
+  /** What a call answers while the tool is unavailable (browser tools: 'not connected ...'). */
+  unavailableReason?: string;
   run(args: A, ctx: ToolContext): Promise<string | ToolResult>;
 }
 
@@ -116,4 +120,5 @@ export interface CallOutcome {
   name: string;
   text: string;
   isError: boolean;
+  image?: { data: string; mediaType: string };
 }

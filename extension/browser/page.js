@@ -1,0 +1,243 @@
+/**
+ * Functions the service worker runs inside a page through chrome.scripting (the extension's isolated
+ * world: the page's own scripts cannot see or change what is kept here). Each one is serialised on
+ * its own, so none may use anything outside its body. Refs live in `globalThis.__engineRefs` of the
+ * document they were taken on: an element keeps its ref across snapshots while it stays in the page,
+ * and a ref whose element left (or whose document was replaced) is stale.
+ */
+
+/** The outline with [eN] refs; open shadow roots and same-origin iframes included. */
+export function snapshotPage(interactiveOnly, maxChars) {
+  const R = (globalThis.__engineRefs ??= { byRef: new Map(), byEl: new WeakMap(), next: 1 });
+  const INTERACTIVE = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem']);
+  // Roles whose name is their content: the outline does not repeat that content below them.
+  const LEAF = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'option', 'heading', 'img']);
+  const SKIP = new Set(['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title']);
+  const LANDMARK = { nav: 'navigation', main: 'main', header: 'banner', footer: 'contentinfo', aside: 'complementary', form: 'form', ul: 'list', ol: 'list', li: 'listitem', table: 'table', tr: 'row', td: 'cell', th: 'columnheader', dialog: 'dialog' };
+  const lines = [];
+  let chars = 0;
+  let omitted = 0;
+  const clip = (s, n) => { s = String(s ?? '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
+  const push = (depth, line) => {
+    const s = '  '.repeat(depth) + '- ' + line;
+    if (chars + s.length + 1 > maxChars) return void omitted++;
+    lines.push(s);
+    chars += s.length + 1;
+  };
+  function roleOf(el) {
+    const explicit = (el.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (explicit && explicit !== 'presentation' && explicit !== 'none') return explicit;
+    const tag = el.localName;
+    if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) return 'link';
+    if (tag === 'button' || tag === 'summary') return 'button';
+    if (tag === 'input') {
+      const t = (el.getAttribute('type') || 'text').toLowerCase();
+      if (t === 'hidden') return '';
+      if (['button', 'submit', 'reset', 'image', 'file'].includes(t)) return 'button';
+      if (t === 'checkbox' || t === 'radio') return t;
+      if (t === 'range') return 'slider';
+      if (t === 'number') return 'spinbutton';
+      if (t === 'search') return 'searchbox';
+      return 'textbox';
+    }
+    if (tag === 'textarea') return 'textbox';
+    if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    if (/^h[1-6]$/.test(tag)) return 'heading';
+    if (tag === 'img') return el.getAttribute('alt') ? 'img' : '';
+    if (el.isContentEditable && el.getAttribute('contenteditable') !== null) return 'textbox';
+    return LANDMARK[tag] || '';
+  }
+  function textOf(root) {
+    return root.textContent || '';
+  }
+  function nameOf(el, role) {
+    const aria = el.getAttribute('aria-label');
+    if (aria) return clip(aria, 100);
+    const by = el.getAttribute('aria-labelledby');
+    if (by) {
+      const root = el.getRootNode();
+      const text = by.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id))?.textContent || '').join(' ');
+      if (text.trim()) return clip(text, 100);
+    }
+    const tag = el.localName;
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') {
+      const t = (el.getAttribute('type') || '').toLowerCase();
+      if (tag === 'input' && ['button', 'submit', 'reset'].includes(t)) return clip(el.value || (t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : ''), 100);
+      if (tag === 'input' && t === 'image') return clip(el.getAttribute('alt') || '', 100);
+      const labels = el.labels ? [...el.labels].map((l) => l.textContent).join(' ') : '';
+      if (labels.trim()) return clip(labels, 100);
+      return clip(el.getAttribute('placeholder') || el.getAttribute('title') || '', 100);
+    }
+    if (tag === 'img') return clip(el.getAttribute('alt'), 100);
+    if (LEAF.has(role) || role === 'listitem' || role === 'cell' || role === 'columnheader') return clip(textOf(el) || el.getAttribute('title'), 100);
+    return clip(el.getAttribute('title') || '', 100);
+  }
+  function refOf(el) {
+    let ref = R.byEl.get(el);
+    if (!ref) {
+      ref = 'e' + R.next++;
+      R.byEl.set(el, ref);
+      R.byRef.set(ref, new WeakRef(el));
+    }
+    return ref;
+  }
+  function details(el, role) {
+    const out = [];
+    if (role === 'heading') out.push(`level=${el.localName.slice(1) || el.getAttribute('aria-level') || ''}`);
+    if (role === 'checkbox' || role === 'radio' || role === 'switch') out.push(el.checked || el.getAttribute('aria-checked') === 'true' ? 'checked' : 'unchecked');
+    if ((role === 'textbox' || role === 'searchbox' || role === 'spinbutton') && 'value' in el && el.value && el.type !== 'password') out.push(`value="${clip(el.value, 60)}"`);
+    if (role === 'combobox' && el.localName === 'select') out.push(`selected="${clip(el.selectedOptions[0]?.textContent, 60)}"`, `options: ${clip([...el.options].map((o) => o.textContent.trim()).join(', '), 200)}`);
+    if (el.disabled || el.getAttribute('aria-disabled') === 'true') out.push('disabled');
+    return out.length ? ` (${out.join(', ')})` : '';
+  }
+  function childrenOf(node) {
+    if (node.localName === 'slot') {
+      const assigned = node.assignedNodes({ flatten: true });
+      return assigned.length ? assigned : [...node.childNodes];
+    }
+    if (node.shadowRoot) return [...node.shadowRoot.childNodes];
+    return [...node.childNodes];
+  }
+  function walk(node, depth) {
+    for (const child of childrenOf(node)) {
+      if (child.nodeType === 3) {
+        if (!interactiveOnly) {
+          const text = clip(child.data, 200);
+          if (text) push(depth, `text "${text}"`);
+        }
+        continue;
+      }
+      if (child.nodeType !== 1) continue;
+      const el = child;
+      if (SKIP.has(el.localName) || el.hidden || el.getAttribute('aria-hidden') === 'true') continue;
+      const style = el.ownerDocument.defaultView.getComputedStyle(el);
+      if (style.display === 'none') continue;
+      if (el.localName === 'iframe') {
+        let doc = null;
+        try { doc = el.contentDocument; } catch { doc = null; }
+        if (!doc || !doc.body) { if (!interactiveOnly) push(depth, `iframe "${clip(el.title || el.src, 80)}" (another site: not shown)`); continue; }
+        push(depth, `iframe "${clip(el.title || doc.title, 80)}"`);
+        walk(doc.body, depth + 1);
+        continue;
+      }
+      const role = roleOf(el);
+      const interactive = INTERACTIVE.has(role) && style.visibility !== 'hidden';
+      let next = depth;
+      if (role && (interactive || (!interactiveOnly && style.visibility !== 'hidden'))) {
+        const name = nameOf(el, role);
+        push(depth, `${role}${name ? ` "${name.replace(/"/g, '\\"')}"` : ''}${details(el, role)}${interactive ? ` [${refOf(el)}]` : ''}`);
+        next = depth + 1;
+        if (LEAF.has(role) && !el.shadowRoot) continue;
+      }
+      walk(el, next);
+    }
+  }
+  walk(document.body || document.documentElement, 0);
+  const head = `page "${clip(document.title, 120)}"${interactiveOnly ? ' (interactive elements only)' : ''}`;
+  return head + '\n' + lines.join('\n') + (omitted ? `\n… ${omitted} more element${omitted === 1 ? '' : 's'} not shown (the outline is capped at ${maxChars} characters; use interactiveOnly or scroll)` : '');
+}
+
+/** Where a ref's element is (viewport coordinates of the top page, iframes included), after scrolling it into view. */
+export function locateRef(ref) {
+  const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+  if (!el || !el.isConnected) return { stale: true };
+  el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+  const r = el.getBoundingClientRect();
+  let x = r.left + r.width / 2;
+  let y = r.top + r.height / 2;
+  let win = el.ownerDocument.defaultView;
+  while (win && win.frameElement) {
+    const frame = win.frameElement.getBoundingClientRect();
+    x += frame.left + win.frameElement.clientLeft;
+    y += frame.top + win.frameElement.clientTop;
+    win = win.parent;
+  }
+  const label = (el.getAttribute('aria-label') || el.textContent || el.getAttribute('placeholder') || el.localName).replace(/\s+/g, ' ').trim().slice(0, 60);
+  return { x, y, label: `${ref} ("${label}")`, empty: r.width === 0 || r.height === 0 };
+}
+
+/** Focuses the field to type into (by ref, else the focused element), or says why not: never a password, key or card field. */
+export function prepareType(ref, clear) {
+  let el;
+  if (ref) {
+    el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+    if (!el || !el.isConnected) return { stale: true };
+  } else {
+    el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    while (el && el.localName === 'iframe') {
+      try { el = el.contentDocument.activeElement; } catch { break; }
+    }
+    if (!el || el === document.body) return { error: 'no field has focus; give the ref of a field from browser_snapshot' };
+  }
+  const tag = el.localName;
+  const type = (el.getAttribute('type') || 'text').toLowerCase();
+  const labels = el.labels ? [...el.labels].map((l) => l.textContent).join(' ') : '';
+  const hint = [el.getAttribute('name'), el.id, el.getAttribute('aria-label'), el.getAttribute('placeholder'), labels].join(' ');
+  const autocomplete = (el.getAttribute('autocomplete') || '').toLowerCase();
+  if (tag === 'input' && type === 'password') return { refused: 'a password field' };
+  if (/\b(current-password|new-password|one-time-code|cc-number|cc-csc|cc-exp|cc-exp-month|cc-exp-year)\b/.test(autocomplete)) return { refused: `a field for ${autocomplete}` };
+  if (/pass(word|code|phrase)|\bpin\b|api[\s_-]?key|secret|\btoken\b|card[\s_-]?(number|no\b)|cc[\s_-]?num|\bcvv|\bcvc|security code/i.test(hint)) return { refused: `a field that asks for a secret ("${hint.replace(/\s+/g, ' ').trim().slice(0, 60)}")` };
+  const textual = (tag === 'input' && !['button', 'submit', 'reset', 'image', 'file', 'checkbox', 'radio', 'range', 'color', 'hidden'].includes(type)) || tag === 'textarea' || el.isContentEditable;
+  if (!textual) return { error: `${ref || 'the focused element'} is a ${tag}${tag === 'input' ? ` of type ${type}` : ''}, not a field you can type into` };
+  el.scrollIntoView({ block: 'center', behavior: 'instant' });
+  el.focus();
+  if ('value' in el && typeof el.setSelectionRange === 'function' && !['email', 'number'].includes(type)) {
+    if (clear) el.setSelectionRange(0, el.value.length);
+    else el.setSelectionRange(el.value.length, el.value.length);
+  } else if ('select' in el && clear) {
+    el.select();
+  } else if (el.isContentEditable) {
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    if (!clear) range.collapse(false);
+    const sel = el.ownerDocument.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  const label = (el.getAttribute('aria-label') || labels || el.getAttribute('placeholder') || el.getAttribute('name') || tag).replace(/\s+/g, ' ').trim().slice(0, 60);
+  return { label: `${ref || 'the focused field'} ("${label}")` };
+}
+
+/** Chooses an option by value or visible label. */
+export function selectOption(ref, value) {
+  const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+  if (!el || !el.isConnected) return { stale: true };
+  if (el.localName !== 'select') return { error: `${ref} is a ${el.localName}, not a select; browser_click it instead` };
+  const options = [...el.options];
+  const option = options.find((o) => o.value === value) || options.find((o) => o.textContent.trim() === value) || options.find((o) => o.textContent.trim().toLowerCase() === String(value).toLowerCase());
+  if (!option) return { error: `${ref} has no option "${value}"; its options are ${options.map((o) => `"${o.textContent.trim()}"`).join(', ').slice(0, 300)}` };
+  el.value = option.value;
+  option.selected = true;
+  el.dispatchEvent(new Event('input', { bubbles: true }));
+  el.dispatchEvent(new Event('change', { bubbles: true }));
+  return { label: `selected "${option.textContent.trim()}" (value "${option.value}") in ${ref}` };
+}
+
+/** Scrolls by dy or brings a ref into view; says where the page is. */
+export function scrollPage(ref, dy) {
+  if (ref) {
+    const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+    if (!el || !el.isConnected) return { stale: true };
+    el.scrollIntoView({ block: 'center', behavior: 'instant' });
+  } else {
+    window.scrollBy({ top: Number(dy) || 0, behavior: 'instant' });
+  }
+  const max = Math.max(0, document.documentElement.scrollHeight - window.innerHeight);
+  return { label: `scrolled to ${Math.round(window.scrollY)} of ${max} px${ref ? ` (${ref} in view)` : ''}` };
+}
+
+/** Whether text is on the page (its own text, open shadow roots and same-origin iframes). */
+export function pageHasText(text) {
+  const seen = (root) => {
+    if ((root.body ? root.body.innerText : root.textContent || '').includes(text)) return true;
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot && seen(el.shadowRoot)) return true;
+      if (el.localName === 'iframe') {
+        try { if (el.contentDocument && seen(el.contentDocument)) return true; } catch { /* another site */ }
+      }
+    }
+    return false;
+  };
+  return seen(document);
+}
