@@ -13,10 +13,13 @@ import { packageRoot } from '../../kernel/version.js';
 export const PAIRING_FILE = 'pairing.json';
 const KEY_FILE = path.join('browser', 'extension-key.json');
 
-/** The extension's source: the built copy (npm run build) when present, else the repository's folder. */
+/**
+ * The extension's source: the repository's folder in a checkout (always current while it is edited),
+ * else the copy npm run build puts into dist/ (a package that ships only dist/).
+ */
 export function extensionSource(root = packageRoot()): string {
-  const built = path.join(root, 'dist', 'extension', 'browser');
-  return existsSync(path.join(built, 'manifest.json')) ? built : path.join(root, 'extension', 'browser');
+  const source = path.join(root, 'extension', 'browser');
+  return existsSync(path.join(source, 'manifest.json')) ? source : path.join(root, 'dist', 'extension', 'browser');
 }
 
 /** Chrome's extension id: the first 128 bits of SHA-256 over the DER public key, written in letters a-p. */
