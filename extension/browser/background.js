@@ -126,8 +126,12 @@ async function resolveTab(tabId) {
   throw new Error('the browser has no open tab; open one with browser_navigate');
 }
 
-/** Resolves once the tab has finished loading (or after timeoutMs). */
-function loaded(tabId, timeoutMs = 15_000) {
+/**
+ * Resolves once the tab has finished loading (or after timeoutMs). Right after a navigation was asked
+ * for, the tab can still report the previous page as complete: then only the load event counts, with
+ * a late look in case it fired before we listened.
+ */
+function loaded(tabId, timeoutMs = 15_000, navigating = false) {
   return new Promise((resolve) => {
     let timer;
     const done = async () => {
@@ -138,10 +142,13 @@ function loaded(tabId, timeoutMs = 15_000) {
     const listener = (id, info) => id === tabId && info.status === 'complete' && done();
     chrome.tabs.onUpdated.addListener(listener);
     timer = setTimeout(done, timeoutMs);
-    setTimeout(async () => {
-      const tab = await chrome.tabs.get(tabId).catch(() => null);
-      if (!tab || (tab.status === 'complete' && !tab.pendingUrl)) done();
-    }, 60);
+    const look = () =>
+      chrome.tabs.get(tabId).then(
+        (tab) => tab.status === 'complete' && !tab.pendingUrl && done(),
+        () => done(),
+      );
+    if (navigating) setTimeout(look, 400);
+    else look();
   });
 }
 
@@ -190,10 +197,11 @@ async function thumbnail(send) {
 }
 
 /** Acts with the debugger attached, waits for any navigation the action started, then reports where the tab is. */
-async function act(tab, action) {
+async function act(tab, action, settleMs = 80) {
   return withDebugger(tab.id, async (send) => {
     const text = await action(send);
-    await new Promise((r) => setTimeout(r, 80));
+    // A click or a key may start a navigation a moment later: give it that moment, then wait for the load.
+    if (settleMs) await new Promise((r) => setTimeout(r, settleMs));
     const now = (await loaded(tab.id, 10_000)) || tab;
     return { text: `${text}; the page is now ${where(now)}`, tabId: tab.id, url: isPrivate(now.url) ? undefined : now.url, thumbnail: await thumbnail(send) };
   });
@@ -236,7 +244,7 @@ const OPS = {
 
   async navigate({ url, tabId }) {
     const tab = tabId !== undefined && tabId !== null ? await chrome.tabs.update((await resolveTab(tabId)).id, { url }) : await chrome.tabs.create({ url, active: true });
-    const now = (await loaded(tab.id)) || tab;
+    const now = (await loaded(tab.id, 15_000, true)) || tab;
     return withDebugger(tab.id, async (send) => ({ text: `tab ${tab.id} shows ${where(now)}`, tabId: tab.id, url: isPrivate(now.url) ? undefined : now.url, thumbnail: await thumbnail(send) }));
   },
 
@@ -287,13 +295,13 @@ const OPS = {
   async select({ tabId, ref, value }) {
     const tab = await resolveTab(tabId);
     const chosen = check(await inPage(tab.id, selectOption, [ref, value]), ref);
-    return act(tab, async () => chosen.label);
+    return act(tab, async () => chosen.label, 0);
   },
 
   async scroll({ tabId, ref, dy }) {
     const tab = await resolveTab(tabId);
     const done = check(await inPage(tab.id, scrollPage, [ref || null, dy ?? 600]), ref);
-    return act(tab, async () => done.label);
+    return act(tab, async () => done.label, 0);
   },
 
   async screenshot({ tabId }) {
@@ -326,7 +334,8 @@ const OPS = {
     await chrome.tabs.goBack(tab.id).catch(() => {
       throw new Error(`tab ${tab.id} has no earlier page to go back to`);
     });
-    return act(tab, async () => `went back in tab ${tab.id}`);
+    await loaded(tab.id, 15_000, true);
+    return act(tab, async () => `went back in tab ${tab.id}`, 0);
   },
 
   async wait({ tabId, ms, text }) {

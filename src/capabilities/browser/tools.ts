@@ -32,7 +32,7 @@ export function browserTools(deps: BrowserToolDeps): AnyTool[] {
 
   async function act(tool: string, op: string, args: Args, ctx: ToolContext, timeoutMs: number = LIMITS.browserActionTimeoutMs) {
     const tab = args.tabId ?? currentTab.get(scope(ctx));
-    const { result } = await browser.call(op, { ...args, tabId: tab }, { signal: ctx.signal, timeoutMs });
+    const { result, ms } = await browser.call(op, { ...args, tabId: tab }, { signal: ctx.signal, timeoutMs });
     if (result.tabId !== undefined && op === 'navigate' && args.tabId === undefined) currentTab.set(scope(ctx), result.tabId);
     if (op === 'close' && result.tabId === currentTab.get(scope(ctx))) currentTab.delete(scope(ctx));
     ctx.emit('browser.action', {
@@ -40,6 +40,8 @@ export function browserTools(deps: BrowserToolDeps): AnyTool[] {
       tabId: result.tabId,
       ...(result.url ? { url: withoutCredentials(result.url) } : {}),
       summary: result.text.split('\n')[0].slice(0, 200),
+      /** The browser's own time for the action (the rest of a call's time is the engine's and the socket's). */
+      browserMs: Math.round(ms * 10) / 10,
       thumbnail: result.thumbnail ? `data:image/jpeg;base64,${result.thumbnail}` : null,
     });
     return result;
