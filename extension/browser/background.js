@@ -189,7 +189,7 @@ async function withDebugger(tabId, fn) {
 async function thumbnail(send) {
   try {
     const { cssVisualViewport: v } = await send('Page.getLayoutMetrics');
-    const shot = await send('Page.captureScreenshot', { format: 'jpeg', quality: 45, clip: { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale: 240 / v.clientWidth } });
+    const shot = await send('Page.captureScreenshot', { format: 'jpeg', quality: 45, clip: { x: v.pageX, y: v.pageY, width: v.clientWidth, height: v.clientHeight, scale: 320 / v.clientWidth } });
     return shot.data;
   } catch {
     return undefined;

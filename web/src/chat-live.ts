@@ -15,6 +15,8 @@ export interface ToolRun {
   result?: unknown;
   error?: string;
   durationMs?: number;
+  /** browser_* tools: a small JPEG of the tab after the action (browser.action). */
+  thumbnail?: string;
 }
 
 export interface LiveTurn {
@@ -63,6 +65,11 @@ function handle(e: EngineEvent): void {
     case 'tool.result': {
       const t = turn().tools.find((x) => x.callId === e.callId);
       if (t) Object.assign(t, { ok: e.ok, result: e.result, error: e.error, durationMs: e.durationMs });
+      break;
+    }
+    case 'browser.action': {
+      const t = turn().tools.find((x) => x.callId === e.callId);
+      if (t && typeof e.thumbnail === 'string') t.thumbnail = e.thumbnail;
       break;
     }
     case 'chat.status':

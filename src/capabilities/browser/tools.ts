@@ -36,6 +36,7 @@ export function browserTools(deps: BrowserToolDeps): AnyTool[] {
     if (result.tabId !== undefined && op === 'navigate' && args.tabId === undefined) currentTab.set(scope(ctx), result.tabId);
     if (op === 'close' && result.tabId === currentTab.get(scope(ctx))) currentTab.delete(scope(ctx));
     ctx.emit('browser.action', {
+      callId: ctx.callId,
       tool,
       tabId: result.tabId,
       ...(result.url ? { url: withoutCredentials(result.url) } : {}),

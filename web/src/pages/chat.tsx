@@ -278,6 +278,7 @@ function ToolCall({ c, saved }: { c: ToolRun; saved?: boolean }) {
     <div class={`tool ${c.ok === undefined ? 'running' : c.ok ? 'done' : 'failed'}`} data-tool={c.tool}>
       <span class="tool-name">{c.tool}</span> <code>{short(c.args, 140)}</code>
       {c.ok === undefined ? <span class="muted small"> running…</span> : saved ? null : <div class="tool-result">{short(c.ok ? c.result : (c.error ?? c.result), 400)}</div>}
+      {c.thumbnail && !saved && <img class="tool-thumb" src={c.thumbnail} alt={`the tab after ${c.tool}`} />}
     </div>
   );
 }

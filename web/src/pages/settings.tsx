@@ -1,6 +1,6 @@
 /**
  * Settings: providers with the test button, secrets by name only, MCP servers and their status,
- * the sandbox, permission rules, local models with download progress.
+ * the sandbox, permission rules, local models with download progress, the browser bridge.
  */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
@@ -17,6 +17,7 @@ export function SettingsPage() {
       <Providers />
       <Secrets />
       <Mcp />
+      <Browser />
       <Sandbox />
       <Permissions />
       <Models />
@@ -129,6 +130,44 @@ function Mcp() {
           </div>
         );
       })}
+    </section>
+  );
+}
+
+/** The browser bridge: whether the extension is connected, and the folder to load once (it pairs by itself). */
+function Browser() {
+  const { data, error, reload } = useLoad<{ connected: boolean; extensionPath: string; extensionId: string; client?: { version: string; userAgent: string } }>('/api/browser');
+  useEffect(() => onEvent((e) => void (/^browser\.(connected|disconnected)$/.test(e.kind) && reload())), []);
+  const b = data.value;
+  return (
+    <section class="card browser-card" data-browser={b?.connected ? 'connected' : 'disconnected'}>
+      <h2>Browser</h2>
+      <ErrorLine error={error.value} />
+      {b && (
+        <>
+          <div class="row">
+            <span class="grow">
+              <span>
+                <span class={`dot ${b.connected ? 'live' : ''}`} />
+                {b.connected ? `Connected${b.client ? ` (extension ${b.client.version})` : ''}: the browser tools can drive your tabs.` : 'Not connected: the browser tools answer "not connected".'}
+              </span>
+            </span>
+            <Action onClick={async () => (await post('/api/browser/token/rotate', {}), reload())}>Rotate token</Action>
+          </div>
+          {!b.connected && (
+            <p class="small muted">
+              Once, in Chrome or Chromium: open chrome://extensions, turn on Developer mode, choose Load unpacked and pick this folder. It pairs by itself; nothing to type.
+            </p>
+          )}
+          <div class="row small">
+            <span class="muted">Folder</span> <code class="grow">{b.extensionPath}</code>
+            <Action onClick={() => navigator.clipboard?.writeText(b.extensionPath)}>Copy</Action>
+          </div>
+          <div class="row small">
+            <span class="muted">Extension id</span> <code class="grow">{b.extensionId}</code>
+          </div>
+        </>
+      )}
     </section>
   );
 }
