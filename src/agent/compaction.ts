@@ -7,10 +7,21 @@ import type { generateText, ModelMessage } from 'ai';
 import { LIMITS } from '../kernel/limits.js';
 import { loadAi } from '../providers/sdk.js';
 
+/** What one image counts for in the estimate: providers charge a screenshot-sized picture about 1 500 tokens, not its base64 length. */
+const IMAGE_CHARS = 6_000;
+
 /** A rough token count (4 characters a token): enough to decide when to compact. */
 export function estimateTokens(messages: readonly ModelMessage[], system?: string): number {
   let chars = system?.length ?? 0;
-  for (const m of messages) chars += JSON.stringify(m.content).length + 8;
+  const countImage = (key: string, value: unknown) => {
+    if (typeof value !== 'string' || value.length <= IMAGE_CHARS || (key !== 'data' && key !== 'image')) return value;
+    chars += IMAGE_CHARS; // image bytes (a user's picture, browser_screenshot's result)
+    return '';
+  };
+  for (const m of messages) {
+    const text = JSON.stringify(m.content, countImage); // counts the images it leaves out first
+    chars += text.length + 8;
+  }
   return Math.ceil(chars / 4);
 }
 
@@ -51,11 +62,17 @@ export function renderTranscript(messages: readonly ModelMessage[]): string {
     for (const part of m.content as Array<Record<string, any>>) {
       if (part.type === 'text') lines.push(`${m.role}: ${clip(String(part.text), LIMITS.compactMessageChars)}`);
       else if (part.type === 'tool-call') lines.push(`${m.role} called ${part.toolName} ${clip(JSON.stringify(part.input ?? {}), LIMITS.compactToolArgsChars)}`);
-      else if (part.type === 'tool-result') lines.push(`result of ${part.toolName}: ${clip(String(part.output?.value ?? ''), LIMITS.compactToolResultChars)}`);
+      else if (part.type === 'tool-result') lines.push(`result of ${part.toolName}: ${clip(resultText(part.output), LIMITS.compactToolResultChars)}`);
       else if (part.type === 'image' || part.type === 'file') lines.push(`${m.role}: [attachment]`);
     }
   }
   return lines.join('\n');
+}
+
+/** A tool result as text: its text parts, an image named (browser_screenshot). */
+function resultText(output: { type?: string; value?: unknown } | undefined): string {
+  if (output?.type !== 'content' || !Array.isArray(output.value)) return String(output?.value ?? '');
+  return output.value.map((p: { type: string; text?: string }) => (p.type === 'text' ? p.text : '[image]')).join(' ');
 }
 
 export async function summarise(

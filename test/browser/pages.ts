@@ -11,6 +11,9 @@ export const SHOP = `<!doctype html><title>Shop</title>
 <div id="host"></div>
 <script>document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<button onclick="this.textContent=\\'Shadow clicked\\'">Shadow button</button>';</script>
 <iframe src="/frame" title="Inner"></iframe>
+<input id="login" type="password" aria-label="Login">
+<input id="card" autocomplete="cc-number" aria-label="Number">
+<input id="note" aria-label="Note">
 <div style="height: 2400px"></div>
 <p>Bottom of the shop</p>`;
 

@@ -135,6 +135,15 @@ describe('browser pairing', () => {
       assert.equal((await t.api('GET', '/api/browser')).body.client.version, '1.0.0');
     });
 
+    it('the service worker sends a keep-alive at least every 20 s (MV3 stops an idle worker after 30 s)', async () => {
+      const { body } = await t.api('GET', '/api/browser');
+      const since = Date.parse(body.client.lastSeenAt);
+      await new Promise((r) => setTimeout(r, 21_000));
+      const later = (await t.api('GET', '/api/browser')).body;
+      assert.equal(later.connected, true);
+      assert.ok(Date.parse(later.client.lastSeenAt) > since, `a frame arrived within 21 s of idling (last seen ${later.client.lastSeenAt})`);
+    });
+
     it('rotation drops the live extension, which re-reads pairing.json and reconnects with the new token; the old one is refused', async () => {
       const before = (await t.api('GET', '/api/browser')).body;
       const seq = events.events.at(-1)?.seq ?? 0;

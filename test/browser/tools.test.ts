@@ -168,6 +168,24 @@ describe('browser tools in chat', () => {
       }
     });
 
+    it('browser_type refuses a password field by its type, a card field by its autocomplete, and a card number wherever it would go', async () => {
+      const snap = (await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0);
+      const r = await turn([
+        { name: 'browser_type', args: { ref: refOf(snap, 'Login'), text: 'hunter2' } },
+        { name: 'browser_type', args: { ref: refOf(snap, 'Number'), text: '12' } },
+        { name: 'browser_type', args: { ref: refOf(snap, 'Note'), text: 'pay with 4111 1111 1111 1111' } },
+        { name: 'browser_type', args: { ref: refOf(snap, 'Note'), text: 'order 1234567890123 please' } },
+      ]);
+      assert.match(r.text(0), /refused: e\d+ is a password field/);
+      assert.match(r.text(1), /refused: e\d+ is a field for cc-number/);
+      assert.match(r.text(2), /refused: the text holds a payment card number/);
+      assert.equal(r.results[3].ok, true, 'a number that fails the Luhn check is typed');
+      const page = await shopPage();
+      assert.equal(await page.inputValue('#login'), '');
+      assert.equal(await page.inputValue('#card'), '');
+      assert.equal(await page.inputValue('#note'), 'order 1234567890123 please');
+    });
+
     it('a ref used after the page rerendered answers "take a new snapshot"', async () => {
       const snap = (await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0);
       const old = refOf(snap, 'Old');

@@ -27,6 +27,8 @@ export interface Client {
   version: string;
   userAgent: string;
   connectedAt: string;
+  /** The last frame the extension sent (its keep-alive comes every 20 s). */
+  lastSeenAt: string;
 }
 
 export class Bridge {
@@ -49,7 +51,8 @@ export class Bridge {
   attach(ws: WebSocket): void {
     const previous = this.ws;
     this.ws = ws;
-    this.client = { version: '?', userAgent: '?', connectedAt: new Date().toISOString() };
+    const now = new Date().toISOString();
+    this.client = { version: '?', userAgent: '?', connectedAt: now, lastSeenAt: now };
     if (previous) {
       this.emit('browser.replaced', { reason: 'a newer extension connection replaced the previous one' });
       this.drop(previous, CLOSE_REPLACED, 'replaced by a newer extension connection');
@@ -101,6 +104,7 @@ export class Bridge {
     } catch {
       return;
     }
+    if (ws === this.ws && this.client) this.client.lastSeenAt = new Date().toISOString();
     if ('type' in msg) {
       if (msg.type === 'ping') ws.send('{"type":"pong"}');
       else if (msg.type === 'hello' && ws === this.ws && this.client) {

@@ -11,7 +11,7 @@ const statusSchema = obj(
     extensionPath: str('the folder to load in chrome://extensions with "Load unpacked"'),
     extensionId: str('the id Chrome gives that extension (pinned by the manifest key)'),
     origin: str('the only Origin /browser accepts'),
-    client: obj({ version: str(), userAgent: str(), connectedAt: str() }, ['version', 'userAgent', 'connectedAt']),
+    client: obj({ version: str(), userAgent: str(), connectedAt: str(), lastSeenAt: str('the last frame the extension sent (a keep-alive every 20 s)') }, ['version', 'userAgent', 'connectedAt', 'lastSeenAt']),
   },
   ['connected', 'token', 'extensionPath', 'extensionId', 'origin'],
 );

@@ -5,6 +5,7 @@
  * the per-host prompt of browser_navigate, the every-time prompt of browser_evaluate, the untrusted
  * marking of snapshots.
  */
+import { badRequest } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { defineTool, type AnyTool, type JsonSchema, type PermissionRequest, type ToolContext } from '../../tools/types.js';
 import type { UrlFloor } from '../web/floor.js';
@@ -106,10 +107,15 @@ export function browserTools(deps: BrowserToolDeps): AnyTool[] {
       'Clicks an element by its ref from browser_snapshot (real mouse events) and says where the page ended up.',
       schema({ ref: ref('to click'), button: { type: 'string', enum: ['left', 'right'] }, double: { type: 'boolean', description: 'Double-click.' } }, ['ref']),
     ),
-    simple(
+    tool<Args & { text: string }>(
       'browser_type',
       'Types text into a field (by ref, else the focused element) and says how much was typed where. clear empties the field first; submit presses Enter after. Never types into password, key or card-number fields.',
       schema({ text: { type: 'string' }, ref: ref('to type into'), clear: { type: 'boolean' }, submit: { type: 'boolean' } }, ['text']),
+      async (args, ctx) => {
+        // The extension refuses such fields by what they are; this refuses a card number by what it is, wherever it would go.
+        if (hasCardNumber(args.text)) throw badRequest('refused: the text holds a payment card number; the browser tools never type card numbers. Ask the user to fill it in themselves.');
+        return (await act('browser_type', 'type', args, ctx)).text;
+      },
     ),
     simple(
       'browser_press',
@@ -155,4 +161,19 @@ export function browserTools(deps: BrowserToolDeps): AnyTool[] {
     ),
     simple('browser_close', 'Closes a tab (default: this conversation\'s current tab).', schema({})),
   ];
+}
+
+/** A run of 13-19 digits (spaces or dashes between them allowed) that passes the Luhn check: a payment card number. */
+export function hasCardNumber(text: string): boolean {
+  for (const match of text.matchAll(/(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g)) {
+    const digits = match[0].replace(/\D/g, '');
+    let sum = 0;
+    for (let i = 0; i < digits.length; i++) {
+      let d = Number(digits[digits.length - 1 - i]);
+      if (i % 2) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+      sum += d;
+    }
+    if (sum % 10 === 0) return true;
+  }
+  return false;
 }

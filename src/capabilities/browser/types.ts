@@ -13,7 +13,7 @@ export interface BrowserStatus {
   /** The only Origin the /browser socket accepts. */
   origin: string;
   /** The connected extension's version and user agent, when connected. */
-  client?: { version: string; userAgent: string; connectedAt: string };
+  client?: { version: string; userAgent: string; connectedAt: string; lastSeenAt: string };
 }
 
 /** A request the engine sends the extension: one operation on one tab. */
