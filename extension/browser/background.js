@@ -111,19 +111,24 @@ function where(tab) {
   return isPrivate(url) ? 'a private or local page' : `"${tab.title || ''}" at ${url}`;
 }
 
+/**
+ * The tab an operation acts on: the one named, else the active one. Never a private or local page:
+ * the engine's own workbench is one (a model must not answer its own permission prompts), and so are
+ * the person's router and intranet pages, as for the URL floor.
+ */
 async function resolveTab(tabId) {
+  let tab;
   if (tabId !== undefined && tabId !== null) {
-    try {
-      return await chrome.tabs.get(tabId);
-    } catch {
-      throw new Error(`there is no tab ${tabId}; browser_tabs lists the open tabs`);
-    }
+    tab = await chrome.tabs.get(tabId).catch(() => null);
+    if (!tab) throw new Error(`there is no tab ${tabId}; browser_tabs lists the open tabs`);
+  } else {
+    [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+    if (!tab) throw new Error('the browser has no active tab; open a page with browser_navigate');
   }
-  const [active] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
-  if (active) return active;
-  const [any] = await chrome.tabs.query({});
-  if (any) return any;
-  throw new Error('the browser has no open tab; open one with browser_navigate');
+  if (isPrivate(tab.url || tab.pendingUrl)) {
+    throw new Error(`tab ${tab.id} shows a private or local page; the browser tools act only on public web pages (open one with browser_navigate)`);
+  }
+  return tab;
 }
 
 /**

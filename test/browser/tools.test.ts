@@ -271,6 +271,16 @@ describe('browser tools in chat', () => {
       assert.match(r.text(1), /the page is now "Shop" at http:\/\/shop\.example\.test\//);
       const tabId = /\[(\d+)\] "Shop" http:\/\/shop\.example\.test\//.exec(r.text(2))![1];
       assert.match(r.text(2), /\(a private or local page\)/, 'the blank start tab is listed without URL or title');
+      // The engine's own workbench is a local page: no tool acts on it (a model must not answer its own prompts).
+      const own = await chromium.context.newPage();
+      await own.goto(t.url + '/api/status');
+      const listed = (await turn([{ name: 'browser_tabs', args: {} }])).text(0);
+      const locals = [...listed.matchAll(/\[(\d+)\] \(a private or local page\)/g)].map((m) => Number(m[1]));
+      assert.ok(locals.length >= 2, listed);
+      const refused = await turn(locals.flatMap((id) => [{ name: 'browser_snapshot', args: { tabId: id } }, { name: 'browser_evaluate', args: { tabId: id, expression: '1' } }, { name: 'browser_close', args: { tabId: id } }]));
+      for (const result of refused.results) assert.match(String(result.result), /shows a private or local page; the browser tools act only on public web pages/);
+      assert.ok(!own.isClosed());
+      await own.close();
       const closed = await turn([{ name: 'browser_close', args: { tabId: Number(tabId) } }, { name: 'browser_tabs', args: {} }]);
       assert.equal(closed.text(0), `closed tab ${tabId}`);
       assert.ok(!closed.text(1).includes(`[${tabId}]`));

@@ -49,7 +49,7 @@ export function browserTools(deps: BrowserToolDeps): AnyTool[] {
     return result;
   }
 
-  /** The host of the tab a call will act on, for per-host prompts ('' for a page that is not http(s)). */
+  /** The host of the tab a call will act on, for per-host prompts (the extension refuses a private or local tab itself). */
   async function hostOf(args: Args, ctx: ToolContext): Promise<string> {
     const { result } = await browser.call('tab', { tabId: args.tabId ?? currentTab.get(scope(ctx)) }, { signal: ctx.signal, timeoutMs: LIMITS.browserActionTimeoutMs });
     try {
