@@ -286,7 +286,6 @@ async function compact(o: RunAgentOptions, messages: ModelMessage[], tokensBefor
   return next;
 }
 
-
 /** A tool's outcome as the model gets it: an error, text, or text with an image (browser_screenshot). */
 function toolOutput(r: CallOutcome) {
   if (r.isError) return { type: 'error-text' as const, value: r.text };

@@ -34,7 +34,11 @@ export function browserTools(deps: BrowserToolDeps): AnyTool[] {
   async function act(tool: string, op: string, args: Args, ctx: ToolContext, timeoutMs: number = LIMITS.browserActionTimeoutMs) {
     const tab = args.tabId ?? currentTab.get(scope(ctx));
     const { result, ms } = await browser.call(op, { ...args, tabId: tab }, { signal: ctx.signal, timeoutMs });
-    if (result.tabId !== undefined && op === 'navigate' && args.tabId === undefined) currentTab.set(scope(ctx), result.tabId);
+    if (result.tabId !== undefined && op === 'navigate' && args.tabId === undefined) {
+      currentTab.set(scope(ctx), result.tabId);
+      // Runs end without telling their tools: the oldest entries go once there are many.
+      if (currentTab.size > 256) currentTab.delete(currentTab.keys().next().value!);
+    }
     if (op === 'close' && result.tabId === currentTab.get(scope(ctx))) currentTab.delete(scope(ctx));
     ctx.emit('browser.action', {
       callId: ctx.callId,
