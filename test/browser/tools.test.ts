@@ -11,7 +11,7 @@ import { collectEvents, type EventCollector } from '../support/events.js';
 import type { TestEngine } from '../support/engine.js';
 import { startModelServer, type ModelServer, type ScriptToolCall } from '../support/model-server.js';
 import { FIXTURE, FIXTURE_HOST, launchChromium, serveFixtures, startBridgeEngine, waitConnected, type Fixtures, type TestChromium } from './harness.js';
-import { FRAME, NEXT, SHOP } from './pages.js';
+import { bigPage, FRAME, NEXT, SHOP } from './pages.js';
 
 const BROWSER_TOOLS = ['browser_tabs', 'browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type', 'browser_press', 'browser_select', 'browser_scroll', 'browser_screenshot', 'browser_evaluate', 'browser_back', 'browser_wait', 'browser_close'];
 
@@ -24,7 +24,7 @@ describe('browser tools in chat', () => {
   let session = 0;
 
   before(async () => {
-    fixtures = await serveFixtures({ '/': SHOP, '/frame': FRAME, '/next': NEXT });
+    fixtures = await serveFixtures({ '/': SHOP, '/frame': FRAME, '/next': NEXT, '/big': bigPage(5000) });
     model = await startModelServer();
     t = await startBridgeEngine();
     const put = await t.api('PUT', '/api/config', { providers: [{ type: 'anthropic', name: 'scripted', baseUrl: model.baseUrl, model: 'scripted-model', newKey: 'sk-test-key-123' }], defaultProvider: 'scripted' });
@@ -262,6 +262,26 @@ describe('browser tools in chat', () => {
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(await attached(), 0, 'detached after the action');
       assert.equal(seenAttached, 0, 'nothing attached while only waiting');
+    });
+
+    it('a snapshot of a 5 000-element page is capped with the rest counted; interactiveOnly keeps every button under 20 000 characters', async () => {
+      const opened = await turn([{ name: 'browser_navigate', args: { url: `${FIXTURE}/big` } }]);
+      const tabId = Number(/tab (\d+)/.exec(opened.text(0))![1]);
+      const r = await turn([{ name: 'browser_snapshot', args: { tabId } }, { name: 'browser_snapshot', args: { tabId, interactiveOnly: true } }, { name: 'browser_close', args: { tabId } }]);
+      // The event's copy of a result is clipped; the model gets it whole.
+      const seen: string[] = model.requests
+        .at(-1)!
+        .body.messages.flatMap((m: { content: unknown }) => (Array.isArray(m.content) ? m.content : []))
+        .filter((c: { type: string }) => c.type === 'tool_result')
+        .map((c: { content: string | Array<{ text?: string }> }) => (typeof c.content === 'string' ? c.content : c.content.map((x) => x.text ?? '').join('')));
+      const [full, interactive] = seen.slice(-3);
+      const omitted = Number(/… (\d+) more elements not shown/.exec(full)?.[1]);
+      assert.ok(omitted > 1000, `the rest is counted: ${full.slice(-200)}`);
+      assert.ok(full.length < 18_500, `capped (${full.length})`);
+      const buttons = interactive.match(/- button "Buy \d+" \[e\d+\]/g) ?? [];
+      assert.equal(buttons.length, 500);
+      assert.ok(interactive.length < 20_000 && !interactive.includes('not shown'), `${interactive.length} characters`);
+      assert.equal(r.results.length, 3);
     });
 
     it('browser_click onto a link, browser_back, browser_tabs, browser_close', async () => {
