@@ -175,8 +175,19 @@ function check(answer, ref) {
   return answer;
 }
 
-/** Attaches the debugger for one action only; detached in `finally`, whatever happens. */
-async function withDebugger(tabId, fn) {
+/** Debugger sessions per tab, one at a time: read-only calls of one model step run side by side, and an extension cannot attach twice to one tab. */
+const debuggerQueues = new Map();
+
+/** Attaches the debugger for one action only (after the tab's earlier one); detached in `finally`, whatever happens. */
+function withDebugger(tabId, fn) {
+  const run = (debuggerQueues.get(tabId) || Promise.resolve()).then(() => attached(tabId, fn));
+  const settled = run.catch(() => {});
+  debuggerQueues.set(tabId, settled);
+  settled.then(() => debuggerQueues.get(tabId) === settled && debuggerQueues.delete(tabId));
+  return run;
+}
+
+async function attached(tabId, fn) {
   const target = { tabId };
   try {
     await chrome.debugger.attach(target, '1.3');

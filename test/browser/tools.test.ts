@@ -43,9 +43,10 @@ describe('browser tools in chat', () => {
    * One chat turn: each call is one model step, then a closing text. Prompts are answered by
    * `answer` (default: allow once). Returns the turn's tool results in order.
    */
-  async function turn(calls: ScriptToolCall[], options: { mode?: 'ask' | 'allow'; answer?: (e: EngineEvent) => 'once' | 'always' | 'deny' } = {}) {
+  async function turn(calls: ScriptToolCall[], options: { mode?: 'ask' | 'allow'; answer?: (e: EngineEvent) => 'once' | 'always' | 'deny'; oneStep?: boolean } = {}) {
     const sessionId = `b-${++session}`;
-    model.script(...calls.map((c) => ({ toolCalls: [c] })), { text: 'done' });
+    if (options.oneStep) model.script({ toolCalls: calls }, { text: 'done' });
+    else model.script(...calls.map((c) => ({ toolCalls: [c] })), { text: 'done' });
     const seq = events.events.at(-1)?.seq ?? 0;
     const answered = new Set<string>();
     const res = await t.api('POST', '/api/chat', { sessionId, message: 'use the browser', permissionMode: options.mode ?? 'allow' });
@@ -209,6 +210,21 @@ describe('browser tools in chat', () => {
       const image = toolResults.at(-1).content.find((c: { type: string }) => c.type === 'image');
       assert.equal(image.source.media_type, 'image/jpeg');
       assert.equal(Buffer.from(image.source.data, 'base64').subarray(0, 2).toString('hex'), 'ffd8');
+    });
+
+    it('read-only calls of one model step run side by side on one tab without fighting over the debugger', async () => {
+      const r = await turn(
+        [
+          { name: 'browser_snapshot', args: {} },
+          { name: 'browser_screenshot', args: {} },
+          { name: 'browser_wait', args: { ms: 50 } },
+          { name: 'browser_screenshot', args: {} },
+        ],
+        { oneStep: true },
+      );
+      assert.equal(r.results.length, 4);
+      for (const result of r.results) assert.equal(result.ok, true, String(result.result));
+      assert.equal(r.actions.filter((a) => String(a.thumbnail).startsWith('data:image/jpeg')).length, 4);
     });
 
     it('browser_evaluate asks every time, even after an always answer, and a page exception is a result', async () => {
