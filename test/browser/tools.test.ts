@@ -196,6 +196,10 @@ describe('browser tools in chat', () => {
       const fresh = (await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0);
       assert.match(fresh, /button "Fresh" \[e\d+\]/);
       assert.ok(!fresh.includes(`[${old}]`));
+      // A new document (the same URL loaded again) keeps none of the old refs.
+      const tabId = Number(/Snapshot of tab (\d+)/.exec(fresh)![1]);
+      const reloaded = await turn([{ name: 'browser_navigate', args: { url: `${FIXTURE}/`, tabId } }, { name: 'browser_click', args: { ref: refOf(fresh, 'Fresh') } }]);
+      assert.match(reloaded.text(1), /is stale.*take a new snapshot/);
     });
 
     it('browser_scroll, browser_wait and browser_screenshot (an image the model sees)', async () => {
@@ -268,7 +272,7 @@ describe('browser tools in chat', () => {
       assert.equal(await attached(true), 1, 'the probe sees a held tab');
       assert.equal(await attached(), 0, 'nothing holds the tab between turns');
       const seq = events.events.at(-1)?.seq ?? 0;
-      const acting = turn([{ name: 'browser_wait', args: { ms: 2500 } }, { name: 'browser_click', args: { ref: refOf((await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0), 'Added') } }]);
+      const acting = turn([{ name: 'browser_wait', args: { ms: 2500 } }, { name: 'browser_click', args: { ref: refOf((await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0), 'Add(?:ed| to cart)') } }]);
       await events.waitFor((e) => e.kind === 'tool.call' && e.tool === 'browser_wait' && e.seq > seq);
       let seenAttached = 0;
       const until = Date.now() + 1500;
