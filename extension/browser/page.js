@@ -47,9 +47,6 @@ export function snapshotPage(interactiveOnly, maxChars) {
     if (el.isContentEditable && el.getAttribute('contenteditable') !== null) return 'textbox';
     return LANDMARK[tag] || '';
   }
-  function textOf(root) {
-    return root.textContent || '';
-  }
   function nameOf(el, role) {
     const aria = el.getAttribute('aria-label');
     if (aria) return clip(aria, 100);
@@ -69,7 +66,7 @@ export function snapshotPage(interactiveOnly, maxChars) {
       return clip(el.getAttribute('placeholder') || el.getAttribute('title') || '', 100);
     }
     if (tag === 'img') return clip(el.getAttribute('alt'), 100);
-    if (LEAF.has(role) || role === 'listitem' || role === 'cell' || role === 'columnheader') return clip(textOf(el) || el.getAttribute('title'), 100);
+    if (LEAF.has(role) || role === 'listitem' || role === 'cell' || role === 'columnheader') return clip(el.textContent || el.getAttribute('title'), 100);
     return clip(el.getAttribute('title') || '', 100);
   }
   function refOf(el) {
