@@ -30,7 +30,9 @@ import {
 export interface MqttLike {
   subscribe(topic: string, opts: { qos: 0 | 1 }, cb?: (err?: Error | null) => void): unknown;
   unsubscribe(topic: string, cb?: (err?: Error | null) => void): unknown;
-  publish(topic: string, payload: Uint8Array, opts: { qos: 0 | 1 }, cb?: (err?: Error) => void): unknown;
+  /** mqtt.js types the payload as its Buffer; a Uint8Array is written as is in Node and browsers alike. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  publish(topic: string, payload: any, opts: { qos: 0 | 1 }, cb?: (err?: Error) => void): unknown;
   on(event: 'message', listener: (topic: string, payload: Uint8Array) => void): unknown;
   removeListener(event: 'message', listener: (topic: string, payload: Uint8Array) => void): unknown;
 }
