@@ -118,6 +118,7 @@ export class RelayPhone {
   /** Subscribes to the device's topic; call once the MQTT client is connected (and again after a reconnect without a session). */
   async start(): Promise<void> {
     this.keys ??= { up: await importAes(fromB64u(this.device.up)), down: await importAes(fromB64u(this.device.down)) };
+    this.mqtt.removeListener('message', this.onMessage); // once, however often it is started
     this.mqtt.on('message', this.onMessage);
     await subscribe(this.mqtt, this.downTopic);
   }

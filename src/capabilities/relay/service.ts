@@ -129,7 +129,7 @@ export async function createRelayService(deps: RelayDeps) {
     async unpair(id: string): Promise<void> {
       const device = file.devices.find((d) => d.id === id);
       if (!device) throw notFound(`no paired device ${id}; GET /api/relay lists the paired devices`);
-      await connector.drop(device, 'this phone was unpaired in the workbench');
+      await connector.drop(device, 'This phone was unpaired in the workbench');
       file.devices = file.devices.filter((d) => d !== device);
       await store.save();
       deps.emit(RELAY_DEVICE_UNPAIRED, { deviceId: id });
