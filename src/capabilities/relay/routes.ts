@@ -11,6 +11,7 @@ const status = obj(
   {
     enabled: bool(),
     state: oneOf('off', 'connecting', 'connected'),
+    engine: str('the engine\'s random topic id (the broker user name of docs/relay.md)'),
     url: nullable(str('the broker\'s WebSocket URL')),
     app: nullable(str('where the phone loads /m/ from (null: the engine\'s own address)')),
     remoteStart: bool('whether a paired phone may start work'),
@@ -19,7 +20,7 @@ const status = obj(
     devices: arr(device),
     refused: obj({ tampered: int(), replayed: int(), malformed: int() }, ['tampered', 'replayed', 'malformed']),
   },
-  ['enabled', 'state', 'url', 'app', 'remoteStart', 'error', 'pairing', 'devices', 'refused'],
+  ['enabled', 'state', 'engine', 'url', 'app', 'remoteStart', 'error', 'pairing', 'devices', 'refused'],
 );
 const approval = obj(
   {

@@ -93,6 +93,7 @@ export async function createRelayService(deps: RelayDeps) {
       return {
         enabled: file.enabled,
         state: connector.state(),
+        engine: file.engine,
         url: file.url,
         app: file.app,
         remoteStart: file.remoteStart,

@@ -18,6 +18,8 @@ export interface RelayDevice {
 export interface RelayStatus {
   enabled: boolean;
   state: RelayState;
+  /** The engine's random id in its topics (a broker's per-engine user name, docs/relay.md). */
+  engine: string;
   /** The broker's URL, as given to POST /api/relay/enable. */
   url: string | null;
   /** Where the phone loads the /m/ page from (the QR code's link); the engine's own address by default. */
