@@ -11,14 +11,13 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { ENGINE_NAME, engineVersion } from '../../kernel/version.js';
 import { createConnector } from './connector.js';
-import { relayRefusal } from './policy.js';
+import { relayBody, relayRefusal } from './policy.js';
 import { encodeBlob, PROTOCOL_VERSION } from './protocol.js';
 import { loadRelayStore, type StoredDevice } from './store.js';
 import { RELAY_DEVICE_PAIRED, RELAY_DEVICE_UNPAIRED, type Approval, type RelayDevice, type RelayStatus } from './types.js';
 
 /** The header the dispatch marks a relayed request with: a per-process secret and the device id. */
 export const RELAY_DEVICE_HEADER = 'x-engine-relay-device';
-const PUSH_SUBSCRIBE = /^\/api\/mobile\/push\/subscribe\/?(\?|$)/;
 
 export interface InjectRequest {
   method: string;
@@ -60,9 +59,7 @@ export async function createRelayService(deps: RelayDeps) {
   async function dispatch(device: StoredDevice, request: { method: string; path: string; body?: unknown }) {
     const refusal = relayRefusal(request.method, request.path, request.body, file.remoteStart);
     if (refusal) return { status: refusal.status, body: { error: refusal.message } };
-    let body = request.body;
-    // Push subscriptions are keyed by the paired device, whatever the phone says it is.
-    if (PUSH_SUBSCRIBE.test(request.path)) body = { ...(body && typeof body === 'object' && !Array.isArray(body) ? body : {}), deviceId: device.id };
+    const body = relayBody(request.path, request.body, device.id);
     const headers: Record<string, string> = { 'x-engine-mobile-token': deps.mobileToken(), [RELAY_DEVICE_HEADER]: `${marker} ${device.id}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await deps.inject({ method: request.method, url: request.path, headers, payload: body === undefined ? undefined : JSON.stringify(body) });
