@@ -3,6 +3,7 @@
  * Capabilities never import each other; what one needs of another is passed in here.
  */
 import type { FastifyInstance } from 'fastify';
+import os from 'node:os';
 import path from 'node:path';
 import { chatRoutes } from './capabilities/chat/routes.js';
 import { createChatService, type ChatService } from './capabilities/chat/service.js';
@@ -555,7 +556,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     inject: (request) => app.inject({ ...request, method: request.method as 'GET' }),
     mobileToken: () => mobileToken,
     subscribeEvents: (listener) => bus.subscribe((_e, json) => listener(json)),
-    engineUrl: () => `http://127.0.0.1:${port}`,
+    engineUrl: () => `http://${reachableHost(bind)}:${port}`,
     gates: () => workflows.gates.list().gates,
     permissions: () => gate.pending(),
   });
@@ -606,4 +607,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   };
 
   return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, permissions, agents, relay, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+}
+
+/** The host a phone could load the engine's pages from: the bound address, or the first LAN address when bound to every interface. */
+function reachableHost(bind: string): string {
+  if (bind !== '0.0.0.0' && bind !== '::') return bind.includes(':') ? `[${bind}]` : bind;
+  return Object.values(os.networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4')?.address ?? '127.0.0.1';
 }

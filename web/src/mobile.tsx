@@ -1,7 +1,8 @@
 /**
  * The phone layout at /m/ (seed 000 §4.20): approvals, runs in flight and chat, with the mobile token
  * from the pairing URL (`/m/#token=...`, kept in this browser's storage). It says when the page is not
- * a secure context, since push notifications need HTTPS.
+ * a secure context, since push notifications need HTTPS. Opened with `#relay=<pairing code>` (the
+ * relay's QR code) it runs over the relay instead: every request and the events through the broker.
  */
 import { render } from 'preact';
 import './styles.css';

@@ -76,7 +76,12 @@ export function PhoneRelay() {
       {s?.pairing && s.state === 'connected' && qr.value && (
         <div class="pairing">
           <div class="qr" data-qr dangerouslySetInnerHTML={{ __html: qr.value }} />
-          <div class="small muted">Scan with the phone's camera to pair it. Each code pairs one phone; a new one appears after.</div>
+          <div class="small muted">
+            Scan with the phone's camera to pair it. Each code pairs one phone; a new one appears after.
+            {/^http:\/\/(127\.|localhost|\[::1\])/.test(link ?? '') && (
+              <div data-hint="app">The code's link points at this computer's loopback address, which a phone cannot open: give the address where the phone opens the app above (docs/relay.md).</div>
+            )}
+          </div>
         </div>
       )}
       {s && (
