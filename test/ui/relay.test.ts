@@ -1,8 +1,9 @@
 /**
  * The relay as a person uses it: in the workbench's settings they turn it on with a broker's
  * address and get a QR code; the phone opens the code's link, pairs through the broker, and
- * approves a gate, with every data request going through the broker (none to the engine's HTTP).
- * Then the workbench unpairs it and the phone says so.
+ * approves a gate, with every data request going through the broker (none to the engine's HTTP);
+ * opened again later without the code it uses the device it kept. Then the workbench unpairs it
+ * and the phone says so.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -60,6 +61,17 @@ test('turn the relay on in settings, scan the QR code, approve a gate from the p
   const log = await t.api('GET', `/api/runs/${run.body.runId}/events`);
   assert.ok(log.body.events.some((e: { kind: string; approved?: boolean }) => e.kind === 'gate.resolved' && e.approved === true));
   assert.deepEqual(direct, [], 'every data request went through the broker');
+
+  // A later visit without the code: the page uses the device it stored, and new work reaches it as events.
+  await phone.page.goto(link.split('#')[0]);
+  await phone.page.waitForSelector('[data-relay]', { state: 'detached', timeout: 30_000 });
+  const second = await t.api('POST', '/api/runs/deploy', {});
+  await phone.page.waitForSelector('text=Deploy to production?', { timeout: 30_000 });
+  await phone.page.click('text=Reject');
+  await phone.page.waitForSelector('text=Nothing is waiting for you.');
+  const log2 = await t.api('GET', `/api/runs/${second.body.runId}/events`);
+  assert.ok(log2.body.events.some((e: { kind: string; approved?: boolean }) => e.kind === 'gate.resolved' && e.approved === false));
+  assert.deepEqual(direct, [], 'still nothing to the engine\'s HTTP');
 
   // The workbench lists the phone; unpairing it reaches the phone at once.
   await desk.page.waitForSelector('[data-device]');

@@ -42,6 +42,8 @@ export interface RelayDeps {
 }
 
 const BROKER_PROTOCOLS = new Set(['ws:', 'wss:', 'mqtt:', 'mqtts:']);
+/** The largest answer sent as one frame: hosted brokers commonly refuse messages past a few MB. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export async function createRelayService(deps: RelayDeps) {
   const store = await loadRelayStore(deps.home, deps.log);
@@ -63,6 +65,9 @@ export async function createRelayService(deps: RelayDeps) {
     const headers: Record<string, string> = { 'x-engine-mobile-token': deps.mobileToken(), [RELAY_DEVICE_HEADER]: `${marker} ${device.id}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await deps.inject({ method: request.method, url: request.path, headers, payload: body === undefined ? undefined : JSON.stringify(body) });
+    if (res.payload.length > MAX_ANSWER_BYTES) {
+      return { status: 413, body: { error: `the answer is ${Math.ceil(res.payload.length / 1048576)} MB, more than the relay carries in one message (4 MB); ask for less (a range, a page) or open it on the computer` } };
+    }
     let parsed: unknown = res.payload;
     if (String(res.headers['content-type'] ?? '').includes('json')) {
       try {
