@@ -39,10 +39,11 @@ test('a frame opens once, under its key and topic; altered, moved, replayed or u
 
 test('the pairing code round-trips; a damaged one is a sentence', async () => {
   const secret = () => toB64u(crypto.getRandomValues(new Uint8Array(32)));
-  const blob = { v: 1, url: 'wss://b.example/mqtt', engine: 'e', pair: 'p', secret: secret(), pub: 'k' };
+  const blob = { v: 1, url: 'wss://user:pw@b.example:8883/mqtt?x=1', engine: 'e', pair: 'p', secret: secret(), pub: 'k' };
   assert.deepEqual(decodeBlob(encodeBlob(blob)), blob);
   assert.throws(() => decodeBlob('not a code'), /scan the QR code/);
   assert.throws(() => decodeBlob(encodeBlob({ ...blob, v: 9 })), /another version/);
+  assert.throws(() => decodeBlob(encodeBlob(blob).split('.').slice(0, 4).join('.')), /not readable/);
   const keys = await pairingKeys(blob);
   const frame = await seal(keys.up, 't', 1, { t: 'pair' });
   await assert.rejects(open((await pairingKeys({ ...blob, secret: secret() })).up, 't', frame, 0), refusedAs('tampered'), 'without the secret the pairing does not open');

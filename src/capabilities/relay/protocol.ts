@@ -52,21 +52,19 @@ export interface PairingBlob {
   pub: string;
 }
 
-export const encodeBlob = (blob: PairingBlob): string => toB64u(enc.encode(JSON.stringify(blob)));
+/**
+ * `<v>.<engine>.<pair>.<secret>.<pub>.<url>`, every part base64url: as short as the code can be, so
+ * the QR code stays coarse enough for any phone camera.
+ */
+export const encodeBlob = (blob: PairingBlob): string => [blob.v, blob.engine, blob.pair, blob.secret, blob.pub, toB64u(enc.encode(blob.url))].join('.');
 
-/** Reads a blob; throws a sentence saying what is wrong with it. */
+/** Reads a pairing code; throws a sentence saying what is wrong with it. */
 export function decodeBlob(text: string): PairingBlob {
-  let blob: Partial<PairingBlob>;
-  try {
-    blob = JSON.parse(dec.decode(fromB64u(text.trim())));
-  } catch {
-    throw new Error('the pairing code is not readable; scan the QR code of the workbench again');
-  }
-  const fields: (keyof PairingBlob)[] = ['url', 'engine', 'pair', 'secret', 'pub'];
-  if (blob?.v !== PROTOCOL_VERSION || fields.some((f) => typeof blob[f] !== 'string' || !blob[f])) {
-    throw new Error('the pairing code is incomplete or from another version; scan the QR code of the workbench again');
-  }
-  return blob as PairingBlob;
+  const parts = text.trim().split('.');
+  if (parts.length !== 6 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) throw new Error('the pairing code is not readable; scan the QR code of the workbench again');
+  if (parts[0] !== String(PROTOCOL_VERSION)) throw new Error('the pairing code is from another version; scan the QR code of the workbench again');
+  const [, engine, pair, secret, pub, url] = parts;
+  return { v: PROTOCOL_VERSION, engine, pair, secret, pub, url: dec.decode(fromB64u(url)) };
 }
 
 // ---- topics -----------------------------------------------------------------------------------
