@@ -84,8 +84,7 @@ export function createConnector(deps: ConnectorDeps): Connector {
   async function send(device: StoredDevice, message: DownMessage | string): Promise<void> {
     const s = await session(device);
     const topic = topics.down(file.engine, device.topic);
-    const frame = await seal(s.keys.down, topic, counter.next(), message);
-    client?.publish(topic, Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), { qos: 0 });
+    client?.publish(topic, Buffer.from(await seal(s.keys.down, topic, counter.next(), message)), { qos: 0 });
   }
 
   function subscribePairing(): void {
