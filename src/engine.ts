@@ -3,6 +3,7 @@
  * Capabilities never import each other; what one needs of another is passed in here.
  */
 import type { FastifyInstance } from 'fastify';
+import os from 'node:os';
 import path from 'node:path';
 import { chatRoutes } from './capabilities/chat/routes.js';
 import { createChatService, type ChatService } from './capabilities/chat/service.js';
@@ -97,6 +98,8 @@ import { createNodeServices } from './capabilities/workflows/node-services.js';
 import { workflowsRoutes } from './capabilities/workflows/routes.js';
 import { createWorkflowsService, type WorkflowsService } from './capabilities/workflows/service.js';
 import { workflowTools } from './capabilities/workflows/tools.js';
+import { relayRoutes } from './capabilities/relay/routes.js';
+import { createRelayService, type RelayService } from './capabilities/relay/service.js';
 import { Guard } from './http/guard.js';
 import { loadMobileToken } from './http/mobile-token.js';
 import { createServer } from './http/server.js';
@@ -182,6 +185,8 @@ export interface Engine {
   dashboards: DashboardsService;
   /** The permission gate (registry default), its rule store and the secret masker. */
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
+  /** The phone relay (docs/relay.md). */
+  relay: RelayService;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -553,6 +558,22 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...workflowTools(workflows));
   workflowsRoutes(app, workflows);
 
+  // The phone relay (issue 30): an outbound connector to an MQTT broker; a phone's requests come
+  // back in through these same routes, presenting the mobile token (docs/relay.md).
+  const relay = await createRelayService({
+    home,
+    emit,
+    log,
+    inject: (request) => app.inject({ ...request, method: request.method as 'GET' }),
+    mobileToken: () => mobileToken,
+    subscribeEvents: (listener) => bus.subscribe((_e, json) => listener(json)),
+    engineUrl: () => `http://${reachableHost(bind)}:${port}`,
+    gates: () => workflows.gates.list().gates,
+    permissions: () => gate.pending(),
+  });
+  closers.push(() => relay.close());
+  relayRoutes(app, relay);
+
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();
   attachSockets(app.server, guard, sockets);
@@ -598,5 +619,11 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, permissions, agents, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, permissions, agents, relay, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+}
+
+/** The host a phone could load the engine's pages from: the bound address, or the first LAN address when bound to every interface. */
+function reachableHost(bind: string): string {
+  if (bind !== '0.0.0.0' && bind !== '::') return bind.includes(':') ? `[${bind}]` : bind;
+  return Object.values(os.networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4')?.address ?? '127.0.0.1';
 }

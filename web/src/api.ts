@@ -9,6 +9,22 @@ export function setMobileToken(token: string | null): void {
   mobileToken = token;
 }
 
+/**
+ * Another way to the engine than this page's origin: the phone over the relay (relay.ts). Requests
+ * and the event stream then go through it; answers and sentences are the engine's own.
+ */
+export interface Transport {
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** Follows every event until the returned function is called; `closed` when the way is lost. */
+  events(onEvent: (e: any) => void, closed: () => void): () => void;
+}
+
+export let transport: Transport | null = null;
+
+export function setTransport(t: Transport | null): void {
+  transport = t;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -19,6 +35,13 @@ export class ApiError extends Error {
 }
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  if (transport) {
+    const r = await transport.request(method, path, body).catch((e: Error) => {
+      throw new ApiError(0, e.message);
+    });
+    if (r.status >= 400) throw new ApiError(r.status, (r.body && typeof r.body === 'object' && typeof r.body.error === 'string' && r.body.error) || `${method} ${path} answered ${r.status}`);
+    return r.body as T;
+  }
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (mobileToken) headers['x-engine-mobile-token'] = mobileToken;

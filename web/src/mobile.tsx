@@ -1,11 +1,14 @@
 /**
  * The phone layout at /m/ (seed 000 §4.20): approvals, runs in flight and chat, with the mobile token
  * from the pairing URL (`/m/#token=...`, kept in this browser's storage). It says when the page is not
- * a secure context, since push notifications need HTTPS.
+ * a secure context, since push notifications need HTTPS. Opened with `#relay=<pairing code>` (the
+ * relay's QR code) it runs over the relay instead: every request and the events through the broker.
  */
 import { render } from 'preact';
 import './styles.css';
-import { setMobileToken } from './api';
+import { sentence, setMobileToken, setTransport } from './api';
+import { storedDevice, takeRelayCode } from './relay-device';
+import { signal } from '@preact/signals';
 import './chat-live';
 import { ApprovalsPage } from './pages/approvals';
 import { ChatPage } from './pages/chat';
@@ -13,6 +16,7 @@ import { interceptLinks, match, navigate, path } from './router';
 import { connect, connection, gates, prompts, runs } from './sync';
 import { ago, Badge, Empty } from './ui';
 
+const relayCode = takeRelayCode();
 const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
 if (fromHash) {
   localStorage.setItem('engine.mobileToken', fromHash);
@@ -20,9 +24,14 @@ if (fromHash) {
 }
 const token = fromHash ?? localStorage.getItem('engine.mobileToken');
 setMobileToken(token);
+// Over the relay when opened with its code, or when paired before and no LAN token is at hand.
+const viaRelay = relayCode !== null || (!token && storedDevice() !== null);
+/** What the relay says while it pairs, fails or was unpaired (null: fine). */
+const relayNote = signal<string | null>(viaRelay ? 'Connecting through the relay…' : null);
 // The pairing URL opened in a tab already on /m/ changes only the fragment: start again with it.
 addEventListener('hashchange', () => {
-  if (new URLSearchParams(location.hash.slice(1)).get('token')) location.reload();
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.get('token') || h.get('relay')) location.reload();
 });
 
 function InFlight() {
@@ -62,8 +71,9 @@ function Phone() {
   return (
     <div class="phone-shell">
       {!window.isSecureContext && <div class="banner">This page is not a secure context (plain HTTP): push notifications need HTTPS.</div>}
-      {!token && <div class="banner">No pairing token: open the pairing address the engine printed (it ends in #token=…).</div>}
-      {connection.value !== 'live' && token && <div class="banner subtle" data-connection={connection.value}>{connection.value === 'offline' ? 'Reconnecting…' : 'Connecting…'}</div>}
+      {!token && !viaRelay && <div class="banner">No pairing token: open the pairing address the engine printed (it ends in #token=…), or scan the relay's QR code in the workbench's settings.</div>}
+      {relayNote.value && <div class="banner" data-relay>{relayNote.value}</div>}
+      {connection.value !== 'live' && (token || viaRelay) && !relayNote.value && <div class="banner subtle" data-connection={connection.value}>{connection.value === 'offline' ? 'Reconnecting…' : 'Connecting…'}</div>}
       <main class="phone-main">{page}</main>
       <nav class="tabs">
         {tab('/m', 'Approvals', waiting)}
@@ -78,4 +88,17 @@ const root = document.getElementById('app')!;
 interceptLinks(root);
 if (location.pathname === '/m') navigate('/m/', true);
 render(<Phone />, root);
-if (token) void connect();
+if (viaRelay) {
+  // mqtt.js is most of the relay's weight: a phone on the LAN with its token never loads it.
+  import('./relay')
+    .then(({ relayTransport }) => relayTransport(relayCode, (reason) => (relayNote.value = `${reason}. Scan a new QR code to pair again.`)))
+    .then(
+      (t) => {
+        if (!t) return;
+        setTransport(t);
+        relayNote.value = null;
+        void connect();
+      },
+      (e) => (relayNote.value = sentence(e)),
+    );
+} else if (token) void connect();

@@ -7,7 +7,7 @@
  * the page reconnects by itself and rebuilds its state from the catch-up, never merging old with new.
  */
 import { batch, signal } from '@preact/signals';
-import { get, socketUrl } from './api';
+import { get, socketUrl, transport } from './api';
 
 export interface EngineEvent {
   kind: string;
@@ -133,6 +133,17 @@ export async function connect(): Promise<void> {
     await catchUp();
   } catch {
     return scheduleReconnect();
+  }
+  if (transport) {
+    // Over the relay: the event stream comes through it, and a lost broker connection ends it.
+    const stop = transport.events(apply, () => {
+      stop();
+      scheduleReconnect();
+    });
+    retry = 0;
+    connection.value = 'live';
+    void recheck();
+    return;
   }
   const ws = new WebSocket(socketUrl());
   ws.onopen = () => {

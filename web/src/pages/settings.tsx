@@ -7,6 +7,7 @@ import { useEffect } from 'preact/hooks';
 import { del, get, post, put, sentence } from '../api';
 import { epoch, onEvent } from '../sync';
 import { Action, ErrorLine, PageHead } from '../ui';
+import { PhoneRelay } from './phone-relay';
 
 const TYPES = ['openai-compatible', 'openai', 'anthropic'];
 
@@ -20,6 +21,7 @@ export function SettingsPage() {
       <Browser />
       <Sandbox />
       <Permissions />
+      <PhoneRelay />
       <Models />
     </div>
   );
