@@ -217,7 +217,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   installResponseRedaction(app, redactor);
   const closers: Array<() => Promise<void> | void> = [];
   // Whether the person is at the workbench (its page reports over /events): no push while they are.
-  const presence = createPresence({ idleMs: options.push?.presenceIdleMs });
+  const presence = createPresence({ idleMs: options.push?.presenceIdleMs, onChange: (active) => void bus.emit('presence.changed', { active }) });
   const sockets: SocketHandler[] = [eventsSocket(bus, presence)];
 
   // --- capabilities ---------------------------------------------------------------------------

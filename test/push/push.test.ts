@@ -167,7 +167,7 @@ describe('phone push', () => {
     const ws = new WebSocket(t.url.replace(/^http/, 'ws') + '/events');
     await new Promise((r) => ws.once('open', r));
     ws.send(JSON.stringify({ kind: 'presence', active: true }));
-    await new Promise((r) => setTimeout(r, 100)); // the frame is read before the run starts
+    await events.waitFor((e) => e.kind === 'presence.changed' && e.active === true);
     await t.api('PUT', '/api/workflows/present', gateFlow('present', 'Present check', 'ok?'));
     const from = svc.received.length;
     const run = await t.api('POST', '/api/runs/present', {});
@@ -178,7 +178,7 @@ describe('phone push', () => {
     await events.waitFor((e) => e.kind === 'push.skipped' && e.pushKind === 'runs' && (e.ids as string[]).includes(run.body.runId));
     assert.equal(svc.received.length, from, 'nothing reached the push service');
     ws.send(JSON.stringify({ kind: 'presence', active: false }));
-    await new Promise((r) => setTimeout(r, 100));
+    await events.waitFor((e) => e.kind === 'presence.changed' && e.active === false);
     const again = await t.api('POST', '/api/runs/present', {});
     const push = await svc.next((p) => p.id === phone.id && !!p.text?.includes(`${again.body.runId}:review`), from);
     assert.equal(JSON.parse(push.text!).kind, 'gate');

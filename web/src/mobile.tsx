@@ -11,6 +11,7 @@ import { ApprovalsPage } from './pages/approvals';
 import { ChatPage } from './pages/chat';
 import { interceptLinks, match, navigate, path } from './router';
 import { connect, connection, gates, prompts, runs } from './sync';
+import { pushProblem, pushState, startPush, turnOff, turnOn } from './phone-push';
 import { ago, Badge, Empty } from './ui';
 
 const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -44,6 +45,30 @@ function InFlight() {
   );
 }
 
+/** Turning the phone's notifications on and off (shown only where a service worker can run). */
+function PushBar() {
+  const state = pushState.value;
+  if (state === 'unavailable') return null;
+  return (
+    <div class="push-bar" data-push={state}>
+      {state === 'blocked' && <span>Notifications are blocked for this site in the browser's settings.</span>}
+      {(state === 'off' || state === 'busy') && (
+        <>
+          <span class="grow">Get a notification when something waits for you.</span>
+          <button class="btn" disabled={state === 'busy'} onClick={() => void turnOn()}>Turn on</button>
+        </>
+      )}
+      {state === 'on' && (
+        <>
+          <span class="grow">Notifications are on.</span>
+          <button class="btn" onClick={() => void turnOff()}>Turn off</button>
+        </>
+      )}
+      {pushProblem.value && <div class="muted small push-problem">{pushProblem.value}</div>}
+    </div>
+  );
+}
+
 function Phone() {
   const p = path.value.replace(/\/$/, '') || '/m';
   const waiting = gates.value.length + prompts.value.length;
@@ -64,6 +89,7 @@ function Phone() {
       {!window.isSecureContext && <div class="banner">This page is not a secure context (plain HTTP): push notifications need HTTPS.</div>}
       {!token && <div class="banner">No pairing token: open the pairing address the engine printed (it ends in #token=…).</div>}
       {connection.value !== 'live' && token && <div class="banner subtle" data-connection={connection.value}>{connection.value === 'offline' ? 'Reconnecting…' : 'Connecting…'}</div>}
+      {p === '/m' || p.startsWith('/m/?') ? <PushBar /> : null}
       <main class="phone-main">{page}</main>
       <nav class="tabs">
         {tab('/m', 'Approvals', waiting)}
@@ -78,4 +104,7 @@ const root = document.getElementById('app')!;
 interceptLinks(root);
 if (location.pathname === '/m') navigate('/m/', true);
 render(<Phone />, root);
-if (token) void connect();
+if (token) {
+  void connect();
+  void startPush().catch(() => undefined);
+}

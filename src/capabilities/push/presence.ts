@@ -10,20 +10,28 @@
 import { LIMITS } from '../../kernel/limits.js';
 import type { PresenceSignal } from './types.js';
 
-export function createPresence(options: { idleMs?: number; now?: () => number } = {}): PresenceSignal & { parse(client: object, text: string): void } {
+export function createPresence(options: { idleMs?: number; now?: () => number; onChange?: (active: boolean) => void } = {}): PresenceSignal & { parse(client: object, text: string): void } {
   const idleMs = options.idleMs ?? LIMITS.pushPresenceIdleMs;
   const now = options.now ?? Date.now;
   /** The time of each socket's last active report (absent: inactive). */
   const lastActive = new Map<object, number>();
-  const report = (client: object, active: boolean) => void (active ? lastActive.set(client, now()) : lastActive.delete(client));
+  const active = () => {
+    const since = now() - idleMs;
+    for (const t of lastActive.values()) if (t > since) return true;
+    return false;
+  };
+  // `presence.changed` when a report or a closed socket turns the answer (going idle is not evented).
+  const changing = (change: () => void) => {
+    const before = active();
+    change();
+    const after = active();
+    if (after !== before) options.onChange?.(after);
+  };
+  const report = (client: object, on: boolean) => changing(() => (on ? lastActive.set(client, now()) : lastActive.delete(client)));
   return {
     report,
-    drop: (client) => void lastActive.delete(client),
-    active() {
-      const since = now() - idleMs;
-      for (const t of lastActive.values()) if (t > since) return true;
-      return false;
-    },
+    drop: (client) => changing(() => lastActive.delete(client)),
+    active,
     /** A frame a client sent on /events; anything but a presence report is ignored. */
     parse(client, text) {
       if (text.length > 200) return;
