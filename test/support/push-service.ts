@@ -9,6 +9,7 @@
  */
 import { createECDH, createDecipheriv, createPublicKey, hkdfSync, randomBytes, verify, type ECDH } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedPush {
@@ -44,14 +45,15 @@ export interface FakePushService {
   close(): Promise<void>;
 }
 
-export async function startFakePushService(): Promise<FakePushService> {
+/** `tls`: serve https with this key and certificate (the bench, where web-push itself sends). */
+export async function startFakePushService(options: { tls?: { key: string; cert: string } } = {}): Promise<FakePushService> {
   const subscribers = new Map<string, Subscriber>();
   const statuses = new Map<string, number>();
   const received: ReceivedPush[] = [];
   const waiters = new Set<() => void>();
   let origin = '';
 
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -76,9 +78,10 @@ export async function startFakePushService(): Promise<FakePushService> {
       for (const w of [...waiters]) w();
       res.writeHead(status, { 'content-type': 'text/plain' }).end(push.refused ?? '');
     });
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let counter = 0;
 
   return {
@@ -110,7 +113,11 @@ export async function startFakePushService(): Promise<FakePushService> {
         if (!look()) waiters.add(look);
       });
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
