@@ -7,9 +7,10 @@
  * while it is focused no push is sent.
  */
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { schemeOnly } from '../../src/capabilities/web/floor-request.js';
-import { openBrowser, type TestBrowser } from '../support/browser.js';
+import { openBrowser, SHOTS, type TestBrowser } from '../support/browser.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 import { startFakePushService, type FakePushService } from '../support/push-service.js';
@@ -127,6 +128,20 @@ describe('push on the phone layout', () => {
     run = await t.api('POST', '/api/runs/notes', {});
     await svc.next((p) => p.id === 'phone' && !!p.text?.includes(`${run.body.runId}:sign-off`), from);
     await t.api('POST', '/api/gates/resolve', { runId: run.body.runId, nodeId: 'sign-off', approved: true });
+  });
+
+  it('the workbench Settings page sets the VAPID subject and shows why a localhost one is refused', async () => {
+    const desk = await b.context.newPage();
+    await desk.goto(t.url + '/settings');
+    const section = desk.locator('[data-section="push"]');
+    await section.locator('input').fill('mailto:me@localhost');
+    await section.locator('text=Save').click();
+    await section.locator('text=push services refuse').waitFor();
+    await section.screenshot({ path: path.join(SHOTS, 'settings-push-refused.png') });
+    await section.locator('input').fill('mailto:release@example.org');
+    await section.locator('text=Save').click();
+    await waitFor(async () => ((await t.api('GET', '/api/settings')).body.push.subject === 'mailto:release@example.org' ? true : undefined));
+    await desk.close();
   });
 });
 
