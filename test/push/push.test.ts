@@ -200,6 +200,24 @@ describe('phone push', () => {
     await t.api('POST', '/api/gates/resolve', { runId: run.body.runId, nodeId: 'review', approved: true });
   });
 
+  it('keeps a subscription whose push service fails otherwise (500), with a log line naming the device, not its endpoint', async () => {
+    const flaky = svc.subscriber('flaky');
+    await t.api('POST', '/api/mobile/push/subscribe', { subscription: flaky.subscription, deviceId: 'flaky' });
+    svc.answer('flaky', 500);
+    const from = svc.received.length;
+    const run = await t.api('POST', '/api/runs/gone', {});
+    await svc.next((p) => p.id === 'flaky', from);
+    await events.waitFor((e) => e.kind === 'push.sent' && (e.ids as string[]).includes(`${run.body.runId}:review`));
+    const line = t.logs.find((l) => l.includes('device flaky failed'));
+    assert.ok(line, t.logs.join('\n'));
+    assert.match(line!, /answered 500/);
+    assert.ok(!line!.includes('/push/flaky'), 'the endpoint path stays out of the log');
+    assert.ok(t.engine.push.devices().includes('flaky'));
+    await t.api('DELETE', `/api/mobile/push/subscribe?endpoint=${encodeURIComponent(flaky.subscription.endpoint)}`);
+    assert.ok(!t.engine.push.devices().includes('flaky'), 'forgotten by its endpoint');
+    await t.api('POST', '/api/gates/resolve', { runId: run.body.runId, nodeId: 'review', approved: true });
+  });
+
   it('forgets a device the relay unpairs (relay.device.unpaired)', async () => {
     const paired = svc.subscriber('paired');
     await t.api('POST', '/api/mobile/push/subscribe', { subscription: paired.subscription, deviceId: 'dev-7' });

@@ -34,12 +34,14 @@ export async function sendPush(post: PushPost, sub: PushSubscriptionJson, payloa
     return { outcome: 'failed', detail: describeError(err) };
   }
   const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)]));
+  const origin = new URL(sub.endpoint).origin;
   try {
     const res = await post(sub.endpoint, { headers, body: request.body ?? Buffer.alloc(0) });
     if (res.status >= 200 && res.status < 300) return { outcome: 'sent' };
-    if (res.status === 404 || res.status === 410) return { outcome: 'gone', detail: `the push service answered ${res.status}` };
-    return { outcome: 'failed', detail: `the push service answered ${res.status}${res.body ? `: ${res.body.slice(0, 200)}` : ''}` };
+    if (res.status === 404 || res.status === 410) return { outcome: 'gone', detail: `${origin} answered ${res.status}` };
+    return { outcome: 'failed', detail: `${origin} answered ${res.status}${res.body ? `: ${res.body.slice(0, 200)}` : ''}` };
   } catch (err) {
-    return { outcome: 'failed', detail: describeError(err) };
+    // The endpoint's path names the device at its push service: log lines say only the service.
+    return { outcome: 'failed', detail: describeError(err).replaceAll(sub.endpoint, `${origin}/…`) };
   }
 }

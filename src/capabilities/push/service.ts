@@ -16,7 +16,7 @@ import { loadVapidKeys, type VapidKeys } from './keys.js';
 import { gateMessage, permissionMessage, runsMessage, topicOf, type EndedRun, type Mask } from './messages.js';
 import { sendPush } from './sender.js';
 import { createPushStore } from './store.js';
-import { LOCAL_DEVICE, validDeviceId, validSubscription } from './subscription.js';
+import { validDeviceId, validSubscription } from './subscription.js';
 import type { PresenceSignal, PushMessage, PushPost } from './types.js';
 
 export interface PushDeps {
@@ -99,7 +99,11 @@ export async function createPushService(deps: PushDeps) {
     }
     if (sent.length) bus.emit('push.sent', { pushKind: message.kind, ids: message.ids, devices: sent });
   }
-  const push = (message: PushMessage) => void deliver(message).catch((err) => log(`push: ${(err as Error).message}`));
+  // After the event that caused it has reached every listener: the push's own events come after it.
+  const push = (message: PushMessage) =>
+    void Promise.resolve()
+      .then(() => deliver(message))
+      .catch((err) => log(`push: ${(err as Error).message}`));
 
   let held: EndedRun[] = [];
   let holdTimer: NodeJS.Timeout | undefined;
@@ -160,10 +164,11 @@ export async function createPushService(deps: PushDeps) {
       return { ok: true, deviceId };
     },
     async unsubscribe(query: { deviceId?: unknown; endpoint?: unknown }): Promise<{ ok: true; removed: number }> {
-      const endpoint = typeof query.endpoint === 'string' && query.endpoint ? query.endpoint : undefined;
+      // Endpoints are stored as URL.href; the one given is read the same way.
+      const endpoint = typeof query.endpoint === 'string' && query.endpoint ? (safeHref(query.endpoint) ?? query.endpoint) : undefined;
       const deviceId = endpoint ? undefined : validDeviceId(query.deviceId);
-      const gone = await store.remove((s) => (endpoint ? s.endpoint === endpoint || s.endpoint === safeHref(endpoint) : s.deviceId === deviceId));
-      if (!gone.length) throw notFound(endpoint ? 'no push subscription has that endpoint' : `device ${deviceId ?? LOCAL_DEVICE} has no push subscription`);
+      const gone = await store.remove((s) => (endpoint ? s.endpoint === endpoint : s.deviceId === deviceId));
+      if (!gone.length) throw notFound(endpoint ? 'no push subscription has that endpoint' : `device ${deviceId} has no push subscription`);
       for (const g of gone) removed(g.deviceId, 'unsubscribed');
       return { ok: true, removed: gone.length };
     },

@@ -1,8 +1,7 @@
 /**
  * <home>/push.json: the VAPID public key and one subscription per device, replaced atomically on
  * every change (owner-only: the auth secrets of the subscriptions are in it). The private key is not
- * here (keys.ts). A file that cannot be read is set aside in the log, never silently overwritten
- * before a change.
+ * here (keys.ts). A file that cannot be read is reported in the log and replaced at the next change.
  */
 import { describeError } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
@@ -56,8 +55,6 @@ export async function createPushStore(home: Home, log: (line: string) => void) {
     },
   };
 }
-
-export type PushStore = Awaited<ReturnType<typeof createPushStore>>;
 
 function isSubscription(v: unknown): v is StoredSubscription {
   const s = v as StoredSubscription;
