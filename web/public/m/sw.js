@@ -26,7 +26,6 @@ async function showPush(data) {
     // An approval asks again even when it replaces an older notification; a finished run does not.
     renotify: message.kind === 'gate' || message.kind === 'permission',
     requireInteraction: message.kind === 'gate' || message.kind === 'permission',
-    icon: '/favicon.svg',
     data: { url: message.url, ids: message.ids || [] },
   });
 }
