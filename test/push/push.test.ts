@@ -8,14 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { createECDH } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { schemeOnly } from '../../src/capabilities/web/floor-request.js';
 import { defineTool } from '../../src/tools/types.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
-import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { startFakePushService, type FakePushService, type Subscriber } from '../support/push-service.js';
 
@@ -236,6 +236,33 @@ describe('phone push', () => {
     assert.match(JSON.parse(push.text!).body, /Rotate \*\*\* now/);
     for (const p of svc.received) assert.ok(!p.text?.includes(SECRET));
     await t.api('POST', '/api/gates/resolve', { runId: run.body.runId, nodeId: 'review', approved: true });
+  });
+});
+
+describe('the VAPID pair belongs to the home', () => {
+  it('survives a restart; a lost private key makes a new pair and drops the subscriptions made for the old one', async () => {
+    const home = await tempDir();
+    const svc = await startFakePushService();
+    try {
+      let t = await startTestEngine({ home, push: { floor: schemeOnly } });
+      const first = (await t.api('GET', '/api/mobile/push/config')).body.publicKey;
+      await t.api('POST', '/api/mobile/push/subscribe', { subscription: svc.subscriber('p').subscription, deviceId: 'p' });
+      await t.close();
+      t = await startTestEngine({ home, push: { floor: schemeOnly } });
+      assert.equal((await t.api('GET', '/api/mobile/push/config')).body.publicKey, first, 'the same pair after a restart');
+      assert.deepEqual(t.engine.push.devices(), ['p']);
+      assert.equal((await t.api('DELETE', '/api/secrets/push:vapid-private-key')).status, 200);
+      await t.close();
+      t = await startTestEngine({ home, push: { floor: schemeOnly } });
+      const second = (await t.api('GET', '/api/mobile/push/config')).body.publicKey;
+      assert.notEqual(second, first);
+      assert.deepEqual(t.engine.push.devices(), []);
+      assert.ok(t.logs.some((l) => /made anew.*1 phone subscription/.test(l)), t.logs.join('\n'));
+      await t.close();
+    } finally {
+      await svc.close();
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });
 
