@@ -57,5 +57,6 @@ export function runsMessage(mask: Mask, ended: EndedRun[]): PushMessage {
     ended.length === 1 ? (failed ? 'Run failed' : 'Run finished') : `${ended.length} runs finished${failed ? `, ${failed} failed` : ''}`;
   const names = ended.slice(0, 3).map((r) => clip(mask, r.title));
   const more = ended.length > 3 ? ` and ${ended.length - 3} more` : '';
-  return { kind: 'runs', title, body: names.join(', ') + more, url: '/m/runs', tag: 'runs', ids: ended.map((r) => r.runId) };
+  // A push service takes about 4 kB of payload: the first 50 run ids fit with room to spare.
+  return { kind: 'runs', title, body: names.join(', ') + more, url: '/m/runs', tag: 'runs', ids: ended.slice(0, 50).map((r) => r.runId) };
 }
