@@ -36,6 +36,10 @@ import { createHistoryService, type HistoryService } from './capabilities/histor
 import { homeRoutes } from './capabilities/home/routes.js';
 import { createHomeService } from './capabilities/home/service.js';
 import { notificationsRoutes } from './capabilities/notifications/routes.js';
+import { createPresence } from './capabilities/push/presence.js';
+import { pushRoutes } from './capabilities/push/routes.js';
+import { createPushService, type PushService } from './capabilities/push/service.js';
+import { floorRequest, type RequestFloor } from './capabilities/web/floor-request.js';
 import { createNotificationsService, type NotificationsService } from './capabilities/notifications/service.js';
 import { permissionsRoutes } from './capabilities/permissions/routes.js';
 import { providerRoutes } from './capabilities/providers/routes.js';
@@ -110,7 +114,7 @@ import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus, type Emit } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
-import { describeError } from './kernel/errors.js';
+import { badRequest, describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
 import { Redactor } from './kernel/redact.js';
 import { RunLedger } from './kernel/runs.js';
@@ -161,6 +165,8 @@ export interface EngineOptions {
   clock?: Clock;
   /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
   shellLoginHome?: string;
+  /** Phone push knobs for tests: a floor for a loopback push service (allows http:), a shorter hold of ended runs, the presence idle time. */
+  push?: { floor?: RequestFloor; holdMs?: number; presenceIdleMs?: number };
 }
 
 export interface Engine {
@@ -183,6 +189,7 @@ export interface Engine {
   history: HistoryService;
   workflows: WorkflowsService;
   dashboards: DashboardsService;
+  push: PushService;
   /** The permission gate (registry default), its rule store and the secret masker. */
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   /** The phone relay (docs/relay.md). */
@@ -220,7 +227,9 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const app = createServer({ guard, log, webApp });
   installResponseRedaction(app, redactor);
   const closers: Array<() => Promise<void> | void> = [];
-  const sockets: SocketHandler[] = [eventsSocket(bus)];
+  // Whether the person is at the workbench (its page reports over /events): no push while they are.
+  const presence = createPresence({ idleMs: options.push?.presenceIdleMs, onChange: (active) => void bus.emit('presence.changed', { active }) });
+  const sockets: SocketHandler[] = [eventsSocket(bus, presence)];
 
   // --- capabilities ---------------------------------------------------------------------------
   const [settings, storedSecrets, notifications] = await Promise.all([
@@ -297,6 +306,31 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.setMask(masker.mask);
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
+  // Phone push (docs/push.md): every endpoint passes the URL floor, at subscribe and at each send.
+  const pushFloor = options.push?.floor ?? urlFloor;
+  const push = await createPushService({
+    home,
+    bus,
+    secrets,
+    subject: () => settings.get().push.subject,
+    run: (runId) => runs.record(runId),
+    post: async (endpoint, init) => {
+      const res = await floorRequest(endpoint, { floor: pushFloor, method: 'POST', ...init, timeoutMs: LIMITS.pushSendTimeoutMs, maxBytes: 4096 });
+      return { status: res.status, body: res.body.toString('utf8') };
+    },
+    checkEndpoint: async (endpoint) => {
+      await pushFloor.check(endpoint).catch((err: Error) => {
+        throw badRequest(`subscription.endpoint cannot be pushed to: ${err.message}`);
+      });
+    },
+    allowHttp: !!options.push?.floor,
+    presence,
+    mask: masker.mask,
+    log,
+    holdMs: options.push?.holdMs,
+  });
+  closers.push(() => push.close());
+  pushRoutes(app, push);
   // Who made what runs or grants later: a person, or a model under its mode and rules (src/kernel/provenance.ts).
   const provenance = new ProvenanceStore(home);
   await provenance.init();
@@ -619,7 +653,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await runs.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, permissions, agents, relay, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, push, permissions, agents, relay, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }
 
 /** The host a phone could load the engine's pages from: the bound address, or the first LAN address when bound to every interface. */

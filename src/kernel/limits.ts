@@ -210,5 +210,14 @@ export const LIMITS = {
   workflowStopGraceMs: 5_000, // a stopped node's work gets this long to wind down (child runs end first) before it is abandoned
   workflowWatchDebounceMs: 75, // outside edits of workflows/*.json settle this long before a reload
   gateChangesChars: 20_000, // what gate.waiting shows of the run's changes so far
+  // Phone push (docs/push.md)
+  pushDevicesMax: 50, // subscriptions kept, one per device
+  pushEndpointChars: 2_048,
+  pushRunHoldMs: 4_000, // finished runs wait this long to leave as one push
+  pushPresenceIdleMs: 120_000, // a workbench reporting no input for this long counts as away
+  pushSendTimeoutMs: 10_000,
+  pushTitleChars: 80, // each title a push carries is clipped here
+  pushApprovalTtlS: 12 * 3600, // how long a push service keeps an undelivered approval push
+  pushRunTtlS: 3600,
 } as const;
 

@@ -14,6 +14,7 @@ import { ApprovalsPage } from './pages/approvals';
 import { ChatPage } from './pages/chat';
 import { interceptLinks, match, navigate, path } from './router';
 import { connect, connection, gates, prompts, runs } from './sync';
+import { pushProblem, pushState, startPush, turnOff, turnOn } from './phone-push';
 import { ago, Badge, Empty } from './ui';
 
 const relayCode = takeRelayCode();
@@ -53,6 +54,30 @@ function InFlight() {
   );
 }
 
+/** Turning the phone's notifications on and off (shown only where a service worker can run). */
+function PushBar() {
+  const state = pushState.value;
+  if (state === 'unavailable') return null;
+  return (
+    <div class="push-bar" data-push={state}>
+      {state === 'blocked' && <span>Notifications are blocked for this site in the browser's settings.</span>}
+      {(state === 'off' || state === 'busy') && (
+        <>
+          <span class="grow">Get a notification when something waits for you.</span>
+          <button class="btn" disabled={state === 'busy'} onClick={() => void turnOn()}>Turn on</button>
+        </>
+      )}
+      {state === 'on' && (
+        <>
+          <span class="grow">Notifications are on.</span>
+          <button class="btn" onClick={() => void turnOff()}>Turn off</button>
+        </>
+      )}
+      {pushProblem.value && <div class="muted small push-problem">{pushProblem.value}</div>}
+    </div>
+  );
+}
+
 function Phone() {
   const p = path.value.replace(/\/$/, '') || '/m';
   const waiting = gates.value.length + prompts.value.length;
@@ -74,6 +99,7 @@ function Phone() {
       {!token && !viaRelay && <div class="banner">No pairing token: open the pairing address the engine printed (it ends in #token=…), or scan the relay's QR code in the workbench's settings.</div>}
       {relayNote.value && <div class="banner" data-relay>{relayNote.value}</div>}
       {connection.value !== 'live' && (token || viaRelay) && !relayNote.value && <div class="banner subtle" data-connection={connection.value}>{connection.value === 'offline' ? 'Reconnecting…' : 'Connecting…'}</div>}
+      {p === '/m' || p.startsWith('/m/?') ? <PushBar /> : null}
       <main class="phone-main">{page}</main>
       <nav class="tabs">
         {tab('/m', 'Approvals', waiting)}
@@ -98,7 +124,11 @@ if (viaRelay) {
         setTransport(t);
         relayNote.value = null;
         void connect();
+        void startPush().catch(() => undefined);
       },
       (e) => (relayNote.value = sentence(e)),
     );
-} else if (token) void connect();
+} else if (token) {
+  void connect();
+  void startPush().catch(() => undefined);
+}

@@ -125,6 +125,21 @@ function reduce(e: EngineEvent): void {
 }
 
 let retry = 0;
+let socket: WebSocket | null = null;
+const openListeners = new Set<() => void>();
+
+/** Sends a frame on the live socket (the workbench's presence); false when none is open. */
+export function send(frame: unknown): boolean {
+  if (socket?.readyState !== WebSocket.OPEN) return false;
+  socket.send(JSON.stringify(frame));
+  return true;
+}
+
+/** Called each time the socket opens (again). */
+export function onSocketOpen(fn: () => void): () => void {
+  openListeners.add(fn);
+  return () => openListeners.delete(fn);
+}
 
 /** Catch up, then open the socket; on close, wait and do it all again. */
 export async function connect(): Promise<void> {
@@ -146,9 +161,11 @@ export async function connect(): Promise<void> {
     return;
   }
   const ws = new WebSocket(socketUrl());
+  socket = ws;
   ws.onopen = () => {
     retry = 0;
     connection.value = 'live';
+    for (const fn of openListeners) fn();
     // A run, gate or prompt that began between the catch-up's reads and this socket's opening sent
     // its event to nobody: ask once more now that every later event reaches us (merged, never doubled).
     void recheck();

@@ -13,6 +13,7 @@ const fields = {
     network: bool('whether sandboxed commands may use the network (default false)'),
     whenUnavailable: oneOf('ask', 'refuse', 'run'),
   }),
+  push: obj({ subject: { type: ['string', 'null'], description: 'the VAPID subject push services may contact: an https: URL or a mailto: address on the public internet; null until set (docs/push.md)' } }),
 };
 const settings = obj(fields, ['chatMaxTurns', 'compactFraction', 'toolBudgetShare', 'completions'], { open: true });
 

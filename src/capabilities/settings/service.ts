@@ -9,6 +9,7 @@ import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { serialQueue } from '../../kernel/serial.js';
 import { applySandboxSettings } from '../../sandbox/settings.js';
+import { applyPushSettings } from './push-subject.js';
 import { DEFAULT_SETTINGS, type AppSettings, type SettingsService } from './types.js';
 
 export interface SettingsServiceImpl extends SettingsService {
@@ -17,7 +18,7 @@ export interface SettingsServiceImpl extends SettingsService {
   onChange(listener: (settings: AppSettings) => void): () => void;
 }
 
-const clone = (s: AppSettings): AppSettings => ({ ...s, completions: { ...s.completions }, sandbox: { ...s.sandbox } });
+const clone = (s: AppSettings): AppSettings => ({ ...s, completions: { ...s.completions }, sandbox: { ...s.sandbox }, push: { ...s.push } });
 
 export async function createSettingsService(deps: { home: Home; bus: Bus; log: (line: string) => void }): Promise<SettingsServiceImpl> {
   const { home, bus, log } = deps;
@@ -56,7 +57,7 @@ export async function createSettingsService(deps: { home: Home; bus: Bus; log: (
 /** Strict merge for PUT: any unknown field or bad value is a 400 sentence. */
 export function mergeSettings(base: AppSettings, patch: unknown): AppSettings {
   if (patch === undefined || patch === null || typeof patch !== 'object' || Array.isArray(patch)) {
-    throw badRequest('send a JSON object with any of chatMaxTurns, compactFraction, toolBudgetShare, completions, sandbox');
+    throw badRequest('send a JSON object with any of chatMaxTurns, compactFraction, toolBudgetShare, completions, sandbox, push');
   }
   const out = clone(base);
   for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
@@ -119,7 +120,9 @@ function applyField(out: AppSettings, key: string, value: unknown): string | und
     }
     case 'sandbox':
       return applySandboxSettings(out.sandbox, value);
+    case 'push':
+      return applyPushSettings(out.push, value);
     default:
-      return `there is no setting "${key}"; the settings are chatMaxTurns, compactFraction, toolBudgetShare, completions and sandbox`;
+      return `there is no setting "${key}"; the settings are chatMaxTurns, compactFraction, toolBudgetShare, completions, sandbox and push`;
   }
 }

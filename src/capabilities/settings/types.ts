@@ -1,5 +1,6 @@
 /** App settings (seed 000 §2): defaults are documented in the README. Types only. */
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../sandbox/types.js';
+import type { PushSettings } from './push-subject.js';
 
 export interface CompletionsSettings {
   /** Editor ghost-text completion on or off. */
@@ -18,6 +19,8 @@ export interface AppSettings {
   completions: CompletionsSettings;
   /** The sandbox under run_shell (docs/security.md): mode, network, what to do when none can start. */
   sandbox: SandboxSettings;
+  /** Phone push (docs/push.md): the VAPID subject, an https: or mailto: address; null until set. */
+  push: PushSettings;
 }
 
 export const DEFAULT_SETTINGS: AppSettings = {
@@ -26,6 +29,7 @@ export const DEFAULT_SETTINGS: AppSettings = {
   toolBudgetShare: 0.25,
   completions: { enabled: true, provider: null },
   sandbox: { ...DEFAULT_SANDBOX_SETTINGS },
+  push: { subject: null },
 };
 
 export interface SettingsService {

@@ -14,8 +14,15 @@ import type { Bus } from '../../kernel/bus.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { SocketHandler } from './upgrade.js';
 
-export function eventsSocket(bus: Bus): SocketHandler & { clients: () => number } {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+/** What a client may say on the socket: the workbench's presence (src/capabilities/push/presence.ts). */
+export interface ClientFrames {
+  parse(client: object, text: string): void;
+  drop(client: object): void;
+}
+
+export function eventsSocket(bus: Bus, frames?: ClientFrames): SocketHandler & { clients: () => number } {
+  // Clients send only small frames (presence): a large one is refused by ws, not buffered.
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
   /** Each client with the connection it writes to. */
   const clients = new Map<WebSocket, Duplex>();
   const corked: Duplex[] = [];
@@ -60,12 +67,17 @@ export function eventsSocket(bus: Bus): SocketHandler & { clients: () => number 
       wss.handleUpgrade(req, socket, head, (ws) => {
         // Joins uncorked mid-burst: only sockets corked by this burst's first event are uncorked.
         clients.set(ws, socket);
-        ws.on('close', () => clients.delete(ws));
+        ws.on('close', () => {
+          clients.delete(ws);
+          frames?.drop(ws);
+        });
         ws.on('error', () => {
           clients.delete(ws);
+          frames?.drop(ws);
           ws.terminate();
         });
-        // Clients only listen; anything they send is ignored.
+        // Clients mostly listen; a text frame goes to `frames` (presence), anything else is ignored.
+        ws.on('message', (data, isBinary) => void (!isBinary && frames?.parse(ws, String(data))));
       });
     },
     close() {

@@ -1,6 +1,7 @@
 /** Approvals: every workflow gate and tool-permission prompt waiting, across runs, one click each. */
 import { useSignal } from '@preact/signals';
 import { post } from '../api';
+import { path } from '../router';
 import { gates, prompts } from '../sync';
 import { Action, ago, Empty, PageHead } from '../ui';
 import { PermissionPrompt } from './permission-prompt';
@@ -10,12 +11,18 @@ export function ApprovalsPage({ phone }: { phone?: boolean }) {
   const link = (href: string, text: string) => (phone && !href.startsWith('/m/') ? <span>{text}</span> : <a href={href}>{text}</a>);
   const notes = useSignal<Record<string, string>>({});
   const total = gates.value.length + prompts.value.length;
+  // A tapped push opens `?approval=<gate key or runId:callId>`: that card is marked and scrolled to.
+  const focus = path.value.includes('?') ? new URLSearchParams(path.value.split('?')[1]).get('approval') : null;
+  const focused = (id: string) => (id === focus ? ' focused' : '');
+  const scrollTo = (el: HTMLElement | null) => {
+    if (el?.classList.contains('focused')) el.scrollIntoView({ block: 'center' });
+  };
   return (
     <div class="page">
       <PageHead title="Approvals" />
       {!total && <Empty>Nothing is waiting for you.</Empty>}
       {gates.value.map((g) => (
-        <div class="card gate" key={g.key} data-gate={g.key}>
+        <div class={`card gate${focused(g.key)}`} key={g.key} data-gate={g.key} ref={scrollTo}>
           <div class="card-head">
             <strong>{g.message || `Gate ${g.nodeId}`}</strong>
             <span class="muted small">
@@ -35,7 +42,7 @@ export function ApprovalsPage({ phone }: { phone?: boolean }) {
         </div>
       ))}
       {prompts.value.map((p) => (
-        <div class="card" key={`${p.runId}:${p.callId}`}>
+        <div class={`card${focused(`${p.runId}:${p.callId}`)}`} key={`${p.runId}:${p.callId}`} data-approval={`${p.runId}:${p.callId}`} ref={scrollTo}>
           <div class="muted small">
             {p.sessionId ? link(`${phone ? '/m' : ''}/chat/${encodeURIComponent(p.sessionId)}`, `chat ${p.sessionId}`) : link(`/runs/${encodeURIComponent(p.runId)}`, p.runId)}
           </div>

@@ -1,6 +1,6 @@
 /**
  * Settings: providers with the test button, secrets by name only, MCP servers and their status,
- * the sandbox, permission rules, local models with download progress, the browser bridge.
+ * the sandbox, phone push, permission rules, local models with download progress, the browser bridge.
  */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
@@ -20,6 +20,7 @@ export function SettingsPage() {
       <Mcp />
       <Browser />
       <Sandbox />
+      <PhonePush />
       <Permissions />
       <PhoneRelay />
       <Models />
@@ -190,6 +191,28 @@ function Sandbox() {
       <label class="row small">
         <input type="checkbox" checked={sb.network} onChange={(e) => put('/api/settings', { sandbox: { ...sb, network: (e.target as HTMLInputElement).checked } }).then(reload, (err) => (error.value = sentence(err)))} /> commands may use the network
       </label>
+    </section>
+  );
+}
+
+/** The VAPID subject phone pushes are sent under (docs/push.md): none is sent until it is set. */
+function PhonePush() {
+  const { data, error, reload } = useLoad<any>('/api/settings');
+  const draft = useSignal<string | null>(null);
+  if (!data.value) return <ErrorLine error={error.value} />;
+  const subject: string | null = data.value.push?.subject ?? null;
+  const value = draft.value ?? subject ?? '';
+  // A refused subject shows the engine's sentence under the button (Action).
+  const save = () => put('/api/settings', { push: { subject: value.trim() || null } }).then(() => ((draft.value = null), reload()));
+  return (
+    <section class="card" data-section="push">
+      <h2>Phone push</h2>
+      <p class="muted small">The contact push services may write to about this engine's pushes: an https: URL or a mailto: address. No push is sent to a phone until it is set.</p>
+      <ErrorLine error={error.value} />
+      <div class="row">
+        <input class="grow" placeholder="mailto:you@example.com" value={value} onInput={(e) => (draft.value = (e.target as HTMLInputElement).value)} />
+        <Action onClick={save}>Save</Action>
+      </div>
     </section>
   );
 }
