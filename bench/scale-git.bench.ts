@@ -15,19 +15,25 @@ import os from 'node:os';
 import path from 'node:path';
 import { startEngine } from '../src/engine.js';
 import { run } from './files-fixture.js';
-import { alternate, cleanup, makeRepoTree } from './git-fixture.js';
+import { alternate, cleanup } from './git-fixture.js';
 import { printCurve, scaled, type Point } from './lib/curve.js';
 import { loadNote } from './lib/rounds.js';
-import { since } from './scale-fixture.js';
+import { makeWorkspace, since, sourceFile } from './scale-fixture.js';
 
 const SIZES = [10_000, 100_000].map(scaled);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
-/** makeTree's layout: folders of 100 files, 20 folders to a package. */
-const fileAt = (dir: string, i: number) => {
-  const d = Math.floor(i / 100);
-  return path.join(dir, `pkg${Math.floor(d / 20)}`, `mod${d % 20}`, `file${i % 100}.ts`);
-};
+const fileAt = sourceFile;
+// No automatic gc: it would start in the background, during the timings.
+const ID = ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
+
+/** The scale workspace (mostly empty files: one blob, quick to remove on this disk) committed in one commit. */
+function makeRepo(dir: string, n: number): void {
+  makeWorkspace(dir, n, false);
+  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+  execFileSync('git', ['-C', dir, 'add', '-A']);
+  execFileSync('git', ['-C', dir, ...ID, 'commit', '-q', '-m', 'fixture']);
+}
 
 /** `count` changes spread over the tree: 60% modified, 20% deleted, 20% new files. */
 async function change(dir: string, n: number, count: number): Promise<void> {
@@ -53,7 +59,7 @@ for (const n of SIZES) {
   const manual = path.join(home, 'manual-shadow.git');
   try {
     const t0 = performance.now();
-    await makeRepoTree(ws, n);
+    makeRepo(ws, n);
     await change(ws, n, changes);
     console.log(`fixture: ${n} files committed, ${changes} changed, in ${since(t0)} s`);
     const engine = await startEngine({ home, port: 0, log: () => undefined, files: { watch: false } });
