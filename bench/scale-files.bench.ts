@@ -5,8 +5,9 @@
  *   start to first 200      fork of the engine to GET /api/status answering: must stay flat (it listens first)
  *   start to watching       until startEngine resolves, the watcher armed over every folder: linear,
  *                           with the watcher's memory (RSS with the watcher minus RSS of a start without)
- *   GET /api/files          lists at most 1 500 files per root, breadth-first: flat
- *   GET /api/search         rg over every file, at most 500 results: linear in files read
+ *   GET /api/files          at most 1 500 entries per root, breadth-first: grows with the folders it
+ *                           reads to reach them (a whole level at a time), far below linear in files
+ *   GET /api/search         rg until it has 500 results (then stopped): at most linear in files read
  *   grep tool               rg over every file, first 200 matches in order: linear
  *
  * The engine runs in its own process (bench/fixtures/scale-engine.ts, through tsx: the start-up times
@@ -148,6 +149,6 @@ console.log(await loadNote());
 for (const line of notes) console.log(line);
 printCurve({ path: 'start to first 200 (MB: engine RSS, watching)', unit: 'files', expected: 'flat', points: curves.first });
 printCurve({ path: 'start to watching (MB: the watcher, RSS with minus without)', unit: 'files', expected: 'linear', points: curves.watching });
-printCurve({ path: 'GET /api/files (1 500 per root)', unit: 'files', expected: 'flat', points: curves.list });
+printCurve({ path: 'GET /api/files (1 500 per root)', unit: 'files', expected: 'linear', points: curves.list });
 printCurve({ path: 'GET /api/search (500 results at most)', unit: 'files', expected: 'linear', points: curves.search });
 printCurve({ path: 'grep tool (first 200 matches)', unit: 'files', expected: 'linear', points: curves.grep });
