@@ -31,10 +31,11 @@ export function keyable(t: SchemaTable, order: OrderColumn[]): boolean {
   return order.every((o) => t.primaryKey.includes(o.column) || t.columns.find((c) => c.name === o.column)?.nullable === false);
 }
 
-const signature = (order: OrderColumn[]) => order.map((o) => `${o.column}:${o.desc ? 'd' : 'a'}`).join(',');
+/** What a cursor belongs to: the table and its total order. */
+const signature = (t: SchemaTable, order: OrderColumn[]) => `${t.schema}.${t.name}:${order.map((o) => `${o.column} ${o.desc ? 'desc' : 'asc'}`).join(',')}`;
 
 /** The cursor after `row`, or undefined when one of its key values is not a plain number or string. */
-export function encodeCursor(order: OrderColumn[], row: Record<string, unknown>): string | undefined {
+export function encodeCursor(t: SchemaTable, order: OrderColumn[], row: Record<string, unknown>): string | undefined {
   const values: KeyValue[] = [];
   for (const o of order) {
     const v = row[o.column];
@@ -42,21 +43,28 @@ export function encodeCursor(order: OrderColumn[], row: Record<string, unknown>)
     else if (typeof v === 'bigint') values.push({ big: v.toString() });
     else return undefined;
   }
-  return Buffer.from(JSON.stringify({ o: signature(order), v: values })).toString('base64url');
+  return Buffer.from(JSON.stringify({ o: signature(t, order), v: values })).toString('base64url');
 }
 
 /** The key values a cursor carries; a clear 400 when it is malformed or from another order. */
-export function decodeCursor(order: OrderColumn[], cursor: string): unknown[] {
+export function decodeCursor(t: SchemaTable, order: OrderColumn[], cursor: string): unknown[] {
+  const foreign = badRequest('cursor is not one this engine gave for this table; pass the "nextCursor" of the previous page unchanged');
   let parsed: { o?: unknown; v?: unknown };
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw badRequest('cursor is not one this engine gave; pass the "nextCursor" of the previous page unchanged');
+    throw foreign;
   }
-  if (parsed.o !== signature(order) || !Array.isArray(parsed.v) || parsed.v.length !== order.length) {
-    throw badRequest('cursor belongs to another sort or table; ask for the first page again (without "cursor") after changing the sort');
+  if (typeof parsed.o === 'string' && parsed.o !== signature(t, order) && parsed.o.startsWith(`${t.schema}.${t.name}:`)) {
+    throw badRequest('cursor belongs to another sort; ask for the first page again (without "cursor") after changing the sort');
   }
-  return parsed.v.map((v: KeyValue) => (typeof v === 'object' && v && 'big' in v ? BigInt(v.big) : v));
+  if (parsed.o !== signature(t, order) || !Array.isArray(parsed.v) || parsed.v.length !== order.length) throw foreign;
+  return parsed.v.map((v: unknown) => {
+    if (typeof v === 'string' || typeof v === 'number') return v;
+    const big = (v as { big?: unknown } | null)?.big;
+    if (typeof big === 'string' && /^-?\d+$/.test(big)) return BigInt(big);
+    throw foreign;
+  });
 }
 
 /**

@@ -82,7 +82,7 @@ export function createTableOps(core: DbCore) {
       const byKey = keyable(t, order);
       if (req.cursor !== undefined) {
         if (!byKey) throw badRequest(`${t.name} cannot be paged by cursor in this order (no primary key, or a sort column may hold NULL); page it with "offset"`);
-        where.push(afterCondition(order, decodeCursor(order, req.cursor), (c) => driver.quoteIdent(c), p));
+        where.push(afterCondition(order, decodeCursor(t, order, req.cursor), (c) => driver.quoteIdent(c), p));
       }
       const sql =
         `SELECT * FROM ${qualified(driver, t)}` +
@@ -93,7 +93,7 @@ export function createTableOps(core: DbCore) {
       const rows = await driver.select(sql, params);
       const page = rows.slice(0, limit);
       const hasMore = rows.length > limit;
-      const nextCursor = hasMore && byKey ? encodeCursor(order, page[page.length - 1]) : undefined;
+      const nextCursor = hasMore && byKey ? encodeCursor(t, order, page[page.length - 1]) : undefined;
       return {
         schema: t.schema,
         table: t.name,
