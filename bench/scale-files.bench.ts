@@ -1,6 +1,6 @@
 /**
  * Scale curves for a growing workspace (10k, 100k, 1M files; SCALE=0.01 for a quick look), each
- * with an ignored node_modules and .git inside (bench/scale-fixture):
+ * with an ignored node_modules and .git inside (bench/scale-workspace.ts):
  *
  *   start to first 200      fork of the engine to GET /api/status answering: must stay flat (it listens first)
  *   start to watching       until startEngine resolves, the watcher armed over every folder: linear,
@@ -23,7 +23,7 @@ import { run } from './files-fixture.js';
 import { BENCH_DIR } from './lib/child.js';
 import { loadNote } from './lib/rounds.js';
 import { freePort } from './lib/spawned.js';
-import { makeWorkspace, NEEDLE_EVERY, since } from './scale-fixture.js';
+import { makeWorkspace, NEEDLE_EVERY, since } from './scale-workspace.js';
 
 const SIZES = [10_000, 100_000, 1_000_000].map(scaled);
 

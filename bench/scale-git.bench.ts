@@ -18,7 +18,7 @@ import { run } from './files-fixture.js';
 import { alternate, cleanup } from './git-fixture.js';
 import { printCurve, scaled, type Point } from './lib/curve.js';
 import { loadNote } from './lib/rounds.js';
-import { makeWorkspace, since, sourceFile } from './scale-fixture.js';
+import { makeWorkspace, since, sourceFile } from './scale-workspace.js';
 
 const SIZES = [10_000, 100_000].map(scaled);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { startEngine } from '../src/engine.js';
 import { printCurve, medianMs, scaled, type Point } from './lib/curve.js';
 import { loadNote } from './lib/rounds.js';
-import { since } from './scale-fixture.js';
+import { since } from './scale-workspace.js';
 
 const SIZES = [100_000, 1_000_000, 10_000_000].map(scaled);
 const LIMIT = 100;
