@@ -22,7 +22,7 @@ import { printCurve, medianMs, scaled, type Point } from './lib/curve.js';
 import { loadNote } from './lib/rounds.js';
 import { since } from './scale-workspace.js';
 
-const SIZES = [100_000, 1_000_000, 10_000_000].map(scaled);
+const SIZES = [1, 10, 100].map((f) => f * Math.max(1000, scaled(100_000))); // a few pages at least, at any SCALE
 const LIMIT = 100;
 
 const curves = { first: [] as Point[], cursor1000: [] as Point[], cursorLast: [] as Point[], offset1000: [] as Point[], offsetLast: [] as Point[] };
