@@ -23,7 +23,6 @@ import { makeWorkspace, since, sourceFile } from './scale-workspace.js';
 const SIZES = [10_000, 100_000].map(scaled);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
-const fileAt = sourceFile;
 // No automatic gc: it would start in the background, during the timings.
 const ID = ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false'];
 
@@ -39,7 +38,7 @@ function makeRepo(dir: string, n: number): void {
 async function change(dir: string, n: number, count: number): Promise<void> {
   const step = Math.floor(n / count);
   for (let k = 0; k < count; k++) {
-    const file = fileAt(dir, k * step);
+    const file = sourceFile(dir, k * step);
     if (k % 5 < 3) await writeFile(file, `// changed ${k}\n`);
     else if (k % 5 === 3) await unlink(file);
     else await writeFile(file.replace(/\.ts$/, '.new.ts'), `// new ${k}\n`);
@@ -89,7 +88,7 @@ for (const n of SIZES) {
       await sh(['config', 'core.untrackedCache', 'true']);
       await sh(['add', '-A']);
       let edits = 0;
-      const touch = () => appendFile(fileAt(ws, 4242 % n), `// edit ${++edits}\n`);
+      const touch = () => appendFile(sourceFile(ws, 4242 % n), `// edit ${++edits}\n`);
       const c = await alternate(
         ROUNDS,
         async () => {
