@@ -4,6 +4,7 @@
  */
 import { badRequest, notFound } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { afterCondition, decodeCursor, encodeCursor, keyable, totalOrder } from './keyset.js';
 import type { DbCore } from './service.js';
 import type { DbDriver, SchemaTable } from './types.js';
 import { jsonRow } from './values.js';
@@ -18,6 +19,8 @@ export interface TableDataRequest {
   filters?: Array<{ column: string; op: FilterOp; value?: unknown }>;
   offset?: number;
   limit?: number;
+  /** The previous page's `nextCursor`: the page after it, read by key instead of by offset. */
+  cursor?: string;
 }
 
 export interface UpdateCellRequest {
@@ -75,24 +78,32 @@ export function createTableOps(core: DbCore) {
             return `${col} ${f.op} ${p(f.value)}`;
         }
       });
-      const sort = req.sort?.length
-        ? req.sort.map((s) => `${driver.quoteIdent(column(t, s.column))} ${s.direction === 'desc' ? 'DESC' : 'ASC'}`)
-        : t.primaryKey.map((c) => driver.quoteIdent(c));
+      const order = totalOrder(t, (req.sort ?? []).map((s) => ({ column: column(t, s.column), desc: s.direction === 'desc' })));
+      const byKey = keyable(t, order);
+      if (req.cursor !== undefined) {
+        if (!byKey) throw badRequest(`${t.name} cannot be paged by cursor in this order (no primary key, or a sort column may hold NULL); page it with "offset"`);
+        where.push(afterCondition(order, decodeCursor(t, order, req.cursor), (c) => driver.quoteIdent(c), p));
+      }
       const sql =
         `SELECT * FROM ${qualified(driver, t)}` +
         (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-        (sort.length ? ` ORDER BY ${sort.join(', ')}` : '') +
-        ` LIMIT ${p(limit + 1)} OFFSET ${p(offset)}`;
+        (order.length ? ` ORDER BY ${order.map((o) => `${driver.quoteIdent(o.column)} ${o.desc ? 'DESC' : 'ASC'}`).join(', ')}` : '') +
+        ` LIMIT ${p(limit + 1)}` +
+        (req.cursor === undefined ? ` OFFSET ${p(offset)}` : '');
       const rows = await driver.select(sql, params);
+      const page = rows.slice(0, limit);
+      const hasMore = rows.length > limit;
+      const nextCursor = hasMore && byKey ? encodeCursor(t, order, page[page.length - 1]) : undefined;
       return {
         schema: t.schema,
         table: t.name,
         columns: t.columns.map((c) => c.name),
         primaryKey: t.primaryKey,
-        rows: rows.slice(0, limit).map(jsonRow),
+        rows: page.map(jsonRow),
         offset,
         limit,
-        hasMore: rows.length > limit,
+        hasMore,
+        ...(nextCursor ? { nextCursor } : {}),
       };
     },
 
