@@ -30,7 +30,7 @@ async function connect() {
   try {
     pairing = await (await fetch(chrome.runtime.getURL('pairing.json'), { cache: 'no-store' })).json();
   } catch {
-    setState('unpaired', 'pairing.json is missing: start the engine, which writes it into this folder');
+    setState('unpaired', 'pairing.json is missing: open Settings > Browser in the workbench (or GET /api/browser), which writes it into this folder');
     return schedule();
   }
   setState('connecting', pairing.url);

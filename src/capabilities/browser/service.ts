@@ -45,13 +45,17 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   let token: string | undefined;
   let extensionId = '';
 
-  /** The token, minted (and stored as a secret) on first read. */
+  /**
+   * The token, minted (and stored as a secret) on first read, and written beside the extension then:
+   * an engine whose browser page nobody opened holds no browser credential at all.
+   */
   async function currentToken(): Promise<string> {
     if (token) return token;
     token = await deps.secrets.get(TOKEN_SECRET);
     if (!token) {
       token = mintToken();
       await deps.secrets.set(TOKEN_SECRET, token);
+      if (port) await writePairing(folder, { port, token });
     }
     return token;
   }
@@ -74,7 +78,8 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
       const key = await extensionKey(deps.home);
       extensionId = extensionIdOf(key);
       await installExtension(deps.source ?? extensionSource(), folder, key);
-      await writePairing(folder, { port, token: await currentToken() });
+      token = await deps.secrets.get(TOKEN_SECRET);
+      if (token) await writePairing(folder, { port, token });
     },
     status,
     async rotate() {
