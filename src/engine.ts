@@ -115,7 +115,6 @@ import type { HiddenPaths } from './kernel/hidden.js';
 import type { ToolContext } from './tools/types.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
-import { ensureShellParser } from './permissions/shell-parse.js';
 import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { warmSdk } from './providers/sdk.js';
@@ -206,7 +205,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
   const webApp = createWebApp();
-  const app = createServer({ guard, log, webApp });
+  const app = createServer({ guard, log, webApp, redactor });
   installResponseRedaction(app, redactor);
   const closers: Array<() => Promise<void> | void> = [];
   const sockets: SocketHandler[] = [eventsSocket(bus)];
@@ -299,7 +298,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
   await chat.init();
   closers.push(() => chat.close());
-  chatRoutes(app, chat);
+  // The model SDK (~110 ms of CPU and 10-20 MB to load) is warmed once a client opens its chats with
+  // a provider configured (or configures one after that), not at idle: an engine nobody chats with
+  // does not hold it (bench/memory), and one being chatted with has it before the first turn.
+  let chatOpened = false;
+  const warmModels = () => void (chatOpened && providers.names().length && warmSdk().catch(() => undefined));
+  config.onChange(warmModels);
+  chatRoutes(app, chat, () => {
+    if (chatOpened) return;
+    chatOpened = true;
+    setImmediate(warmModels); // after this answer is written
+  });
 
   runsRoutes(app, runs);
   // MCP servers: their tools join the one registry; they connect after the engine listens.
@@ -549,20 +558,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Listen first: arming the watcher takes ~0.8 s over 50 000 files and must not delay the first
   // 200 (bench/startup). startEngine still resolves once it is armed, so callers see a watching engine.
   const watching = options.files?.watch !== false ? watcher.rearm() : Promise.resolve();
-  // Off the start path but before a first turn needs them: the model SDK and the bash grammar
-  // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
-  // The model SDK (~110 ms of CPU and ~17 MB to load) only once a provider is configured: an engine
-  // that cannot chat yet does not hold it (bench/memory); adding a provider warms it then.
-  const warmModels = () => void (providers.names().length && warmSdk().catch(() => undefined));
+  // Off the start path: these start once the first requests have been answered. The bash grammar
+  // (15 ms to compile, 33 MB of wasm memory, ~6 MB of it resident) is not among them: it loads on
+  // the first shell command checked (bench/memory); the model SDK loads when chat opens (above).
   const warmUp = setTimeout(() => {
-    config.onChange(warmModels);
     config.onChange(() => codeIndex.start());
     codeIndex.start();
     // MCP servers are processes of their own (ten node servers take the CPU for half a second on two
     // cores): they start once the first requests have been answered, like the other warm-ups.
     void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
-    warmModels();
-    void ensureShellParser();
     void sandbox.probe();
     void loginEnv.get();
   }, LIMITS.warmUpDelayMs);
