@@ -9,6 +9,7 @@
  * overlap); and the same-file queue at depth 1, 8 and 32, to show the engine's cost per write does
  * not grow with the queue. Rounds alternate engine and bare (ABBA); medians and spread.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,10 +36,21 @@ const bare = await startFixture('baseline-write.ts', { WORKSPACE: bareWs });
 const load = await startLoadGenerator();
 const body = JSON.stringify({ content: CONTENT });
 
-/** Writes per second of one round: `writers` connections over `paths`. */
-const round = (port: number, writers: number, paths: string[]) => async () => {
-  const r = await load.run({ port, method: 'PUT', path: '', paths: paths.map((p) => `/api/files/${p}`), body, connections: writers, seconds: SECONDS });
-  if (r.errors) throw new Error(`port ${port}: ${r.errors} PUTs did not answer 200`);
+/** CPU seconds a process has used (all its threads: main, thread pool, watcher), from /proc. */
+const cpuSeconds = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 10 ms
+};
+/** CPU ms per write of each round, by server and case: a cost the machine's load moves far less than the wall clock. */
+const cpuPerWrite = new Map<string, number[]>();
+
+/** Writes per second of one round: `writers` connections over `paths`; the server's CPU per write is kept aside. */
+const round = (server: { port: number; child: { pid?: number } }, name: string, writers: number, paths: string[]) => async () => {
+  const cpu0 = cpuSeconds(server.child.pid!);
+  const r = await load.run({ port: server.port, method: 'PUT', path: '', paths: paths.map((p) => `/api/files/${p}`), body, connections: writers, seconds: SECONDS });
+  if (r.errors) throw new Error(`port ${server.port}: ${r.errors} PUTs did not answer 200`);
+  const key = `${server.port} ${name}`;
+  cpuPerWrite.set(key, [...(cpuPerWrite.get(key) ?? []), ((cpuSeconds(server.child.pid!) - cpu0) * 1000) / r.requests]);
   return r.rps;
 };
 const all = [
@@ -54,20 +66,24 @@ try {
   const rows: Array<Record<string, string>> = [];
   const samples: Record<string, { engine: number[]; bare: number[] }> = {};
   for (const c of cases) {
-    const s = await alternate(ROUNDS, { engine: round(engine.port, c.writers, c.paths), bare: round(bare.port, c.writers, c.paths) });
+    const s = await alternate(ROUNDS, { engine: round(engine, c.name, c.writers, c.paths), bare: round(bare, c.name, c.writers, c.paths) });
     samples[c.name] = s;
-    rows.push({ case: c.name, 'engine writes/s': describe(s.engine, 0), 'bare writes/s': describe(s.bare, 0), ratio: (median(s.engine) / median(s.bare)).toFixed(2) });
+    const cpu = (server: { port: number }) => fmt(median(cpuPerWrite.get(`${server.port} ${c.name}`)!.slice(1)), 3);
+    rows.push({ case: c.name, 'engine writes/s': describe(s.engine, 0), 'bare writes/s': describe(s.bare, 0), ratio: (median(s.engine) / median(s.bare)).toFixed(2), 'CPU ms/write engine / bare': `${cpu(engine)} / ${cpu(bare)}` });
   }
   console.log(await loadNote());
   table(rows);
   if (cases.length < all.length) process.exit(0);
-  // The same-file queue: time per write at each depth (a flat line means no cost grows with the queue).
+  // The same-file queue: time per write at each depth, a flat line meaning no cost grows with the
+  // queue (the CPU per write is in the table above).
   const perWrite = (xs: number[]) => fmt(1000 / median(xs), 2);
-  table([
-    { 'one file, queue depth': '1', 'engine ms/write': perWrite(samples['one writer'].engine), 'bare ms/write': perWrite(samples['one writer'].bare) },
-    { 'one file, queue depth': '8', 'engine ms/write': perWrite(samples['eight writers, one file'].engine), 'bare ms/write': perWrite(samples['eight writers, one file'].bare) },
-    { 'one file, queue depth': '32', 'engine ms/write': perWrite(samples['thirty-two writers, one file'].engine), 'bare ms/write': perWrite(samples['thirty-two writers, one file'].bare) },
-  ]);
+  table(
+    [
+      ['1', 'one writer'],
+      ['8', 'eight writers, one file'],
+      ['32', 'thirty-two writers, one file'],
+    ].map(([depth, name]) => ({ 'one file, queue depth': depth, 'engine ms/write': perWrite(samples[name].engine), 'bare ms/write': perWrite(samples[name].bare) })),
+  );
   result('PUT /api/files, 4 KB, fsync atomic, one writer', 'writes/s', samples['one writer'].engine, samples['one writer'].bare, { ratioAtLeast: 0.8 });
   result('PUT /api/files, eight writers to eight files', 'writes/s', samples['eight writers, eight files'].engine, samples['eight writers, eight files'].bare, { ratioAtLeast: 0.8 });
   // Same-file writes are queued by design: the aim is a cost per write that stays flat with the queue.

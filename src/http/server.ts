@@ -5,7 +5,7 @@
  * returned app, each with a `schema` option (schemas.ts).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerFactoryHandler } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerFactoryHandler, type FastifyServerOptions } from 'fastify';
 import { describeError, EngineError, jsonSyntaxReason } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { canonicalOf, edgeOptions, installEdge } from './edge.js';
@@ -140,15 +140,14 @@ export function createServer({ guard, log, webApp, redactor }: ServerOptions): F
 }
 
 /** The HTTP/1 server Fastify would make (its timeouts), with the early lane in front of its handler. */
-function earlyServer(handler: FastifyServerFactoryHandler, opts: Parameters<NonNullable<import('fastify').FastifyServerOptions['serverFactory']>>[1], lane: (req: IncomingMessage, res: ServerResponse) => boolean): http.Server {
+function earlyServer(handler: FastifyServerFactoryHandler, opts: FastifyServerOptions, lane: (req: IncomingMessage, res: ServerResponse) => boolean): http.Server {
   const server = http.createServer((req, res) => {
     if (!lane(req, res)) handler(req, res);
   });
-  const o = opts as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };
-  if (o.keepAliveTimeout !== undefined) server.keepAliveTimeout = o.keepAliveTimeout;
-  if (o.requestTimeout !== undefined) server.requestTimeout = o.requestTimeout;
-  server.setTimeout(o.connectionTimeout ?? 0);
-  if (o.maxRequestsPerSocket && o.maxRequestsPerSocket > 0) server.maxRequestsPerSocket = o.maxRequestsPerSocket;
+  if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
+  if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+  server.setTimeout(opts.connectionTimeout ?? 0);
+  if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
   return server;
 }
 
