@@ -8,10 +8,10 @@
  * same route and holding an /events socket server, started and measured the same way; a bare
  * Fastify hello-world is shown for context. Rounds alternate; medians with spread. Linux only.
  *
- * Also: the engine process when a model provider is configured (the model SDK stays unloaded until a
- * client opens its chats), the same once GET /api/chat has warmed the SDK, and each process's private memory (smaps_rollup
- * Private_*): most of a Node process's RSS is the node binary's pages, shared by every node process,
- * so private memory is what the supervisor really adds.
+ * Also: the engine process when a model provider is configured (the model SDK stays unloaded until
+ * a client opens its chats), the same once GET /api/chat has warmed the SDK, and each process's
+ * private memory (smaps_rollup Private_*): most of a Node process's RSS is the node binary's
+ * pages, shared by every node process, so private memory is what the supervisor really adds.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

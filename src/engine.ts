@@ -115,6 +115,7 @@ import type { HiddenPaths } from './kernel/hidden.js';
 import type { ToolContext } from './tools/types.js';
 import { Masker } from './permissions/mask.js';
 import { RuleStore } from './permissions/rules.js';
+import { ensureShellParser } from './permissions/shell-parse.js';
 import { createProviderService, type ProviderService } from './providers/service.js';
 import { hardDenied, shellPermission } from './permissions/shell-policy.js';
 import { warmSdk } from './providers/sdk.js';
@@ -344,7 +345,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
   const loginEnv = createLoginEnv({ log, home: options.shellLoginHome });
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox, hidden, loginEnv });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, denylistReady: ensureShellParser, mask: masker.mask, sandbox, hidden, loginEnv });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
@@ -559,7 +560,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // 200 (bench/startup). startEngine still resolves once it is armed, so callers see a watching engine.
   const watching = options.files?.watch !== false ? watcher.rearm() : Promise.resolve();
   // Off the start path: these start once the first requests have been answered. The bash grammar
-  // (15 ms to compile, 33 MB of wasm memory, ~6 MB of it resident) is not among them: it loads on
+  // (15 ms to compile, 33 MB of wasm memory, ~4-6 MB of it resident) is not among them: it loads on
   // the first shell command checked (bench/memory); the model SDK loads when chat opens (above).
   const warmUp = setTimeout(() => {
     config.onChange(() => codeIndex.start());
