@@ -8,10 +8,10 @@
  * same route and holding an /events socket server, started and measured the same way; a bare
  * Fastify hello-world is shown for context. Rounds alternate; medians with spread. Linux only.
  *
- * Also: the engine process when a model provider is configured (the model SDK is then warmed once
- * the engine listens; without one it is not loaded), and each process's private memory (smaps_rollup
- * Private_*): most of a Node process's RSS is the node binary's pages, shared by every node process,
- * so private memory is what the supervisor really adds.
+ * Also: the engine process when a model provider is configured (the model SDK stays unloaded until
+ * a client opens its chats), the same once GET /api/chat has warmed the SDK, and each process's
+ * private memory (smaps_rollup Private_*): most of a Node process's RSS is the node binary's
+ * pages, shared by every node process, so private memory is what the supervisor really adds.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -66,8 +66,8 @@ interface Idle {
   settled: [number, number, number, number];
 }
 
-/** Starts `args`, waits for a 200 (then configures a provider if asked), idles, reads its memory twice. */
-async function idle(args: string[], provider = false): Promise<Idle> {
+/** Starts `args`, waits for a 200 (then configures a provider, and opens chat, if asked), idles, reads its memory twice. */
+async function idle(args: string[], provider = false, chat = false): Promise<Idle> {
   const port = await freePort();
   const home = mkdtempSync(path.join(tmp, 'home-'));
   const child = spawn(process.execPath, args, { env: { ...process.env, ENGINE_PORT: String(port), ENGINE_GATEWAY_PORT: '0', ENGINE_SECRETS: 'file', ENGINE_HOME: home, ENGINE_CACHE_DIR: cache }, stdio: 'ignore' });
@@ -81,6 +81,10 @@ async function idle(args: string[], provider = false): Promise<Idle> {
     if (provider) {
       const put = await fetch(`http://127.0.0.1:${port}/api/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: PROVIDER });
       if (!put.ok) throw new Error(`PUT /api/config answered ${put.status}`);
+    }
+    if (chat) {
+      const list = await fetch(`http://127.0.0.1:${port}/api/chat`);
+      if (!list.ok) throw new Error(`GET /api/chat answered ${list.status}`);
     }
     const read = (): Idle['early'] => {
       const kids = children(child.pid!);
@@ -103,7 +107,7 @@ try {
   const serve = [path.join(BUNDLE, 'main.js'), 'serve'];
   const kept = { engine: [] as number[], engineSettled: [] as number[], supervisor: [] as number[], supervisorSettled: [] as number[] };
   const privates = { engine: [] as number[], supervisor: [] as number[], fastify: [] as number[] };
-  const settled = { provider: [] as number[], ws: [] as number[], fastify: [] as number[] };
+  const settled = { provider: [] as number[], chat: [] as number[], ws: [] as number[], fastify: [] as number[] };
   const s = await alternate(ROUNDS, {
     serve: async () => {
       const { early, settled: late } = await idle(serve);
@@ -118,6 +122,11 @@ try {
     provider: async () => {
       const { early, settled: late } = await idle(serve, true);
       settled.provider.push(late[1]);
+      return early[1];
+    },
+    chat: async () => {
+      const { early, settled: late } = await idle(serve, true, true);
+      settled.chat.push(late[1]);
       return early[1];
     },
     ws: async () => {
@@ -138,7 +147,8 @@ try {
   console.log(`RSS at ${IDLE_S} s (past the warm-ups) and at ${SETTLED_S} s (settled, after V8's memory reducer); private memory settled.`);
   table([
     { process: 'engine process', [`RSS MB ${IDLE_S} s`]: describe(kept.engine), [`RSS MB ${SETTLED_S} s`]: describe(kept.engineSettled), 'private MB': describe(privates.engine) },
-    { process: 'engine process, a provider configured (model SDK warmed)', [`RSS MB ${IDLE_S} s`]: describe(s.provider), [`RSS MB ${SETTLED_S} s`]: describe(settled.provider), 'private MB': '' },
+    { process: 'engine process, a provider configured', [`RSS MB ${IDLE_S} s`]: describe(s.provider), [`RSS MB ${SETTLED_S} s`]: describe(settled.provider), 'private MB': '' },
+    { process: 'same, chat opened (model SDK warmed)', [`RSS MB ${IDLE_S} s`]: describe(s.chat), [`RSS MB ${SETTLED_S} s`]: describe(settled.chat), 'private MB': '' },
     { process: 'supervisor process', [`RSS MB ${IDLE_S} s`]: describe(kept.supervisor), [`RSS MB ${SETTLED_S} s`]: describe(kept.supervisorSettled), 'private MB': describe(privates.supervisor) },
     { process: 'serve, both', [`RSS MB ${IDLE_S} s`]: describe(s.serve), [`RSS MB ${SETTLED_S} s`]: '', 'private MB': '' },
     { process: 'bare ws server', [`RSS MB ${IDLE_S} s`]: describe(s.ws), [`RSS MB ${SETTLED_S} s`]: describe(settled.ws), 'private MB': '' },

@@ -224,7 +224,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
   const webApp = createWebApp();
-  const app = createServer({ guard, log, webApp });
+  const app = createServer({ guard, log, webApp, redactor });
   installResponseRedaction(app, redactor);
   const closers: Array<() => Promise<void> | void> = [];
   // Whether the person is at the workbench (its page reports over /events): no push while they are.
@@ -344,7 +344,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const chat = createChatService({ home, bus, runs, tools, providers, settings, gate, log });
   await chat.init();
   closers.push(() => chat.close());
-  chatRoutes(app, chat);
+  // The model SDK (~110 ms of CPU and 10-20 MB to load) is warmed once a client opens its chats with
+  // a provider configured (or configures one after that), not at idle: an engine nobody chats with
+  // does not hold it (bench/memory), and one being chatted with has it before the first turn.
+  let chatOpened = false;
+  const warmModels = () => void (chatOpened && providers.names().length && warmSdk().catch(() => undefined));
+  config.onChange(warmModels);
+  chatRoutes(app, chat, () => {
+    if (chatOpened) return;
+    chatOpened = true;
+    setImmediate(warmModels); // after this answer is written
+  });
 
   runsRoutes(app, runs);
   // MCP servers: their tools join the one registry; they connect after the engine listens.
@@ -380,7 +390,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
   const loginEnv = createLoginEnv({ log, home: options.shellLoginHome });
-  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, mask: masker.mask, sandbox, hidden, loginEnv });
+  const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, denylistReady: ensureShellParser, mask: masker.mask, sandbox, hidden, loginEnv });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
@@ -615,20 +625,15 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Listen first: arming the watcher takes ~0.8 s over 50 000 files and must not delay the first
   // 200 (bench/startup). startEngine still resolves once it is armed, so callers see a watching engine.
   const watching = options.files?.watch !== false ? watcher.rearm() : Promise.resolve();
-  // Off the start path but before a first turn needs them: the model SDK and the bash grammar
-  // (15 ms to compile, 33 MB of wasm memory) load once the first requests have been answered.
-  // The model SDK (~110 ms of CPU and ~17 MB to load) only once a provider is configured: an engine
-  // that cannot chat yet does not hold it (bench/memory); adding a provider warms it then.
-  const warmModels = () => void (providers.names().length && warmSdk().catch(() => undefined));
+  // Off the start path: these start once the first requests have been answered. The bash grammar
+  // (15 ms to compile, 33 MB of wasm memory, ~4-6 MB of it resident) is not among them: it loads on
+  // the first shell command checked (bench/memory); the model SDK loads when chat opens (above).
   const warmUp = setTimeout(() => {
-    config.onChange(warmModels);
     config.onChange(() => codeIndex.start());
     codeIndex.start();
     // MCP servers are processes of their own (ten node servers take the CPU for half a second on two
     // cores): they start once the first requests have been answered, like the other warm-ups.
     void mcp.start().catch((err) => log(`mcp: start failed: ${describeError(err)}`));
-    warmModels();
-    void ensureShellParser();
     void sandbox.probe();
     void loginEnv.get();
   }, LIMITS.warmUpDelayMs);

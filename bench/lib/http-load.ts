@@ -12,15 +12,32 @@ export interface LoadResult {
   rps: number;
 }
 
-export async function httpLoad(opts: { port: number; path: string; connections: number; seconds: number; headers?: Record<string, string> }): Promise<LoadResult> {
-  const extra = Object.entries(opts.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-  const request = Buffer.from(`GET ${opts.path} HTTP/1.1\r\nHost: 127.0.0.1:${opts.port}\r\n${extra}\r\n`);
+export interface LoadOptions {
+  port: number;
+  /** The request path; with `paths`, connection i uses paths[i % paths.length] instead. */
+  path: string;
+  paths?: string[];
+  connections: number;
+  seconds: number;
+  headers?: Record<string, string>;
+  /** GET unless set; a `body` is sent as JSON with its Content-Length. */
+  method?: string;
+  body?: string;
+}
+
+export async function httpLoad(opts: LoadOptions): Promise<LoadResult> {
+  const body = opts.body === undefined ? undefined : Buffer.from(opts.body);
+  const headers = { ...opts.headers, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) };
+  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  // Each connection's request is built once: the client's per-request cost is one write of it.
+  const requestFor = (p: string) => Buffer.concat([Buffer.from(`${opts.method ?? 'GET'} ${p} HTTP/1.1\r\nHost: 127.0.0.1:${opts.port}\r\n${extra}\r\n`), body ?? Buffer.alloc(0)]);
   let requests = 0;
   let errors = 0;
   let running = true;
   const started = performance.now();
-  const conns = Array.from({ length: opts.connections }, () =>
+  const conns = Array.from({ length: opts.connections }, (_, i) =>
     new Promise<void>((resolve) => {
+      const request = requestFor(opts.paths ? opts.paths[i % opts.paths.length] : opts.path);
       const socket = net.connect(opts.port, '127.0.0.1');
       socket.setNoDelay(true);
       let buf: Buffer = Buffer.alloc(0);
@@ -63,7 +80,7 @@ export async function httpLoad(opts: { port: number; path: string; connections: 
  * The same load generator in a process of its own (an external client, like wrk: its CPU is not
  * the measured server's, and it does not share an event loop with anything measured).
  */
-export async function startLoadGenerator(): Promise<{ run(opts: Parameters<typeof httpLoad>[0]): Promise<LoadResult>; stop(): Promise<void> }> {
+export async function startLoadGenerator(): Promise<{ run(opts: LoadOptions): Promise<LoadResult>; stop(): Promise<void> }> {
   const { fork } = await import('node:child_process');
   const { fileURLToPath } = await import('node:url');
   const child = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

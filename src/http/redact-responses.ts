@@ -38,9 +38,14 @@ export function installResponseRedaction(app: FastifyInstance, redactor: Redacto
     if ((reply as { [EXEMPTED]?: boolean })[EXEMPTED]) return done(null, payload);
     const type = String(reply.getHeader('content-type') ?? '');
     if (!type.includes('json')) return done(null, redactor.text(payload));
-    // `{ok: false, error}` answers (POST /api/test-provider) carry provider errors too.
-    done(null, payload.includes('"error":') ? maskError(payload, redactor, false) : redactor.json(payload));
+    done(null, maskJson(payload, redactor));
   });
+}
+
+/** A JSON answer's mask (also the early lane's, server.ts). */
+export function maskJson(payload: string, redactor: Redactor): string {
+  // `{ok: false, error}` answers (POST /api/test-provider) carry provider errors too.
+  return payload.includes('"error":') ? maskError(payload, redactor, false) : redactor.json(payload);
 }
 
 /**

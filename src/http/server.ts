@@ -4,7 +4,8 @@
  * (validation.ts) and the OpenAPI document (openapi.ts). Capabilities add their routes to the
  * returned app, each with a `schema` option (schemas.ts).
  */
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerFactoryHandler, type FastifyServerOptions } from 'fastify';
 import { describeError, EngineError, jsonSyntaxReason } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { canonicalOf, edgeOptions, installEdge } from './edge.js';
@@ -12,6 +13,8 @@ import type { Guard } from './guard.js';
 import { methodTable, sendMethodNotAllowed } from './methods.js';
 import { openApiRoute, routeCatalog } from './openapi.js';
 import { installValidation } from './validation.js';
+import type { Redactor } from '../kernel/redact.js';
+import { maskJson } from './redact-responses.js';
 import type { WebApp } from './web-app.js';
 
 export interface ServerOptions {
@@ -20,15 +23,60 @@ export interface ServerOptions {
   log: (line: string) => void;
   /** The web workbench's files (web-app.ts): answered where no API route matches. */
   webApp?: WebApp;
+  /** The exit mask of every answer (redact-responses.ts); the early lane masks with it too. */
+  redactor?: Redactor;
 }
 
-export function createServer({ guard, log, webApp }: ServerOptions): FastifyInstance {
+/** The GET routes answered before Fastify (answerEarly), by exact path. */
+const early = new WeakMap<FastifyInstance, Map<string, () => unknown>>();
+
+/**
+ * Answers a polled, parameter-free GET (GET /api/status) before Fastify's per-request lifecycle,
+ * which costs more than the route itself (bench/status-throughput). Only a request whose target is
+ * exactly `path` (canonical, no query) and that the guard passes is answered here, with the same
+ * headers and masked body as the Fastify route; anything else (a query, HEAD, a refusal, a closing
+ * engine, an error) goes to the Fastify route, which the caller registers too (schema, OpenAPI).
+ */
+export function answerEarly(app: FastifyInstance, path: string, answer: () => unknown): void {
+  early.get(app)?.set(path, answer);
+}
+
+export function createServer({ guard, log, webApp, redactor }: ServerOptions): FastifyInstance {
+  const lane = new Map<string, () => unknown>();
+  let open = true;
   const app = Fastify({
+    serverFactory: (handler, opts) => earlyServer(handler, opts, (req, res) => open && answeredEarly(req, res)),
     bodyLimit: LIMITS.requestBodyBytes,
     logger: false,
     forceCloseConnections: true,
     ...edgeOptions(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+  });
+
+  early.set(app, lane);
+  /** True when the early lane answered the request (then Fastify never sees it). */
+  const answeredEarly = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = req.url!;
+    const answer = lane.get(url);
+    if (!answer || req.method !== 'GET') return false;
+    // The lane holds exact canonical paths only, so `url` is its own canonical reading.
+    const verdict = guard.check({ headers: req.headers, rawHeaders: req.rawHeaders, url, canonical: { ok: true, path: url, query: '' }, method: 'GET', remoteAddress: req.socket.remoteAddress, upgrade: false });
+    if (!verdict.ok) return false; // the Fastify route's guard refuses it, in its words
+    void (async () => answer())().then(
+      (value) => send(res, 200, maskAnswer(JSON.stringify(value))),
+      (err: unknown) => {
+        const { status, message } = toClientError(err);
+        log(`GET ${url} failed: ${describeError(err)}`);
+        send(res, status, maskAnswer(JSON.stringify({ error: message })));
+      },
+    );
+    return true;
+  };
+  const maskAnswer = (payload: string) => (redactor ? maskJson(payload, redactor) : payload);
+
+  app.addHook('preClose', (done) => {
+    open = false; // a closing engine's 503 is the edge's (edge.ts)
+    done();
   });
 
   // Route catalog (OpenAPI) and verb table (405) see every route: installed before any is added.
@@ -89,6 +137,23 @@ export function createServer({ guard, log, webApp }: ServerOptions): FastifyInst
 
   openApiRoute(app, routes);
   return app;
+}
+
+/** The HTTP/1 server Fastify would make (its timeouts), with the early lane in front of its handler. */
+function earlyServer(handler: FastifyServerFactoryHandler, opts: FastifyServerOptions, lane: (req: IncomingMessage, res: ServerResponse) => boolean): http.Server {
+  const server = http.createServer((req, res) => {
+    if (!lane(req, res)) handler(req, res);
+  });
+  if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
+  if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+  server.setTimeout(opts.connectionTimeout ?? 0);
+  if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+  return server;
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /** Maps anything thrown in a route to a status and a sentence; never a stack trace. */

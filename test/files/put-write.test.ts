@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmod, lstat, mkdir, readFile, readdir, readlink, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, readdir, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
@@ -72,4 +72,34 @@ test('the quick path (folder opened and located by the kernel) hands everything 
   assert.equal((await t.api('PUT', '/api/files/real-dir/new.txt', { content: 'n' })).status, 200);
   assert.equal((await lstat(path.join(ws, 'real-dir/new.txt'))).mode & 0o777, 0o644 & ~process.umask());
   assert.deepEqual((await readdir(path.join(ws, 'real-dir'))).filter((f) => f.endsWith('.tmp')), []);
+});
+
+test('a folder kept open between writes is proven again: moved, replaced by a link or deleted, the next write goes where the path now leads', async () => {
+  await mkdir(path.join(ws, 'kept/dir'), { recursive: true });
+  assert.equal((await t.api('PUT', '/api/files/kept/dir/f.txt', { content: 'one' })).status, 200);
+  // Moved away and a new folder made at its path: the write lands in the new folder, the moved one keeps its text.
+  await rename(path.join(ws, 'kept/dir'), path.join(ws, 'kept/moved'));
+  await mkdir(path.join(ws, 'kept/dir'));
+  assert.equal((await t.api('PUT', '/api/files/kept/dir/f.txt', { content: 'two' })).status, 200);
+  assert.equal(await readFile(path.join(ws, 'kept/dir/f.txt'), 'utf8'), 'two');
+  assert.equal(await readFile(path.join(ws, 'kept/moved/f.txt'), 'utf8'), 'one');
+  // Replaced by a link to a folder outside: refused, nothing written there or in the old folder.
+  await rename(path.join(ws, 'kept/dir'), path.join(ws, 'kept/moved-again'));
+  await symlink(outside, path.join(ws, 'kept/dir'));
+  assert.equal((await t.api('PUT', '/api/files/kept/dir/f.txt', { content: 'three' })).status, 403);
+  assert.equal(await readFile(path.join(ws, 'kept/moved-again/f.txt'), 'utf8'), 'two');
+  await assert.rejects(readFile(path.join(outside, 'f.txt')));
+  // Deleted: the write creates the folder anew.
+  await rm(path.join(ws, 'kept/dir'));
+  assert.equal((await t.api('PUT', '/api/files/kept/dir/f.txt', { content: 'four' })).status, 200);
+  assert.equal(await readFile(path.join(ws, 'kept/dir/f.txt'), 'utf8'), 'four');
+});
+
+test('eight writers to one file: every answer 200, the file is whole (one of the texts sent), no temp file left', async () => {
+  await mkdir(path.join(ws, 'many'), { recursive: true });
+  const texts = Array.from({ length: 8 }, (_, i) => String(i).repeat(5000));
+  const answers = await Promise.all(texts.map((content) => t.api('PUT', '/api/files/many/one.txt', { content })));
+  assert.deepEqual(answers.map((a) => a.status), texts.map(() => 200));
+  assert.ok(texts.includes(await readFile(path.join(ws, 'many/one.txt'), 'utf8')));
+  assert.deepEqual((await readdir(path.join(ws, 'many'))).filter((f) => f.endsWith('.tmp')), []);
 });

@@ -1,7 +1,8 @@
 /**
  * Start-up loads only what a first request needs (docs/performance.md, issue 11): the model SDKs,
  * the MCP SDK (and its zod), pg, mysql2, libpg-query, html-to-text and js-tiktoken's ranks stay out of the bundle and out of a
- * started engine until first used; the model SDK is warmed only once a provider is configured.
+ * started engine until first used; the model SDK is warmed once a client opens its chats with a
+ * provider configured (idle memory, issue 34).
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -26,14 +27,18 @@ const wait = (ms) => new Promise((r) => setTimeout(r, ms));
   await wait(2500);
   const afterWarmUps = loaded();
   const put = await fetch(e.url + '/api/config', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ providers: [{ type: 'openai-compatible', name: 'p', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }], defaultProvider: 'p' }) });
+  await wait(1500);
+  const withProvider = loaded();
+  const list = await fetch(e.url + '/api/chat');
+  await list.text();
   for (let i = 0; i < 100 && !loaded().includes('ai'); i++) await wait(100);
-  process.stdout.write(JSON.stringify({ atStart, afterWarmUps, put: put.status, withProvider: loaded() }));
+  process.stdout.write(JSON.stringify({ atStart, afterWarmUps, put: put.status, withProvider, list: list.status, chatOpened: loaded() }));
   await e.close();
   process.exit(0);
 })();
 `;
 
-test('a start loads none of the heavy lazy packages; the model SDK loads once a provider is configured', { skip: NO_ESBUILD }, async () => {
+test('a start loads none of the heavy lazy packages; the model SDK loads once chat is opened with a provider configured', { skip: NO_ESBUILD }, async () => {
   const out = bundleDir('lazy');
   const home = await tempDir();
   try {
@@ -45,13 +50,16 @@ test('a start loads none of the heavy lazy packages; the model SDK loads once a 
     await writeFile(path.join(out, 'probe.cjs'), probe);
     const run = spawnSync(process.execPath, [path.join(out, 'probe.cjs'), path.join(out, 'engine.cjs'), home, LAZY.source], { cwd: out, encoding: 'utf8', timeout: 60_000 });
     assert.equal(run.status, 0, run.stderr);
-    const seen = JSON.parse(run.stdout) as { atStart: string[]; afterWarmUps: string[]; put: number; withProvider: string[] };
+    const seen = JSON.parse(run.stdout) as { atStart: string[]; afterWarmUps: string[]; put: number; withProvider: string[]; list: number; chatOpened: string[] };
     assert.deepEqual(seen.atStart, []);
-    assert.deepEqual(seen.afterWarmUps, [], 'no provider configured: the warm-ups leave the model SDK unloaded');
+    assert.deepEqual(seen.afterWarmUps, [], 'the warm-ups leave the model SDK unloaded');
     assert.equal(seen.put, 200);
-    assert.ok(seen.withProvider.includes('ai') && seen.withProvider.includes('@ai-sdk/openai-compatible'), `loaded once a provider is configured: ${seen.withProvider.join(', ')}`);
-    assert.ok(!seen.withProvider.includes('mysql2') && !seen.withProvider.includes('pg') && !seen.withProvider.includes('libpg-query') && !seen.withProvider.includes('@modelcontextprotocol/sdk'));
-    assert.ok(!seen.withProvider.includes('js-tiktoken'), 'the BPE ranks load on the first tool count, not before');
+    assert.deepEqual(seen.withProvider, [], 'a provider configured, nobody chatting: the model SDK stays unloaded');
+    assert.equal(seen.list, 200);
+    const now = seen.chatOpened;
+    assert.ok(now.includes('ai') && now.includes('@ai-sdk/openai-compatible'), `loaded once chat is opened: ${now.join(', ')}`);
+    assert.ok(!now.includes('mysql2') && !now.includes('pg') && !now.includes('libpg-query') && !now.includes('@modelcontextprotocol/sdk'));
+    assert.ok(!now.includes('js-tiktoken'), 'the BPE ranks load on the first tool count, not before');
   } finally {
     await rm(out, { recursive: true, force: true });
     await rm(home, { recursive: true, force: true });

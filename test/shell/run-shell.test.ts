@@ -183,3 +183,17 @@ test('the hard denylist is enforced in the spawn path and surfaces in the permis
   await assert.rejects(policed.exec({ command: 'rm -rf sub' }), /recursive delete/);
   assert.deepEqual(asked, ['rm -rf sub']);
 });
+
+test('exec waits for what the denylist reads with (the bash grammar loads on first use) before judging', async () => {
+  let ready = false;
+  const judged: boolean[] = [];
+  const service = createShellService({
+    fence: fenceOver(workspace),
+    home,
+    denylistReady: () => new Promise<void>((resolve) => setTimeout(() => ((ready = true), resolve()), 20)),
+    hardDenied: () => (judged.push(ready), undefined),
+  });
+  const result = await service.exec({ command: 'true' });
+  assert.equal(result.exitCode, 0);
+  assert.deepEqual(judged, [true], 'the denylist ran once, after its grammar was ready');
+});

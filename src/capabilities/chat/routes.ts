@@ -18,7 +18,8 @@ const message = openObj('a message as clients show it', {
 });
 const tag = 'chat';
 
-export function chatRoutes(app: FastifyInstance, chat: ChatService): void {
+/** `opened`: a client looked at its chats (a turn may follow): the engine warms the model SDK then. */
+export function chatRoutes(app: FastifyInstance, chat: ChatService, opened: () => void = () => undefined): void {
   app.post(
     '/api/chat',
     {
@@ -49,7 +50,10 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService): void {
   app.get(
     '/api/chat',
     { schema: route(tag, 'list the chat sessions, newest first', { response: { 200: obj({ sessions: arr(openObj('a session summary', { id: str(), title: str(), busy: bool(), messageCount: int() })) }, ['sessions']) } }) },
-    async () => chat.list(),
+    async () => {
+      opened();
+      return chat.list();
+    },
   );
   app.post(
     '/api/chat/stop',
@@ -143,6 +147,7 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService): void {
     async (req) => {
       const { sessionId } = req.params as { sessionId: string };
       const { view } = req.query as { view?: string };
+      opened();
       return chat.get(sessionId, view === 'full');
     },
   );

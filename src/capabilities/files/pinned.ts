@@ -13,7 +13,7 @@
  *   short window between that proof and the call (documented in docs/security.md).
  */
 import { randomBytes } from 'node:crypto';
-import { close, closeSync, constants, existsSync, fchmod, fstatSync, fsync, open, openSync, readFileSync, readlinkSync, write } from 'node:fs';
+import { close, closeSync, constants, existsSync, fchmodSync, fstatSync, fsync, open, openSync, readFileSync, readlinkSync, write } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -36,7 +36,6 @@ export interface Allows {
 const openFd = promisify(open);
 const writeFd = promisify(write);
 const fsyncFd = promisify(fsync);
-const fchmodFd = promisify(fchmod);
 const closeFd = promisify(close);
 
 /** An open folder, proven to be the checked one: a FileHandle, or (quickDir, Linux) a raw descriptor. */
@@ -46,6 +45,8 @@ export class PinnedDir {
     /** The canonical location it was proven to have. */
     readonly path: string,
     private readonly rawFd = -1,
+    /** A held folder (quickDir) is given back, not closed. */
+    private readonly release?: () => void,
   ) {}
 
   private get fd(): number {
@@ -63,6 +64,7 @@ export class PinnedDir {
   }
 
   async close(): Promise<void> {
+    if (this.release) return this.release();
     if (!this.handle) return closeSync(this.rawFd); // a folder's close writes nothing: no thread-pool round trip
     await this.handle.close().catch(() => undefined);
   }
@@ -103,8 +105,28 @@ export function readProvenSync(real: string, maxBytes: number): Buffer | undefin
   }
 }
 
+interface Held {
+  fd: number;
+  users: number;
+  idleSince: number;
+  /** Proven elsewhere since: closed by its last user. */
+  stale: boolean;
+}
+
 /** Read once: the engine never changes its umask, and reading it per write would cost a syscall. */
 const UMASK = process.umask();
+/** A temp file is created private, then given its mode before any byte is written (see writeAtomic). */
+const TEMP_MODE = 0o600;
+
+/**
+ * How long quickDir keeps a folder open after its last use. An editor saving again, or writers in
+ * the same folder, reuse the descriptor after proving it again (a /proc readlink from the kernel's
+ * tables, no I/O) instead of a thread-pool round trip to open it and a close. Short, so a mount's
+ * folder is not held busy for long after the last write into it.
+ */
+const HOLD_MS = 2000;
+/** At most this many folders held at once; past it, the idle ones are closed. */
+const HOLD_MAX = 32;
 
 const code = (err: unknown) => (err as NodeJS.ErrnoException | undefined)?.code;
 
@@ -195,19 +217,69 @@ export function createPins(fence: Allows) {
    */
   async function quickDir(dirPath: string): Promise<PinnedDir | undefined> {
     if (!pinning.proc) return undefined;
+    const kept = held.get(dirPath);
+    if (kept) {
+      // Proven again on every use: moved, replaced or deleted since, it is dropped and opened afresh.
+      if (isAt(kept.fd, dirPath)) return lend(dirPath, kept);
+      held.delete(dirPath);
+      kept.stale = true;
+      if (!kept.users) closeSync(kept.fd);
+    }
     let fd: number;
     try {
       fd = await openFd(dirPath, DIR_FLAGS);
     } catch {
       return undefined;
     }
-    try {
-      if (readlinkSync(`/proc/self/fd/${fd}`) === dirPath) return new PinnedDir(undefined, dirPath, fd);
-    } catch {
-      // Unreadable: not proven.
+    if (!isAt(fd, dirPath)) {
+      closeSync(fd);
+      return undefined;
     }
-    closeSync(fd);
-    return undefined;
+    const raced = held.get(dirPath); // another write opened it meanwhile: keep one
+    if (raced) {
+      closeSync(fd);
+      return lend(dirPath, raced);
+    }
+    if (held.size >= HOLD_MAX) sweep(0);
+    const entry: Held = { fd, users: 0, idleSince: 0, stale: false };
+    held.set(dirPath, entry);
+    return lend(dirPath, entry);
+  }
+
+  /** Folders quickDir keeps open a short while (HOLD_MS), by canonical path. */
+  const held = new Map<string, Held>();
+  let sweeper: NodeJS.Timeout | undefined;
+  const isAt = (fd: number, dirPath: string) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === dirPath;
+    } catch {
+      return false; // unreadable: not proven
+    }
+  };
+  function lend(dirPath: string, entry: Held): PinnedDir {
+    entry.users++;
+    let given = false;
+    return new PinnedDir(undefined, dirPath, entry.fd, () => {
+      if (given) return;
+      given = true;
+      if (--entry.users) return;
+      if (entry.stale) return closeSync(entry.fd);
+      entry.idleSince = Date.now();
+      sweeper ??= setInterval(() => sweep(HOLD_MS), HOLD_MS).unref();
+    });
+  }
+  /** Closes the held folders idle for `idleMs` or more. */
+  function sweep(idleMs: number): void {
+    const now = Date.now();
+    for (const [p, e] of held) {
+      if (e.users || now - e.idleSince < idleMs) continue;
+      held.delete(p);
+      closeSync(e.fd);
+    }
+    if (!held.size && sweeper) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
   }
 
   /** Opens the file at canonical `file` to read, proving it is that file (any type: the caller checks fstat). */
@@ -220,33 +292,55 @@ export function createPins(fence: Allows) {
     if (where !== d.path) throw moved(shown, where);
   }
 
-  /** temp file + fsync + rename inside a pinned folder; the temp file is removed on any failure. */
-  async function writeAtomic(d: PinnedDir, name: string, data: string | Uint8Array, mode: number | undefined, shown: string): Promise<void> {
+  /**
+   * temp file + fsync + rename inside a pinned folder; the temp file is removed on any failure.
+   * `mode` is the mode to keep (undefined: a new file's 0644 less the umask), or a promise of it
+   * (false: write nothing and answer false), so a caller can look at what is there now while the
+   * temp file is being created: one thread-pool round trip instead of two in a row.
+   */
+  async function writeAtomic(d: PinnedDir, name: string, data: string | Uint8Array, mode: number | undefined | Promise<number | undefined | false>, shown: string): Promise<boolean> {
     // The same temp-name shape as writeFileAtomic, so the watcher knows it for the engine's own.
     const tmp = d.at(`${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
     let fd: number | undefined;
     try {
-      fd = await openFd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode ?? 0o644);
+      // Created private: the final mode is set below, before any byte is written, so a process that
+      // opened the temp file while it was empty never reads a private file's new bytes.
+      const [opened, wanted] = await Promise.allSettled([openFd(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, TEMP_MODE), mode]);
+      if (opened.status === 'fulfilled') fd = opened.value;
+      if (wanted.status === 'rejected') throw wanted.reason;
+      if (opened.status === 'rejected') throw opened.reason;
+      if (wanted.value === false) {
+        await discard(fd!, tmp);
+        fd = undefined;
+        return false;
+      }
+      const final = wanted.value ?? 0o644 & ~UMASK;
+      // A chmod of an open file changes its inode in memory: synchronous, no round trip.
+      if (final !== (TEMP_MODE & ~UMASK)) fchmodSync(fd!, final);
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-      for (let at = 0; at < bytes.length; ) at += (await writeFd(fd, bytes, at, bytes.length - at)).bytesWritten;
-      // open() applied the umask; a chmod only when that took bits the old file had.
-      if (mode !== undefined && (mode & UMASK) !== 0) await fchmodFd(fd, mode);
-      await fsyncFd(fd);
+      for (let at = 0; at < bytes.length; ) at += (await writeFd(fd!, bytes, at, bytes.length - at)).bytesWritten;
+      await fsyncFd(fd!);
       // After fsync a close has nothing left to write: done here, not as another thread-pool round trip.
-      const done = fd;
+      const done = fd!;
       fd = undefined;
       closeSync(done);
       await still(d, shown);
       await fs.rename(tmp, d.at(name));
+      return true;
     } catch (err) {
-      if (fd !== undefined) await closeFd(fd).catch(() => undefined);
-      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      await discard(fd, tmp);
       const c = code(err);
       if (c === 'ENOSPC' || c === 'EDQUOT') {
         throw new EngineError(507, `the disk is full; nothing was written to ${shown}. Free some space and try again`);
       }
       throw err;
     }
+  }
+
+  /** Closes and removes a temp file that will not be renamed into place. */
+  async function discard(fd: number | undefined, tmp: string): Promise<void> {
+    if (fd !== undefined) await closeFd(fd).catch(() => undefined);
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
   }
 
   /**

@@ -246,10 +246,14 @@ export function createFilesService(deps: FilesDeps) {
           if (!folder) return undefined;
           try {
             const name = path.basename(real);
-            const st = await lstatCurrent(folder.at(name), loc);
-            if (st && !st.isFile()) return undefined;
-            await pins.writeAtomic(folder, name, data, st ? st.mode & 0o777 : undefined, loc.virtual);
-            return { virtual: loc.virtual, created: !st };
+            let created = false;
+            // What is there now (its mode, and whether it is created) is read while the temp file opens.
+            const mode = lstatCurrent(folder.at(name), loc).then((st) => {
+              created = !st;
+              return st && !st.isFile() ? false : st && st.mode & 0o777;
+            });
+            if (!(await pins.writeAtomic(folder, name, data, mode, loc.virtual))) return undefined;
+            return { virtual: loc.virtual, created };
           } finally {
             await folder.close();
           }

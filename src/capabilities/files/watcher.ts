@@ -13,7 +13,12 @@ export interface FileWatcher {
   close(): Promise<void>;
 }
 
-const IGNORE = ['.git', 'node_modules', '**/.git/**', '**/node_modules/**'];
+/**
+ * Also this process's own temp files (`<name>.<pid>.<8 hex>.tmp`, pins.writeAtomic and
+ * writeFileAtomic): isOwnWrite drops their events anyway, and ignored here the watcher thread does
+ * not stat them or queue an event for them (three of the five events of every write; bench/files-write).
+ */
+const IGNORE = ['.git', 'node_modules', '**/.git/**', '**/node_modules/**', new RegExp(`\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`)];
 
 /**
  * The platform's own backend, named: left to choose, @parcel/watcher first probes for watchman by

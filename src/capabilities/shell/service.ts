@@ -26,6 +26,12 @@ export interface ShellDeps {
   permission?: ShellPermission;
   /** The hard denylist: marks the request when there is no policy, and is enforced again in the spawn path. */
   hardDenied?: HardDenied;
+  /**
+   * Loads what the synchronous denylist reads with (the bash grammar, loaded on first use): awaited
+   * before it runs, so a command reaching exec without the policy first (a workflow's shell node)
+   * is judged by the parser, not by the stricter lexer fallback.
+   */
+  denylistReady?: () => Promise<unknown>;
   mask?: Mask;
   /** Default LIMITS.shellTimeoutMs. */
   timeoutMs?: number;
@@ -111,6 +117,7 @@ export function createShellService(deps: ShellDeps) {
     const timeoutMs = options.timeoutMs ?? deps.timeoutMs ?? LIMITS.shellTimeoutMs;
     // The denylist first (its sentence, not a sandbox refusal, for a denied shape); checked once here,
     // so runCommand is not asked to parse the command again.
+    await deps.denylistReady?.();
     const denied = deps.hardDenied?.(options.command);
     if (denied) throw forbidden(denied);
     const prepared = deps.sandbox ? await deps.sandbox.prepare({ roots: await realRoots(), cwd: dir.real, approvedUnsandboxed: options.approvedUnsandboxed, ...(await hiddenFromCommands()) }) : undefined;
