@@ -147,6 +147,8 @@ export class LiveRun {
 export class RunLedger {
   private counter = 0;
   private readonly records = new Map<string, RunRecord>();
+  /** The same records by start time, oldest first: the index a page or a time range is cut from without a scan. */
+  private readonly byStartTime: RunRecord[] = [];
   private readonly liveRuns = new Map<string, LiveRun>();
   private index!: JsonlAppender;
   private unsubscribe: (() => void) | undefined;
@@ -213,7 +215,9 @@ export class RunLedger {
     await repairTail(this.indexFile);
     const lines = await readJsonl<RunRecord>(this.indexFile);
     for (const record of lines) if (record?.runId) this.records.set(record.runId, record);
-    const orphans = [...this.records.values()].filter((r) => r.status === 'running');
+    // Ids follow the clock, so the index is nearly sorted already (a stable sort of a sorted run is linear).
+    for (const r of [...this.records.values()].sort((a, b) => a.startedAt - b.startedAt)) this.byStartTime.push(r);
+    const orphans = this.byStartTime.filter((r) => r.status === 'running');
     if (lines.length > this.records.size * 2 + 100) await this.compact();
     this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
     const sharedNames = new Set([...this.records.values()].flatMap((r) => sharedLogOf(r) ?? []));
@@ -263,6 +267,7 @@ export class RunLedger {
       else signal.addEventListener('abort', () => run.stop(), { once: true });
     }
     this.records.set(record.runId, record);
+    this.insertByStart(record);
     this.liveRuns.set(record.runId, run);
     this.index.append(this.bus.redactor.value(record));
     run.emit('run.started', { ...fields });
@@ -307,15 +312,31 @@ export class RunLedger {
     return [...this.liveRuns.values()];
   }
 
+  /** A new run goes last, unless the clock went back since the last one: then where its start time puts it. */
+  private insertByStart(record: RunRecord): void {
+    const all = this.byStartTime;
+    let i = all.length;
+    while (i > 0 && all[i - 1].startedAt > record.startedAt) i--;
+    if (i === all.length) all.push(record);
+    else all.splice(i, 0, record);
+  }
+
   /** Every known record, oldest first (live ones carry their current usage). */
   all(): RunRecord[] {
-    return [...this.records.values()];
+    return [...this.byStartTime];
+  }
+
+  /**
+   * Every known record by start time, oldest first, without a copy: the ledger's own index, for
+   * reads that cut a page or a time range out of it (reports). Read it; never change it.
+   */
+  byStart(): readonly RunRecord[] {
+    return this.byStartTime;
   }
 
   /** The last `limit` runs, newest first, live runs overlaid. */
   list(limit: number = LIMITS.runsListed): RunRecord[] {
-    const all = [...this.records.values()];
-    return all.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage }, models: r.models?.map((m) => ({ ...m, usage: { ...m.usage } })) }));
+    return this.byStartTime.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage }, models: r.models?.map((m) => ({ ...m, usage: { ...m.usage } })) }));
   }
 
   record(runId: string): RunRecord | undefined {
