@@ -78,7 +78,7 @@ for (const size of [SIZES[0], ...SIZES]) {
         loads.push(performance.now() - t);
         if (i < 2) continue;
         const page = await getJson(engine, `/api/chat/${SESSION}?limit=50`);
-        if (page.messages.length !== Math.min(50, visible) || page.messages.at(-1).id !== recs.findLast((r: any) => r.type === 'message').id) throw new Error('the newest page is not the last 50 messages');
+        if (page.messages.length !== Math.min(50, visible) || page.messages.at(-1).id !== (recs.filter((r: any) => r.type === 'message').at(-1) as { id: string }).id) throw new Error('the newest page is not the last 50 messages');
         const oldest = (await getJson(engine, `/api/chat/${SESSION}`)).messages[Math.min(50, visible - 1)].id;
         if (!warm) {
           curves.page.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/chat/${SESSION}?limit=50`), 9) });

@@ -69,16 +69,19 @@ for (const n of [SIZES[0], ...SIZES]) {
     const home = new Home(path.join(base, 'index-home'));
     await home.ensure();
     const cache = path.join(base, 'index-home', 'index.json');
-    let held = 0;
-    const indexMs = await medianMs(async () => {
+    const build = async () => {
       rmSync(cache, { force: true });
-      const before = heapMb();
       const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA);
       const stats = await index.load();
       if (stats.parsed !== n) throw new Error(`indexed ${stats.parsed} notes of ${n}`);
-      held = heapMb() - before;
       await index.flush();
-    }, 3);
+      return index;
+    };
+    const indexMs = await medianMs(build, 3);
+    const before = heapMb();
+    const kept = await build();
+    const held = heapMb() - before;
+    if (kept.size !== n) throw new Error('the index lost notes');
     if (!warm) curves.index.points.push({ size: n, ms: indexMs, mb: held });
 
     const engine = await engineAt(path.join(base, 'home'));
