@@ -5,14 +5,17 @@
  * written straight to .work/<project>/items/ with the engine's own item formatter; each size checks
  * the list holds every item. Expected: the list linear, a move and a read flat.
  *
+ * Times are CPU time of the one process (engine and client, every thread: bench/lib/scale-home.ts
+ * says why), medians.
+ *
  *   SCALE=0.1 node --import tsx bench/scale-board.bench.ts
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatItem } from '../src/capabilities/work/item-file.js';
 import type { WorkItem } from '../src/capabilities/work/types.js';
-import { medianMs, printCurve, scaled, type Curve } from './lib/curve.js';
-import { engineAt, get, getJson, removeHome, request, tmpHome } from './lib/scale-home.js';
+import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { engineAt, get, getJson, medianCpuMs, removeHome, request, tmpHome } from './lib/scale-home.js';
 
 const SIZES = [100, 1_000, 10_000].map(scaled);
 const LANES = ['Backlog', 'Todo', 'In Progress', 'Done'];
@@ -65,9 +68,9 @@ for (const n of [SIZES[0], ...SIZES]) {
       const move = () => request(engine.url + `/api/work/big/${key}`, 'PUT', { status: LANES[k++ % LANES.length] });
       if (JSON.parse((await move()).text).item?.status !== LANES[0]) throw new Error('the move did not land');
       if (!warm) {
-        curves.list.points.push({ size: n, ms: await medianMs(() => get(engine, '/api/work?project=big'), 5) });
-        curves.move.points.push({ size: n, ms: await medianMs(move, 9) });
-        curves.read.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/work/big/${key}`), 9) });
+        curves.list.points.push({ size: n, ms: await medianCpuMs(() => get(engine, '/api/work?project=big'), 5) });
+        curves.move.points.push({ size: n, ms: await medianCpuMs(move, 9) });
+        curves.read.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/work/big/${key}`), 9) });
       }
     } finally {
       await engine.close();

@@ -7,14 +7,17 @@
  * tool call, its result and an answer); each size checks the engine counts every message.
  * Expected: load and the whole list linear, a page flat, compaction linear.
  *
+ * Times are CPU time of the one process (engine and client, every thread: bench/lib/scale-home.ts
+ * says why), medians.
+ *
  *   SCALE=0.1 node --import tsx bench/scale-chat.bench.ts
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ModelMessage } from 'ai';
 import { compactionCut, estimateTokens, renderTranscript, summaryMessage } from '../src/agent/compaction.js';
-import { medianMs, printCurve, scaled, type Curve } from './lib/curve.js';
-import { engineAt, get, getJson, heapMb, removeHome, tmpHome } from './lib/scale-home.js';
+import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { cpuMs, engineAt, get, getJson, medianCpuMs, heapMb, removeHome, tmpHome } from './lib/scale-home.js';
 
 const SIZES = [100, 1_000, 10_000].map(scaled);
 const SESSION = 'long-session';
@@ -73,17 +76,15 @@ for (const size of [SIZES[0], ...SIZES]) {
           loadedMb = heapMb() - before;
           continue;
         }
-        const t = performance.now();
-        await get(engine, `/api/chat/${SESSION}?limit=50`);
-        loads.push(performance.now() - t);
+        loads.push(await cpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50`)));
         if (i < 2) continue;
         const page = await getJson(engine, `/api/chat/${SESSION}?limit=50`);
         if (page.messages.length !== Math.min(50, visible) || page.messages.at(-1).id !== (recs.filter((r: any) => r.type === 'message').at(-1) as { id: string }).id) throw new Error('the newest page is not the last 50 messages');
         const oldest = (await getJson(engine, `/api/chat/${SESSION}`)).messages[Math.min(50, visible - 1)].id;
         if (!warm) {
-          curves.page.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/chat/${SESSION}?limit=50`), 9) });
-          curves.back.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/chat/${SESSION}?limit=50&before=${oldest}`), 9) });
-          curves.whole.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/chat/${SESSION}`), 5) });
+          curves.page.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50`), 9) });
+          curves.back.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50&before=${oldest}`), 9) });
+          curves.whole.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}`), 5) });
         }
       } finally {
         await engine.close();
@@ -94,7 +95,7 @@ for (const size of [SIZES[0], ...SIZES]) {
 
     // Compaction around the model call, on the conversation as the model sees it.
     const context = recs.filter((r: any) => r.type === 'message').map((r: any) => r.message as ModelMessage);
-    const compactMs = await medianMs(() => {
+    const compactMs = await medianCpuMs(() => {
       const tokensBefore = estimateTokens(context);
       const cut = compactionCut(context, 2);
       const prompt = renderTranscript(context.slice(0, cut));

@@ -6,13 +6,16 @@
  * checks that the engine reads back every event. Expected: both linear in the events, and the
  * memory a read holds flat (streamed, never the whole log at once).
  *
+ * Times are CPU time of the one process (engine and client, every thread: bench/lib/scale-home.ts
+ * says why), medians.
+ *
  *   SCALE=0.1 node --import tsx bench/scale-run-events.bench.ts
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
-import { engineAt, get, getJson, peakMb, removeHome, request, tmpHome } from './lib/scale-home.js';
+import { cpuMs, engineAt, get, getJson, peakMb, removeHome, request, tmpHome } from './lib/scale-home.js';
 
 const SIZES = [1_000, 10_000, 100_000].map(scaled);
 const T0 = Date.UTC(2026, 0, 1);
@@ -72,9 +75,7 @@ for (const n of [SIZES[0], ...SIZES]) {
       let mb = 0;
       for (let i = 0; i < 5; i++) {
         const m = await peakMb(async () => {
-          const t = performance.now();
-          await get(engine, `/api/runs/${RUN_ID}/events`);
-          times.push(performance.now() - t);
+          times.push(await cpuMs(() => get(engine, `/api/runs/${RUN_ID}/events`)));
         });
         mb = Math.max(mb, m);
       }
@@ -84,9 +85,8 @@ for (const n of [SIZES[0], ...SIZES]) {
       await request(engine.url + '/api/permissions/defaults', 'PUT', { unattended: 'allow' });
       let ms = 0;
       const resumeMb = await peakMb(async () => {
-        const t = performance.now();
-        const answer = JSON.parse((await request(engine.url + `/api/runs/${RUN_ID}/resume`, 'POST')).text);
-        ms = performance.now() - t;
+        let answer: { steps: number; rerun: string[] } = { steps: 0, rerun: [] };
+        ms = await cpuMs(async () => (answer = JSON.parse((await request(engine.url + `/api/runs/${RUN_ID}/resume`, 'POST')).text)));
         if (answer.steps !== n + 1 || answer.rerun[0] !== 'last') throw new Error(`resume read ${answer.steps} steps, rerun ${answer.rerun}`);
       });
       if (!warmUp) resume.points.push({ size: n, ms, mb: resumeMb });

@@ -6,12 +6,15 @@
  * ledger is an index in memory, no log is read); the all-time summary and a page filtered by a label
  * linear in the runs they cover.
  *
+ * Times are CPU time of the one process (engine and client, every thread: bench/lib/scale-home.ts
+ * says why), medians.
+ *
  *   SCALE=0.1 node --import tsx bench/scale-runs.bench.ts
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { medianMs, printCurve, scaled, type Curve, type Point } from './lib/curve.js';
-import { engineAt, get, getJson, heapMb, removeHome, tmpHome } from './lib/scale-home.js';
+import { printCurve, scaled, type Curve, type Point } from './lib/curve.js';
+import { engineAt, get, getJson, medianCpuMs, heapMb, removeHome, tmpHome } from './lib/scale-home.js';
 
 const SIZES = [1_000, 10_000, 100_000].map(scaled);
 const MODELS = ['gpt-4o-mini', 'claude-sonnet-4-20250514', 'local-llama', 'gpt-4.1'];
@@ -59,7 +62,7 @@ for (const n of [SIZES[0], ...SIZES]) {
       const day = T0 + Math.floor(n / 2) * STEP;
       const range = `from=${day}&to=${day + 86_400_000 - 1}`;
       const measure = async (key: keyof typeof curves, route: string) => {
-        const point: Point = { size: n, ms: await medianMs(() => get(engine, route), 7), mb: held };
+        const point: Point = { size: n, ms: await medianCpuMs(() => get(engine, route), 7), mb: held };
         if (!warmUp) curves[key].points.push(point);
       };
       await measure('list', '/api/runs');

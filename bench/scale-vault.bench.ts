@@ -6,6 +6,9 @@
  * Markdown files with wiki links; the index is checked to hold every one. Expected: the full index
  * linear; search of a rare word flat, of a common word linear in its matches; backlinks flat.
  *
+ * Times are CPU time of the one process (engine and client, every thread: bench/lib/scale-home.ts
+ * says why), medians.
+ *
  *   SCALE=0.1 node --import tsx bench/scale-vault.bench.ts
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +16,8 @@ import path from 'node:path';
 import { VaultIndex } from '../src/capabilities/vaults/index.js';
 import { DEFAULT_SCHEMA } from '../src/capabilities/vaults/schema.js';
 import { Home } from '../src/kernel/home.js';
-import { medianMs, printCurve, scaled, type Curve } from './lib/curve.js';
-import { engineAt, get, getJson, heapMb, removeHome, request, tmpHome } from './lib/scale-home.js';
+import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { engineAt, get, getJson, medianCpuMs, heapMb, removeHome, request, tmpHome } from './lib/scale-home.js';
 
 const SIZES = [1_000, 10_000, 100_000].map(scaled);
 
@@ -77,7 +80,7 @@ for (const n of [SIZES[0], ...SIZES]) {
       await index.flush();
       return index;
     };
-    const indexMs = await medianMs(build, 3);
+    const indexMs = await medianCpuMs(build, 3);
     const before = heapMb();
     const kept = await build();
     const held = heapMb() - before;
@@ -94,14 +97,14 @@ for (const n of [SIZES[0], ...SIZES]) {
       if (meta.backlinks.length < n - 1) throw new Error(`note 0 has ${meta.backlinks.length} backlinks; every note links to it`);
       const other = encodeURIComponent('area0/topic0/note 50.md');
       if (!warm) {
-        curves.rare.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/vaults/big/search?q=${RARE}&limit=20`), 9) });
-        curves.common.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/vaults/big/search?q=${COMMON}&limit=20`), 9) });
-        curves.prefix.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/vaults/big/search?q=${word(3).slice(0, 3)}&limit=20`), 5) });
-        curves.backlinks.points.push({ size: n, ms: await medianMs(() => get(engine, `/api/vaults/big/note?path=${other}`), 9) });
+        curves.rare.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${RARE}&limit=20`), 9) });
+        curves.common.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${COMMON}&limit=20`), 9) });
+        curves.prefix.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${word(3).slice(0, 3)}&limit=20`), 5) });
+        curves.backlinks.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/note?path=${other}`), 9) });
         let k = 0;
         curves.added.points.push({
           size: n,
-          ms: await medianMs(async () => {
+          ms: await medianCpuMs(async () => {
             await request(engine.url + '/api/vaults/big/notes', 'POST', { name: `added ${k++}`, type: 'note', content: 'A new note about [[note 50]].\n' });
             await get(engine, `/api/vaults/big/note?path=${other}`);
           }, 5),

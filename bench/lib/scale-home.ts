@@ -66,3 +66,24 @@ export async function peakMb(fn: () => Promise<unknown>): Promise<number> {
   peak = Math.max(peak, process.memoryUsage().heapUsed / 1e6);
   return Math.max(0, peak - before);
 }
+
+/** CPU time (user + system, every thread of this process) of one call of `fn`, in ms. */
+export async function cpuMs(fn: () => Promise<unknown> | unknown): Promise<number> {
+  const c0 = process.cpuUsage();
+  await fn();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}
+
+/**
+ * Median CPU time of `runs` calls of `fn` (one untimed warm-up first), in ms. Engine and client
+ * share this process, so this is the work one call costs, whatever else the machine runs: on the
+ * shared 2-core box (load 10 and more) the wall clock measures mostly the other processes.
+ */
+export async function medianCpuMs(fn: () => Promise<unknown> | unknown, runs = 5): Promise<number> {
+  await fn();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await cpuMs(fn));
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}

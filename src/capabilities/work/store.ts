@@ -197,7 +197,7 @@ export class BoardStore {
     } catch {
       /* no items yet */
     }
-    const keyOf = new RegExp(`^(${entry.config.prefix}-[1-9][0-9]*)\\.md$`);
+    const keyOf = itemFile(entry.config.prefix);
     const seen = new Set<string>();
     let changed = false;
     for (const name of names) {
@@ -237,7 +237,7 @@ export class BoardStore {
     for (const key of keys) {
       const name = `${key}.md`;
       const file = path.join(dir, 'items', name);
-      const fst = key.startsWith(`${entry.config.prefix}-`) ? statSync(file, { throwIfNoEntry: false }) : undefined;
+      const fst = itemKey(entry.config.prefix).test(key) ? statSync(file, { throwIfNoEntry: false }) : undefined;
       const cached = fst ? this.fresh(project, entry, name, key, file, fst) : undefined;
       if (!cached) {
         if (entry.files.delete(name)) changed = true;
@@ -308,6 +308,10 @@ export class BoardStore {
     return this.serialize(this.dir(project), work);
   }
 }
+
+/** An item's key of a board with this prefix, and its file name (the key captured): what a list and a keyed read both accept. */
+const itemKey = (prefix: string) => new RegExp(`^${prefix}-[1-9][0-9]*$`);
+const itemFile = (prefix: string) => new RegExp(`^(${prefix}-[1-9][0-9]*)\\.md$`);
 
 function isFile(p: string): boolean {
   try {
