@@ -33,7 +33,6 @@ function writeLedger(home: string, runs: number): void {
   writeFileSync(path.join(home, 'runs', 'index.jsonl'), lines.join('\n') + '\n');
 }
 
-let warmed = false;
 const curves: Record<string, Curve> = {
   list: { path: 'GET /api/runs', unit: 'runs', expected: 'flat', points: [] },
   page: { path: 'GET /api/report/runs (first page)', unit: 'runs', expected: 'flat', points: [] },
@@ -44,10 +43,9 @@ const curves: Record<string, Curve> = {
   summary: { path: 'GET /api/report (all time)', unit: 'runs', expected: 'linear', points: [] },
 };
 
-// The first size is a warm-up too (JIT, module loading), measured and dropped.
+// The first size runs twice: once as a warm-up (JIT, module loading), measured and dropped.
+let warmUp = true;
 for (const n of [SIZES[0], ...SIZES]) {
-  const warmUp = n === SIZES[0] && !curves.list.points.length && !warmed;
-  warmed = true;
   const home = tmpHome('runs');
   try {
     writeLedger(home, n);
@@ -78,6 +76,7 @@ for (const n of [SIZES[0], ...SIZES]) {
   } finally {
     removeHome(home);
   }
+  warmUp = false;
 }
 console.log('(MB: the heap the engine holds with the ledger loaded)');
 for (const c of Object.values(curves)) printCurve(c);
