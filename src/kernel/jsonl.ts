@@ -3,7 +3,7 @@
  * A batch is one write() call of complete lines, so a kill between batches loses at most the
  * unflushed tail and never leaves a torn line; readers still skip a torn last line defensively.
  */
-import { close, mkdirSync, open, openSync, promises as fs, write, writeSync } from 'node:fs';
+import { close, createReadStream, mkdirSync, open, openSync, promises as fs, write, writeSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -204,4 +204,25 @@ export async function readJsonl<T = unknown>(file: string): Promise<T[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
+}
+
+/**
+ * The non-blank lines of a file, a batch per 64 KB read, as the caller asks for them: a long log is
+ * never in memory whole (and a batch, not a line, per await keeps the promise cost off each line).
+ * A missing file has no lines.
+ */
+export async function* readLineBatches(file: string): AsyncGenerator<string[]> {
+  let rest = '';
+  try {
+    for await (const chunk of createReadStream(file, { encoding: 'utf8', highWaterMark: 64 * 1024 })) {
+      const lines = (rest + (chunk as string)).split('\n');
+      rest = lines.pop()!;
+      const batch = lines.filter((line) => line.trim());
+      if (batch.length) yield batch;
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  if (rest.trim()) yield [rest];
 }

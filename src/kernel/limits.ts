@@ -110,6 +110,7 @@ export const LIMITS = {
   chatQueueMax: 20, // messages waiting behind a busy session
   chatMessageChars: 200_000, // one chat message
   chatTitleChars: 200,
+  chatPageMax: 500, // GET /api/chat/<id>?limit=: messages in one page
   chatSessionIdChars: 128,
 
   searchVerifyParallel: 8, // files re-read at once to prove search rows came from inside the fence

@@ -8,7 +8,7 @@ import type { Bus, EmitPayload, EngineEvent } from './bus.js';
 import { UNLOGGED_KINDS } from './bus.js';
 import { conflict, notFound } from './errors.js';
 import { HOME_LAYOUT, type Home, writeFileAtomic } from './home.js';
-import { JsonlAppender, readJsonl, repairTail } from './jsonl.js';
+import { JsonlAppender, readJsonl, readLineBatches, repairTail } from './jsonl.js';
 import { LIMITS } from './limits.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'stopped' | 'interrupted';
@@ -71,6 +71,12 @@ const SHARED_LOG = /^[a-z][a-z0-9-]{0,39}$/;
 
 /** The shared log a record names, when the name is a valid one (an index line is input, never a path). */
 const sharedLogOf = (record: RunRecord): string | undefined => (record.log && SHARED_LOG.test(record.log) ? record.log : undefined);
+
+/** Events of a run's log as one read found them: each event and its JSON line, in log order. */
+export interface EventBatch {
+  events: EngineEvent[];
+  lines: string[];
+}
 
 export const emptyUsage = (): Usage => ({ input: 0, output: 0, cached: 0, reasoning: 0 });
 
@@ -147,6 +153,8 @@ export class LiveRun {
 export class RunLedger {
   private counter = 0;
   private readonly records = new Map<string, RunRecord>();
+  /** The same records by start time, oldest first: the index a page or a time range is cut from without a scan. */
+  private readonly byStartTime: RunRecord[] = [];
   private readonly liveRuns = new Map<string, LiveRun>();
   private index!: JsonlAppender;
   private unsubscribe: (() => void) | undefined;
@@ -213,7 +221,9 @@ export class RunLedger {
     await repairTail(this.indexFile);
     const lines = await readJsonl<RunRecord>(this.indexFile);
     for (const record of lines) if (record?.runId) this.records.set(record.runId, record);
-    const orphans = [...this.records.values()].filter((r) => r.status === 'running');
+    // Ids follow the clock, so the index is nearly sorted already (a stable sort of a sorted run is linear).
+    for (const r of [...this.records.values()].sort((a, b) => a.startedAt - b.startedAt)) this.byStartTime.push(r);
+    const orphans = this.byStartTime.filter((r) => r.status === 'running');
     if (lines.length > this.records.size * 2 + 100) await this.compact();
     this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
     const sharedNames = new Set([...this.records.values()].flatMap((r) => sharedLogOf(r) ?? []));
@@ -263,6 +273,7 @@ export class RunLedger {
       else signal.addEventListener('abort', () => run.stop(), { once: true });
     }
     this.records.set(record.runId, record);
+    this.insertByStart(record);
     this.liveRuns.set(record.runId, run);
     this.index.append(this.bus.redactor.value(record));
     run.emit('run.started', { ...fields });
@@ -307,32 +318,74 @@ export class RunLedger {
     return [...this.liveRuns.values()];
   }
 
+  /** A new run goes last, unless the clock went back since the last one: then where its start time puts it. */
+  private insertByStart(record: RunRecord): void {
+    const all = this.byStartTime;
+    let i = all.length;
+    while (i > 0 && all[i - 1].startedAt > record.startedAt) i--;
+    if (i === all.length) all.push(record);
+    else all.splice(i, 0, record);
+  }
+
   /** Every known record, oldest first (live ones carry their current usage). */
   all(): RunRecord[] {
-    return [...this.records.values()];
+    return [...this.byStartTime];
+  }
+
+  /**
+   * Every known record by start time, oldest first, without a copy: the ledger's own index, for
+   * reads that cut a page or a time range out of it (reports). Read it; never change it.
+   */
+  byStart(): readonly RunRecord[] {
+    return this.byStartTime;
   }
 
   /** The last `limit` runs, newest first, live runs overlaid. */
   list(limit: number = LIMITS.runsListed): RunRecord[] {
-    const all = [...this.records.values()];
-    return all.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage }, models: r.models?.map((m) => ({ ...m, usage: { ...m.usage } })) }));
+    return this.byStartTime.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage }, models: r.models?.map((m) => ({ ...m, usage: { ...m.usage } })) }));
   }
 
   record(runId: string): RunRecord | undefined {
     return this.records.get(runId);
   }
 
-  /** The full event log of a run. */
+  /** The full event log of a run, in memory (a caller that walks it once should use `readEvents`). */
   async events(runId: string): Promise<EngineEvent[]> {
-    if (!isRunId(runId) || !this.records.has(runId)) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
-    const record = this.records.get(runId)!;
+    const out: EngineEvent[] = [];
+    for await (const batch of await this.readEvents(runId)) for (const e of batch.events) out.push(e);
+    return out;
+  }
+
+  /**
+   * A run's events in log order, in batches of one disk read, each event with its JSON line, read
+   * as they are asked for (a long run's log is never in memory whole). An unknown run is refused
+   * here, before the first batch; a torn line (a kill mid-write) is skipped.
+   */
+  async readEvents(runId: string): Promise<AsyncGenerator<EventBatch>> {
+    const record = isRunId(runId) ? this.records.get(runId) : undefined;
+    if (!record) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
     const shared = sharedLogOf(record);
-    if (!shared) {
-      await this.liveRuns.get(runId)?.log.flush();
-      return readJsonl<EngineEvent>(this.logFile(runId));
-    }
-    await this.shared.get(shared)?.flush();
-    return (await readJsonl<EngineEvent>(this.logOf(record))).filter((e) => e?.runId === runId);
+    if (shared) await this.shared.get(shared)?.flush();
+    else await this.liveRuns.get(runId)?.log.flush();
+    const file = this.logOf(record);
+    return (async function* () {
+      for await (const raw of readLineBatches(file)) {
+        const batch: EventBatch = { events: [], lines: [] };
+        for (const line of raw) {
+          let event: EngineEvent;
+          try {
+            event = JSON.parse(line) as EngineEvent;
+          } catch {
+            continue;
+          }
+          // A shared log holds the events of many runs: only this one's.
+          if (shared && event?.runId !== runId) continue;
+          batch.events.push(event);
+          batch.lines.push(line);
+        }
+        if (batch.events.length) yield batch;
+      }
+    })();
   }
 
   /**

@@ -91,3 +91,15 @@ function imagePart(img: unknown, i: number): ImagePart {
   if (/^[A-Za-z0-9+/=\s]+$/.test(data)) return { type: 'image', image: data, mediaType: mediaType ?? 'image/png' };
   throw bad();
 }
+
+/** GET /api/chat/<id>?limit=&before=: a page of messages, or the whole list when no limit is given. */
+export function parsePage(query: { limit?: string; before?: string }): { limit: number; before?: string } | undefined {
+  if (query.limit === undefined) {
+    if (query.before !== undefined) throw badRequest('before needs a limit: give limit (1 to ' + LIMITS.chatPageMax + ') to page back from a message');
+    return undefined;
+  }
+  const limit = /^\d+$/.test(query.limit) ? Number(query.limit) : NaN;
+  if (!(limit >= 1 && limit <= LIMITS.chatPageMax)) throw badRequest(`limit must be a whole number from 1 to ${LIMITS.chatPageMax}`);
+  if (query.before !== undefined && !query.before) throw badRequest('before must be a message id from an earlier page');
+  return { limit, ...(query.before !== undefined ? { before: query.before } : {}) };
+}

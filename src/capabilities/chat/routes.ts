@@ -1,6 +1,7 @@
 /** Chat routes: thin adapters over the chat service (seed 000 §4.7). */
 import type { FastifyInstance } from 'fastify';
 import { any, arr, bool, int, obj, ok, oneOf, openObj, params, query, route, str } from '../../http/schemas.js';
+import { parsePage } from './input.js';
 import type { ChatService } from './service.js';
 
 const sessionId = str('the session id: letters, digits, dots, dashes or underscores (not queue, mode or stop)', { minLength: 1 });
@@ -104,13 +105,18 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService, opened: () =
   app.get(
     '/api/chat/:sessionId',
     {
-      schema: route(tag, "a session's messages and how its last turn ended; ?view=full adds transcript, queue and selection", {
+      schema: route(tag, "a session's messages and how its last turn ended; ?limit= pages them (newest first page, ?before= an older one); ?view=full adds transcript, queue and selection", {
         params: params({ sessionId: 'the session id' }),
-        querystring: query({ view: 'full for the whole record; anything else is the short view' }),
+        querystring: query({
+          view: 'full for the whole record; anything else is the short view',
+          limit: 'messages in a page (1 to 500): the newest ones, or those just before `before`; without it, every message',
+          before: 'a message id from an earlier page: the page ends just before it',
+        }),
         response: {
           200: obj(
             {
               messages: arr(message),
+              hasMore: bool('with limit: whether older messages remain (page back with before=<the first message id>)'),
               busy: bool(),
               lastTurn,
               waiting: arr(
@@ -146,9 +152,9 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService, opened: () =
     },
     async (req) => {
       const { sessionId } = req.params as { sessionId: string };
-      const { view } = req.query as { view?: string };
+      const { view, ...page } = req.query as { view?: string; limit?: string; before?: string };
       opened();
-      return chat.get(sessionId, view === 'full');
+      return chat.get(sessionId, view === 'full', parsePage(page));
     },
   );
   app.put(

@@ -10,7 +10,7 @@
  *   queue.ts     start or queue, the next message, hold, edit and cancel
  */
 import type { Bus } from '../../kernel/bus.js';
-import { badRequest, conflict } from '../../kernel/errors.js';
+import { badRequest, conflict, notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { RunLedger } from '../../kernel/runs.js';
@@ -69,18 +69,22 @@ export function createChatService(deps: ChatServiceDeps) {
     return { sessions: sessions.all().filter((s) => s.persisted).map((s) => s.summary()).sort((a, b) => b.updatedAt - a.updatedAt) };
   }
 
-  async function get(id: unknown, full: boolean) {
+  /** A session's view; with `page`, its messages are that page (newest `limit`, or those before a message) and `hasMore` says whether older ones remain. */
+  async function get(id: unknown, full: boolean, page?: { limit: number; before?: string }) {
     const session = await sessions.load(sessions.existing(id));
+    const cut = page ? session.page(page.limit, page.before) : undefined;
+    if (page && !cut) throw notFound(`session "${session.id}" has no message "${page.before}"; give before as the id of a message from an earlier page`);
+    const messages = cut ? { messages: cut.messages, hasMore: cut.hasMore } : { messages: session.messages() };
     const lastTurn = session.lastTurn();
     // A client polling the session sees why a busy turn does not move: a prompt waits on a person.
     const waiting = session.busy ? (deps.gate?.pending() ?? []).filter((p) => p.sessionId === session.id).map(({ callId, tool, display }) => ({ callId, tool, display })) : [];
     const shared = { ...(lastTurn ? { lastTurn } : {}), ...(waiting.length ? { waiting } : {}) };
-    if (!full) return { messages: session.messages(), busy: session.busy, ...shared };
+    if (!full) return { ...messages, busy: session.busy, ...shared };
     return {
       id: session.id,
       title: session.title,
       transcript: session.transcript.filter((r) => r.type !== 'created'),
-      messages: session.messages(),
+      ...messages,
       busy: session.busy,
       runId: session.run?.id,
       queued: session.queue.map(({ id: qid, message, queuedAt }) => ({ id: qid, message, queuedAt })),

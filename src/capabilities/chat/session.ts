@@ -57,6 +57,12 @@ export class Session {
   bytes = 0;
   lastUsed = Date.now();
   transcript: SessionRecord[] = [];
+  /** User and assistant messages as clients show them, kept as records apply (a page is cut from it, never rebuilt). */
+  private views: ChatMessageView[] = [];
+  /** Where each view is in `views`, by message id (a page `before` a message starts there). */
+  private readonly viewAt = new Map<string, number>();
+  /** The last view of each run: a turn that ends badly marks it. */
+  private readonly lastOfRun = new Map<string, ChatMessageView>();
   /** The conversation as the model sees it (compactions applied). */
   context: ModelMessage[] = [];
   mode: PermissionMode | undefined;
@@ -93,6 +99,7 @@ export class Session {
   /** Replaces everything with a replay of the whole file (`records`), transcript and context included. */
   reload(records: SessionRecord[]): void {
     Object.assign(this, { title: '', messageCount: 0, mode: undefined, selection: {}, transcript: [], context: [], partial: undefined, loaded: true });
+    this.clearViews();
     this.openTurns.clear();
     for (const r of records) this.apply(r);
   }
@@ -101,7 +108,14 @@ export class Session {
   unload(): void {
     this.transcript = [];
     this.context = [];
+    this.clearViews();
     this.loaded = false;
+  }
+
+  private clearViews(): void {
+    this.views = [];
+    this.viewAt.clear();
+    this.lastOfRun.clear();
   }
 
   apply(record: SessionRecord): void {
@@ -113,7 +127,10 @@ export class Session {
       this.partial = p;
       return;
     }
-    if (this.loaded) this.transcript.push(record);
+    if (this.loaded) {
+      this.transcript.push(record);
+      this.addView(record);
+    }
     if (record.type === 'turn' || (record.type === 'message' && record.message.role === 'assistant')) this.partial = undefined;
     switch (record.type) {
       case 'created':
@@ -172,26 +189,39 @@ export class Session {
   }
 
   /**
-   * User and assistant messages as clients show them; a turn that did not complete marks its last
-   * reply, or its user message when it failed before any reply (no server at the provider's URL).
+   * Keeps the client view of a loaded session in step with its records: a user or assistant
+   * message adds one; a turn that did not complete marks its last reply, or its user message when
+   * it failed before any reply (no server at the provider's URL).
    */
-  messages(): ChatMessageView[] {
-    const views: ChatMessageView[] = [];
-    const lastOfRun = new Map<string, ChatMessageView>();
-    for (const r of this.transcript) {
-      if (r.type === 'message' && (r.message.role === 'user' || r.message.role === 'assistant')) {
-        const view = viewOf(r);
-        views.push(view);
-        if (r.runId) lastOfRun.set(r.runId, view);
-      } else if (r.type === 'turn' && r.status !== 'started' && r.status !== 'completed') {
-        const last = lastOfRun.get(r.runId);
-        if (last) {
-          last.status = r.status as Exclude<TurnStatus, 'started' | 'completed'>;
-          if (r.error) last.error = r.error;
-        }
+  private addView(r: SessionRecord): void {
+    if (r.type === 'message' && (r.message.role === 'user' || r.message.role === 'assistant')) {
+      const view = viewOf(r);
+      this.viewAt.set(view.id, this.views.length);
+      this.views.push(view);
+      if (r.runId) this.lastOfRun.set(r.runId, view);
+    } else if (r.type === 'turn' && r.status !== 'started' && r.status !== 'completed') {
+      const last = this.lastOfRun.get(r.runId);
+      if (last) {
+        last.status = r.status as Exclude<TurnStatus, 'started' | 'completed'>;
+        if (r.error) last.error = r.error;
       }
     }
-    return views;
+  }
+
+  /** User and assistant messages as clients show them, oldest first. */
+  messages(): ChatMessageView[] {
+    return [...this.views];
+  }
+
+  /**
+   * The `limit` messages just before the message `before` (else the newest), oldest first, and
+   * whether older ones remain: a page costs the same however long the session is.
+   */
+  page(limit: number, before?: string): { messages: ChatMessageView[]; hasMore: boolean } | undefined {
+    const end = before === undefined ? this.views.length : this.viewAt.get(before);
+    if (end === undefined) return undefined;
+    const start = Math.max(0, end - limit);
+    return { messages: this.views.slice(start, end), hasMore: start > 0 };
   }
 }
 

@@ -10,7 +10,8 @@ import type { ModelPrice, ProviderConfig } from '../config/types.js';
 import { BUILT_IN_PRICES, costOf, lookupPrice } from './prices.js';
 
 export interface ReportsDeps {
-  runs: { all(): RunRecord[] };
+  /** The ledger's records by start time, oldest first (its own index: a range is cut out by binary search). */
+  runs: { byStart(): readonly RunRecord[] };
   /** The configured providers (their `prices` override the built-in table). */
   providers?: () => ProviderConfig[];
 }
@@ -147,18 +148,46 @@ export function createReportsService(deps: ReportsDeps) {
     };
   }
 
+  /** The first index of `all` whose run started at or after `t` (all is by start time). */
+  function firstFrom(all: readonly RunRecord[], t: number): number {
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (all[mid].startedAt < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The runs started within [from, to], as index bounds [lo, hi) of the ledger's index: two binary searches, no scan. */
+  function span(filter: { from?: number; to?: number }): { all: readonly RunRecord[]; lo: number; hi: number } {
+    const all = deps.runs.byStart();
+    const lo = filter.from === undefined ? 0 : firstFrom(all, filter.from);
+    const hi = filter.to === undefined ? all.length : firstFrom(all, filter.to + 1);
+    return { all, lo, hi: Math.max(lo, hi) };
+  }
+
+  /** Whether a filter names anything besides the time range (then the range's runs are scanned). */
+  const labelled = (f: RunFilter) => f.status !== undefined || f.source !== undefined || f.agent !== undefined || f.model !== undefined || f.workItem !== undefined || f.workflow !== undefined;
+
+  /** The runs a filter keeps, oldest first: the time range cut from the index, the labels checked within it. */
   function select(filter: RunFilter): RunRecord[] {
-    return deps.runs.all().filter(
-      (r) =>
-        (filter.from === undefined || r.startedAt >= filter.from) &&
-        (filter.to === undefined || r.startedAt <= filter.to) &&
+    const { all, lo, hi } = span(filter);
+    const out: RunRecord[] = [];
+    for (let i = lo; i < hi; i++) {
+      const r = all[i];
+      if (
         (filter.status === undefined || r.status === filter.status) &&
         (filter.source === undefined || r.source === filter.source) &&
         (filter.agent === undefined || r.agent === filter.agent) &&
         (filter.model === undefined || partsOf(r).some((m) => m.model === filter.model)) &&
         (filter.workItem === undefined || r.workItem === filter.workItem) &&
-        (filter.workflow === undefined || workflowOf(r) === filter.workflow),
-    );
+        (filter.workflow === undefined || workflowOf(r) === filter.workflow)
+      )
+        out.push(r);
+    }
+    return out;
   }
 
   function keyOf(r: RunRecord, by: GroupBy): string {
@@ -240,11 +269,23 @@ export function createReportsService(deps: ReportsDeps) {
     };
   }
 
-  /** GET /api/report/runs: newest first. */
+  /**
+   * GET /api/report/runs: newest first. A page of a time range alone (or of everything) is cut
+   * straight from the ledger's index, so it costs the same at any ledger size and any offset; a
+   * label filter scans the range's runs for its matches and its total.
+   */
   function runs(filter: RunFilter, page: { limit: number; offset: number }) {
-    const records = select(filter).sort((a, b) => b.startedAt - a.startedAt);
     const cost = costing();
-    return { runs: records.slice(page.offset, page.offset + page.limit).map((r) => row(r, cost)), total: records.length, limit: page.limit, offset: page.offset };
+    if (!labelled(filter)) {
+      const { all, lo, hi } = span(filter);
+      const rows: RunRow[] = [];
+      for (let i = hi - 1 - page.offset; i >= lo && rows.length < page.limit; i--) rows.push(row(all[i], cost));
+      return { runs: rows, total: hi - lo, limit: page.limit, offset: page.offset };
+    }
+    const records = select(filter);
+    const rows: RunRow[] = [];
+    for (let i = records.length - 1 - page.offset; i >= 0 && rows.length < page.limit; i--) rows.push(row(records[i], cost));
+    return { runs: rows, total: records.length, limit: page.limit, offset: page.offset };
   }
 
   return { summary, runs, rollup, select };

@@ -11,7 +11,7 @@ import { notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { headingKey, parseNote } from './parse.js';
-import { Resolver } from './resolver.js';
+import { nameKeys, Resolver, targetKeys } from './resolver.js';
 import { fieldProblems, typeOf } from './schema.js';
 import { SearchIndex, snippet } from './search.js';
 import type { NoteMeta, NoteRecord, RawLink, Resolution, SearchHit, VaultSchema } from './types.js';
@@ -42,16 +42,22 @@ export class VaultIndex {
   private readonly resolver = new Resolver();
   private readonly files = new Resolver();
   private readonly search = new SearchIndex();
-  /** Bumped when the set of names changes (a note or file added or removed, aliases changed): every link resolves again. */
+  /** Bumped when the set of names changes (a note or file added or removed, aliases changed). */
   private namesGen = 0;
   private derivedGen = -1;
-  /** Notes whose text changed but not their names: only their own links resolve again. */
+  /** Notes whose own links resolve again: their text changed, or they are new or gone. */
   private readonly dirty = new Set<string>();
+  /** The names (targetKeys) that came or went since the last derive: the links looked up under them resolve again. */
+  private readonly changedKeys = new Set<string>();
   private resolved = new Map<string, ResolvedLink[]>();
   private backlinks = new Map<string, Set<string>>();
+  /** The notes with a link looked up under each key (targetKeys): who to resolve again when a name comes or goes. */
+  private linkers = new Map<string, Set<string>>();
   private saveTimer: NodeJS.Timeout | undefined;
   private saving: Promise<void> = Promise.resolve();
   stats: LoadStats = { parsed: 0, reused: 0, ms: 0 };
+  /** Notes whose links the last derive resolved (every note the first time; tests read it). */
+  relinked = 0;
 
   constructor(
     private readonly root: string,
@@ -237,8 +243,8 @@ export class VaultIndex {
 
   private put(record: NoteRecord): void {
     const old = this.records.get(record.rel);
-    if (old && sameList(old.aliases, record.aliases)) this.dirty.add(record.rel);
-    else this.namesGen++;
+    this.dirty.add(record.rel);
+    if (!old || !sameList(old.aliases, record.aliases)) this.namesChanged(nameKeys(record.rel, [...(old?.aliases ?? []), ...record.aliases]));
     this.records.set(record.rel, record);
     this.resolver.add(record.rel, record.aliases);
     const title = typeof record.frontmatter.title === 'string' ? ` ${record.frontmatter.title}` : '';
@@ -246,7 +252,9 @@ export class VaultIndex {
   }
 
   private drop(rel: string): void {
-    if (this.records.has(rel) || this.attachments.has(rel)) this.namesGen++;
+    const note = this.records.get(rel);
+    if (note || this.attachments.has(rel)) this.namesChanged(nameKeys(rel, note?.aliases));
+    if (note) this.dirty.add(rel);
     if (this.records.delete(rel)) {
       this.resolver.remove(rel);
       this.search.remove(rel);
@@ -258,7 +266,7 @@ export class VaultIndex {
   }
 
   private addAttachment(rel: string): void {
-    this.namesGen++;
+    this.namesChanged(nameKeys(rel));
     this.attachments.add(rel);
     this.files.add(rel);
   }
@@ -267,23 +275,38 @@ export class VaultIndex {
     this.scheduleSave();
   }
 
+  private namesChanged(keys: string[]): void {
+    this.namesGen++;
+    for (const k of keys) this.changedKeys.add(k);
+  }
+
   /**
-   * Resolves links and inverts them into backlinks: all of them when the set of names changed
-   * (any link may now point elsewhere), else only the links of the notes whose text changed.
+   * Resolves links and inverts them into backlinks. The first time (and after a change to many
+   * names, a folder moved) every link; after that only the links a change can touch: those of the
+   * notes whose text changed, and those looked up under a name that came or went (a note added
+   * makes the links to its name resolve again, not every link of the vault).
    */
   private derive(): void {
-    if (this.derivedGen !== this.namesGen) {
+    if (this.derivedGen === -1 || this.changedKeys.size > Math.max(64, this.records.size / 10)) {
       this.resolved = new Map();
       this.backlinks = new Map();
+      this.linkers = new Map();
       for (const rel of this.records.keys()) this.link(rel);
-      this.derivedGen = this.namesGen;
+      this.relinked = this.records.size;
     } else {
-      for (const rel of this.dirty) {
-        for (const l of this.resolved.get(rel) ?? []) if (l.resolution.status === 'resolved') this.backlinks.get(l.resolution.path)?.delete(rel);
-        this.resolved.delete(rel);
-        if (this.records.has(rel)) this.link(rel);
+      const again = new Set(this.dirty);
+      if (this.derivedGen !== this.namesGen) {
+        for (const k of [...this.changedKeys, '*']) for (const rel of this.linkers.get(k) ?? []) again.add(rel);
       }
+      for (const rel of again) {
+        this.unlink(rel);
+        if (this.records.has(rel)) this.link(rel);
+        else this.backlinks.delete(rel);
+      }
+      this.relinked = again.size;
     }
+    this.derivedGen = this.namesGen;
+    this.changedKeys.clear();
     this.dirty.clear();
   }
 
@@ -301,8 +324,26 @@ export class VaultIndex {
         if (!set) this.backlinks.set(resolution.path, (set = new Set()));
         set.add(rel);
       }
+      for (const k of targetKeys(link.target)) {
+        let set = this.linkers.get(k);
+        if (!set) this.linkers.set(k, (set = new Set()));
+        set.add(rel);
+      }
     }
     this.resolved.set(rel, out);
+  }
+
+  /** Takes back what link(rel) derived: its backlinks and its place under its targets' keys. */
+  private unlink(rel: string): void {
+    for (const l of this.resolved.get(rel) ?? []) {
+      if (l.resolution.status === 'resolved') this.backlinks.get(l.resolution.path)?.delete(rel);
+      for (const k of targetKeys(l.target)) {
+        const set = this.linkers.get(k);
+        set?.delete(rel);
+        if (set && !set.size) this.linkers.delete(k);
+      }
+    }
+    this.resolved.delete(rel);
   }
 
   private async walk(relDir: string, file: (rel: string, abs: string) => void): Promise<void> {

@@ -22,6 +22,25 @@ export function normalizeTarget(target: string): string {
   return target.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/^\/+/, '').trim();
 }
 
+/**
+ * The keys a target is looked up under: its name (the last segment, which a path, a suffix, a name
+ * and a relative path all end in) and its whole text (an alias). A change to the notes or aliases
+ * under none of these keys cannot change how the target resolves. `*` for a target ending in `.`
+ * or `..`, whose relative path ends in another name: it is resolved again on every change.
+ */
+export function targetKeys(rawTarget: string): string[] {
+  const target = normalizeTarget(rawTarget);
+  const k = key(target);
+  const name = k.slice(k.lastIndexOf('/') + 1);
+  if (name === '.' || name === '..') return ['*'];
+  return [...new Set([name, k, target.toLowerCase()])];
+}
+
+/** The keys a note or file is found under (see targetKeys): its name and each alias. */
+export function nameKeys(rel: string, aliases: string[] = []): string[] {
+  return [key(path.basename(rel)), ...aliases.map((a) => a.toLowerCase())];
+}
+
 export class Resolver {
   private readonly byPath = new Map<string, string>();
   private readonly byName = new Map<string, Set<string>>();

@@ -77,6 +77,9 @@ export class SearchIndex {
   private readonly names: Array<string | undefined> = [];
   private scratch = new Float64Array(1024);
   private docs = 0;
+  /** Every term, sorted, for a prefix lookup by binary search; terms new since the last lookup wait in `unsorted`. */
+  private sortedTerms: string[] = [];
+  private unsorted: string[] = [];
 
   get size(): number {
     return this.docs;
@@ -193,9 +196,9 @@ export class SearchIndex {
    */
   private prefixPostings(prefix: string): Postings | undefined {
     const byId = new Map<number, [number, number, number]>();
-    for (const [term, tid] of this.termIds) {
-      if (!term.startsWith(prefix)) continue;
-      const p = this.lists[tid];
+    const terms = this.sorted();
+    for (let t = lowerBound(terms, prefix); t < terms.length && terms[t].startsWith(prefix); t++) {
+      const p = this.lists[this.termIds.get(terms[t])!];
       for (let i = 0; i < p.ids.length; i++) {
         if (this.rels[p.ids[i]] === undefined) continue;
         const c = byId.get(p.ids[i]) ?? [0, 0, 0];
@@ -210,8 +213,23 @@ export class SearchIndex {
     return { ids, packs: ids.map((id) => pack(...byId.get(id)!)), live: ids.length };
   }
 
+  /**
+   * The terms in order, the new ones put in place first: each by binary insertion when they are
+   * few (an edit's new words), all by one sort when they are many (the first load).
+   */
+  private sorted(): string[] {
+    if (this.unsorted.length > this.sortedTerms.length / 8) {
+      this.sortedTerms = [...this.sortedTerms, ...this.unsorted].sort();
+    } else {
+      for (const t of this.unsorted) this.sortedTerms.splice(lowerBound(this.sortedTerms, t), 0, t);
+    }
+    this.unsorted = [];
+    return this.sortedTerms;
+  }
+
   private newTerm(t: string): number {
     const tid = this.lists.length;
+    this.unsorted.push(t);
     this.termIds.set(t, tid);
     this.lists.push({ ids: [], packs: [], live: 0 });
     if (tid >= this.scratch.length) {
@@ -233,6 +251,18 @@ export class SearchIndex {
     p.ids = ids;
     p.packs = packs;
   }
+}
+
+/** The first index of sorted `terms` whose term is not below `t` (code-unit order, as `sort()` leaves it). */
+function lowerBound(terms: string[], t: string): number {
+  let lo = 0;
+  let hi = terms.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (terms[mid] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The posting of `id` in `p` (binary search over ascending ids), if it is there. */

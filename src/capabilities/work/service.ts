@@ -49,9 +49,10 @@ export function createWorkService(deps: WorkDeps) {
     return all.length ? all.map((p) => `"${p}"`).join(', ') : '(none yet)';
   };
 
-  function board(project: string): Board {
+  /** A board, every item re-read where its file changed; with `keys`, only those items (see BoardStore.loadKeys). */
+  function board(project: string, keys?: string[]): Board {
     checkProject(project);
-    const b = store.load(project);
+    const b = keys ? store.loadKeys(project, keys) : store.load(project);
     if (!b) throw notFound(`no board "${project}"; the boards are ${boardNames()} (PUT /api/work/${project} with {} starts one)`);
     return b;
   }
@@ -78,24 +79,28 @@ export function createWorkService(deps: WorkDeps) {
     return { project: b.project, config: b.config, counts, items: sorted(b, [...b.items.values()].filter(match)).map(row) };
   }
 
-  /** Finds the board of a key: `project` names it, or the key's prefix must belong to exactly one board. */
-  function locate(keyRaw: string, project?: string): { board: Board; key: string } {
+  /**
+   * Finds the board of a key: `project` names it, or the key's prefix must belong to exactly one
+   * board. Only that item's file is read again (and `also`'s, e.g. a parent being set): a keyed
+   * read costs the same on a board of any size.
+   */
+  function locate(keyRaw: string, project?: string, also: string[] = []): { board: Board; key: string } {
     let text = keyRaw.trim();
     if (!project && text.includes('/')) [project, text] = text.split('/', 2) as [string, string];
     const m = KEY.exec(text);
     if (!m) throw badRequest(`"${keyRaw}" is not an item key; keys read like ENG-12 (the board's prefix, a dash, a number)`);
     const key = `${m[1].toUpperCase()}-${m[2]}`;
     const prefix = m[1].toUpperCase();
-    let b: Board;
     if (project) {
-      b = board(project);
-      if (b.config.prefix !== prefix) throw notFound(`board "${project}" has keys ${b.config.prefix}-<n>, so it holds no ${key}`);
+      const config = board(project, []).config;
+      if (config.prefix !== prefix) throw notFound(`board "${project}" has keys ${config.prefix}-<n>, so it holds no ${key}`);
     } else {
-      const owners = store.projects().map((p) => store.load(p)!).filter((x) => x && x.config.prefix === prefix);
+      const owners = store.projects().filter((p) => store.config(p)?.prefix === prefix);
       if (!owners.length) throw notFound(`no board has the key prefix ${prefix}; the boards are ${boardNames()}`);
-      if (owners.length > 1) throw badRequest(`boards ${owners.map((o) => `"${o.project}"`).join(' and ')} both use the prefix ${prefix}; give project to say which`);
-      b = owners[0];
+      if (owners.length > 1) throw badRequest(`boards ${owners.map((o) => `"${o}"`).join(' and ')} both use the prefix ${prefix}; give project to say which`);
+      project = owners[0];
     }
+    const b = board(project, [key, ...also]);
     if (!b.items.has(key)) throw notFound(`board "${b.project}" has no item ${key}`);
     return { board: b, key };
   }
@@ -105,10 +110,10 @@ export function createWorkService(deps: WorkDeps) {
   }
 
   /** Rewrites one item under its board's lock with exactly one new activity line. */
-  async function rewrite(project: string, key: string, actor: Actor, change: (b: Board, item: WorkItem) => { what: string; item: WorkItem } | null): Promise<{ change: string; item: WorkItem }> {
+  async function rewrite(project: string, key: string, actor: Actor, change: (b: Board, item: WorkItem) => { what: string; item: WorkItem } | null, also: string[] = []): Promise<{ change: string; item: WorkItem }> {
     return store.locked(project, async () => {
       await store.assertInside(project);
-      const b = board(project);
+      const b = board(project, [key, ...also]);
       const current = b.items.get(key);
       if (!current) throw notFound(`board "${project}" has no item ${key}`);
       const previous = await store.readItemText(project, key);
@@ -116,7 +121,7 @@ export function createWorkService(deps: WorkDeps) {
       if (!next) return { change: 'nothing changed', item: current };
       const item = { ...next.item, updated: now() };
       await store.writeItem(project, key, formatItem(item, activityLine(actor, next.what), previous));
-      const fresh = store.load(project)!.items.get(key)!;
+      const fresh = store.loadKeys(project, [key])!.items.get(key)!;
       announce(project, key, next.what, actor);
       return { change: next.what, item: fresh };
     });
@@ -222,7 +227,9 @@ export function createWorkService(deps: WorkDeps) {
     },
 
     async update(key: string, project: string | undefined, input: UpdateInput, actor: Actor): Promise<{ change: string; item: WorkItem }> {
-      const { board: located, key: k } = locate(key, project);
+      // A parent being set is read fresh too: checkParent asks whether it exists.
+      const parent = typeof input.parent === 'string' ? [input.parent.trim().toUpperCase()] : [];
+      const { board: located, key: k } = locate(key, project, parent);
       return rewrite(located.project, k, actor, (b, cur) => {
         const { config } = b;
         const p = b.project;
@@ -270,7 +277,7 @@ export function createWorkService(deps: WorkDeps) {
           changes.push(input.archived ? 'archived' : 'restored from the archive');
         }
         return changes.length ? { what: changes.join('; '), item: next } : null;
-      });
+      }, parent);
     },
 
     async comment(key: string, project: string | undefined, text: string, actor: Actor): Promise<WorkItem> {

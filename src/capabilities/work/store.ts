@@ -38,8 +38,16 @@ export interface BoardRoot {
   path: string;
 }
 
+interface CacheEntry {
+  configStamp: string;
+  config: BoardConfig;
+  files: Map<string, Cached>;
+  /** The items as the last full read found them, kept fresh by keyed reads (absent until a full read). */
+  items?: Map<string, WorkItem>;
+}
+
 export class BoardStore {
-  private readonly cache = new Map<string, { configStamp: string; config: BoardConfig; files: Map<string, Cached> }>();
+  private readonly cache = new Map<string, CacheEntry>();
   private readonly dirty = new Set<string>();
   private flushTimer: NodeJS.Timeout | undefined;
   /** The root a board being created goes to (PUT ?root=), until its board.json says where it is. */
@@ -139,10 +147,9 @@ export class BoardStore {
     return isFile(path.join(this.dir(project), 'board.json'));
   }
 
-  /** A board with its items re-read where their files changed; null when there is no board.json. */
-  load(project: string): Board | null {
-    const dir = this.dir(project);
-    const configFile = path.join(dir, 'board.json');
+  /** The cache entry of a board with its config fresh (re-read when board.json changed); null when there is no board.json. */
+  private entry(project: string): CacheEntry | null {
+    const configFile = path.join(this.dir(project), 'board.json');
     let st;
     try {
       st = statSync(configFile);
@@ -165,9 +172,23 @@ export class BoardStore {
       } catch (err) {
         throw new EngineError(500, `${path.join(BOARDS_DIR, project, 'board.json')} is invalid: ${(err as Error).message}`);
       }
+      // A new config may bring a new prefix: the items are known again only after a full read.
       entry = { configStamp: stamp, config, files: entry?.files ?? this.readIndex(project) };
       this.cache.set(project, entry);
     }
+    return entry;
+  }
+
+  /** A board's config alone (no item read); null when there is no board.json. */
+  config(project: string): BoardConfig | null {
+    return this.entry(project)?.config ?? null;
+  }
+
+  /** A board with its items re-read where their files changed; null when there is no board.json. */
+  load(project: string): Board | null {
+    const entry = this.entry(project);
+    if (!entry) return null;
+    const dir = this.dir(project);
     const items = new Map<string, WorkItem>();
     const itemsDir = path.join(dir, 'items');
     let names: string[] = [];
@@ -176,7 +197,7 @@ export class BoardStore {
     } catch {
       /* no items yet */
     }
-    const keyOf = new RegExp(`^(${entry.config.prefix}-[1-9][0-9]*)\\.md$`);
+    const keyOf = itemFile(entry.config.prefix);
     const seen = new Set<string>();
     let changed = false;
     for (const name of names) {
@@ -187,18 +208,9 @@ export class BoardStore {
       const fst = statSync(file, { throwIfNoEntry: false });
       if (!fst) continue; // deleted between readdir and stat
       seen.add(name);
-      let cached = entry.files.get(name);
-      if (!cached || cached.mtimeMs !== fst.mtimeMs || cached.size !== fst.size) {
-        let text: string;
-        try {
-          text = readFileSync(file, 'utf8');
-        } catch {
-          continue;
-        }
-        cached = { mtimeMs: fst.mtimeMs, size: fst.size, item: parseItem(project, m[1], text) };
-        changed = true;
-        entry.files.set(name, cached);
-      }
+      const cached = this.fresh(project, entry, name, m[1], file, fst);
+      if (!cached) continue;
+      if (cached.changed) changed = true;
       items.set(m[1], cached.item);
     }
     for (const name of entry.files.keys()) {
@@ -206,8 +218,52 @@ export class BoardStore {
       entry.files.delete(name);
       changed = true;
     }
+    entry.items = items;
     if (changed) this.markDirty(project);
     return { project, dir, config: entry.config, items };
+  }
+
+  /**
+   * A board with only the items `keys` re-read from disk (each stat'ed, parsed when it changed), the
+   * rest as the last full read left them: what a keyed read or write of one item needs, at the
+   * same cost on a board of 100 items or 10 000. The first read of a board is a full one.
+   */
+  loadKeys(project: string, keys: string[]): Board | null {
+    const entry = this.entry(project);
+    if (!entry) return null;
+    if (!entry.items) return this.load(project);
+    const dir = this.dir(project);
+    let changed = false;
+    for (const key of keys) {
+      const name = `${key}.md`;
+      const file = path.join(dir, 'items', name);
+      const fst = itemKey(entry.config.prefix).test(key) ? statSync(file, { throwIfNoEntry: false }) : undefined;
+      const cached = fst ? this.fresh(project, entry, name, key, file, fst) : undefined;
+      if (!cached) {
+        if (entry.files.delete(name)) changed = true;
+        entry.items.delete(key);
+        continue;
+      }
+      if (cached.changed) changed = true;
+      entry.items.set(key, cached.item);
+    }
+    if (changed) this.markDirty(project);
+    return { project, dir, config: entry.config, items: entry.items };
+  }
+
+  /** One item file's parsed item, from the cache when its mtime and size are unchanged; undefined when unreadable. */
+  private fresh(project: string, entry: CacheEntry, name: string, key: string, file: string, fst: { mtimeMs: number; size: number }): { item: WorkItem; changed: boolean } | undefined {
+    const cached = entry.files.get(name);
+    if (cached && cached.mtimeMs === fst.mtimeMs && cached.size === fst.size) return { item: cached.item, changed: false };
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return undefined;
+    }
+    const item = parseItem(project, key, text);
+    entry.files.set(name, { mtimeMs: fst.mtimeMs, size: fst.size, item });
+    return { item, changed: true };
   }
 
   /**
@@ -252,6 +308,10 @@ export class BoardStore {
     return this.serialize(this.dir(project), work);
   }
 }
+
+/** An item's key of a board with this prefix, and its file name (the key captured): what a list and a keyed read both accept. */
+const itemKey = (prefix: string) => new RegExp(`^${prefix}-[1-9][0-9]*$`);
+const itemFile = (prefix: string) => new RegExp(`^(${prefix}-[1-9][0-9]*)\\.md$`);
 
 function isFile(p: string): boolean {
   try {

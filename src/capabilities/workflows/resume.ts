@@ -22,7 +22,8 @@ export interface ResumeReport {
   plan: RestorePlan;
 }
 
-export function planResume(doc: WorkflowDocument, events: EngineEvent[], readOnlyTool: (name: string) => boolean): ResumeReport {
+/** Reads the log once, a batch at a time as it streams in (a long run's log is never held whole). */
+export async function planResume(doc: WorkflowDocument, batches: AsyncIterable<{ events: readonly EngineEvent[] }>, readOnlyTool: (name: string) => boolean): Promise<ResumeReport> {
   const completions: RestorePlan['completions'] = new Map();
   const state: Record<string, unknown> = {};
   const open = new Map<string, EngineEvent[]>();
@@ -30,7 +31,9 @@ export function planResume(doc: WorkflowDocument, events: EngineEvent[], readOnl
   let payload: unknown = {};
   let entry: string | undefined;
   const triggers = new Set(doc.nodes.filter((n) => nodeType(n.type)?.trigger).map((n) => n.id));
-  for (const e of events) {
+  let steps = 0;
+  for await (const { events } of batches) for (const e of events) {
+    steps++;
     const nodeId = typeof e.nodeId === 'string' ? e.nodeId : undefined;
     if (e.kind === 'state.updated' && typeof e.key === 'string') {
       if (e.key === 'trigger') payload = e.value;
@@ -65,7 +68,7 @@ export function planResume(doc: WorkflowDocument, events: EngineEvent[], readOnl
     const type = nodeType(spec.type);
     return !!type?.lossy?.(spec.config ?? {}, open.get(id)! as Array<Record<string, unknown>>, readOnlyTool);
   });
-  return { restored: [...restored].filter((id) => byId.has(id)), rerun, lossy, steps: events.length, payload, entry, plan: { completions, state } };
+  return { restored: [...restored].filter((id) => byId.has(id)), rerun, lossy, steps, payload, entry, plan: { completions, state } };
 }
 
 function push<T>(map: Map<string, T[]>, key: string, value: T): void {

@@ -220,8 +220,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     const doc = store.require(record.workflowId);
     const isChild = !!record.parentRunId;
     if (!isChild && active.has(doc.id)) throw conflict(`workflow "${doc.id}" is already running (run ${active.get(doc.id)}); stop it before resuming ${runId}`);
-    const events = await deps.runs.events(runId);
-    const report = planResume(doc, events, deps.tools.readOnly);
+    const report = await planResume(doc, await deps.runs.readEvents(runId), deps.tools.readOnly);
     const run = deps.runs.reopen(runId);
     const source = (record.source === 'webhook' || record.source === 'cron' || record.source === 'workflow' ? record.source : 'manual') as RunSource;
     const wr = new WorkflowRun(
