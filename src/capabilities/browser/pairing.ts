@@ -28,6 +28,9 @@ export function extensionIdOf(publicKeyBase64: string): string {
   return [...hex].map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
 }
 
+/** Whether this home has made its extension key (it has been paired, or GET /api/browser was read). */
+export const hasExtensionKey = async (home: Home): Promise<boolean> => typeof (await home.readJson<{ key?: unknown }>(KEY_FILE, {})).key === 'string';
+
 /** The manifest key of this home: generated once, kept (a public key; the private half is never needed). */
 export async function extensionKey(home: Home): Promise<string> {
   const stored = await home.readJson<{ key?: unknown }>(KEY_FILE, {});

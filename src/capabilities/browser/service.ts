@@ -9,7 +9,7 @@ import type { Emit } from '../../kernel/bus.js';
 import type { Home } from '../../kernel/home.js';
 import type { SecretStore } from '../secrets/types.js';
 import { Bridge, CLOSE_ENGINE, CLOSE_ROTATED } from './bridge.js';
-import { extensionIdOf, extensionKey, extensionSource, installExtension, mintToken, writePairing } from './pairing.js';
+import { extensionIdOf, extensionKey, extensionSource, hasExtensionKey, installExtension, mintToken, writePairing } from './pairing.js';
 import type { ActionResult, BrowserStatus } from './types.js';
 
 export const TOKEN_SECRET = 'browser.pairing-token';
@@ -44,6 +44,25 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   let port = 0;
   let token: string | undefined;
   let extensionId = '';
+  let installed: Promise<void> | undefined;
+
+  /**
+   * The extension folder with its pinned key, and pairing.json once a token exists. Made at start
+   * for a home that has paired before (the port may have changed, the extension been updated), else
+   * on the first read of GET /api/browser: an engine nobody pairs never generates the key.
+   */
+  function install(): Promise<void> {
+    return (installed ??= (async () => {
+      const key = await extensionKey(deps.home);
+      extensionId = extensionIdOf(key);
+      await installExtension(deps.source ?? extensionSource(), folder, key);
+      token ??= await deps.secrets.get(TOKEN_SECRET);
+      if (token) await writePairing(folder, { port, token });
+    })().catch((err: unknown) => {
+      installed = undefined; // the next read tries again
+      throw err;
+    }));
+  }
 
   /**
    * The token, minted (and stored as a secret) on first read, and written beside the extension then:
@@ -61,6 +80,7 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   }
 
   async function status(): Promise<BrowserStatus> {
+    await install();
     const client = bridge.info();
     return {
       connected: bridge.connected(),
@@ -75,14 +95,11 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   return {
     async start(listening) {
       port = listening;
-      const key = await extensionKey(deps.home);
-      extensionId = extensionIdOf(key);
-      await installExtension(deps.source ?? extensionSource(), folder, key);
-      token = await deps.secrets.get(TOKEN_SECRET);
-      if (token) await writePairing(folder, { port, token });
+      if (await hasExtensionKey(deps.home)) await install();
     },
     status,
     async rotate() {
+      await install();
       token = mintToken();
       await deps.secrets.set(TOKEN_SECRET, token);
       await writePairing(folder, { port, token });

@@ -100,6 +100,7 @@ export function createConnector(deps: ConnectorDeps): Connector {
     const keys = await pairingKeys(blob);
     const { message } = await open<PairRequest>(keys.up, topic, payload, 0);
     if (message.t !== 'pair' || typeof message.pub !== 'string') throw new RefusedFrame('malformed');
+    if (!file.key) throw new RefusedFrame('malformed'); // not enabled yet: nothing can be paired
     const own = await globalThis.crypto.subtle.importKey('jwk', file.key, { name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
     const raw = await deviceKeys(own, message.pub, blob);
     const device: StoredDevice = {

@@ -82,7 +82,7 @@ export async function createRelayService(deps: RelayDeps) {
   const deviceView = (d: StoredDevice): RelayDevice => ({ id: d.id, name: d.name, pairedAt: d.pairedAt, lastSeenAt: d.lastSeenAt });
 
   function pairing(): RelayStatus['pairing'] {
-    if (!file.enabled || !file.url) return null;
+    if (!file.enabled || !file.url || !file.pub) return null;
     const blob = encodeBlob({ v: PROTOCOL_VERSION, url: file.url, engine: file.engine, pair: file.pairing.id, secret: file.pairing.secret, pub: file.pub });
     // The fragment never reaches a server: not the page's host, not the broker.
     return { blob, link: `${(file.app ?? deps.engineUrl()).replace(/\/+$/, '')}/m/#relay=${blob}` };
@@ -110,6 +110,7 @@ export async function createRelayService(deps: RelayDeps) {
       const url = brokerUrl(input.url);
       const app = input.app === undefined || input.app === null ? null : appUrl(input.app);
       await connector.stop();
+      await store.ensureKeys();
       Object.assign(file, { url, app, enabled: true });
       await store.save();
       connector.start();

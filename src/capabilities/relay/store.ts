@@ -29,9 +29,9 @@ export interface RelayFile {
   enabled: boolean;
   remoteStart: boolean;
   engine: string;
-  /** The engine's ECDH P-256 key pair as JWK (the private one holds the public part). */
-  key: JsonWebKey;
-  pub: string;
+  /** The engine's ECDH P-256 key pair as JWK (the private one holds the public part); made on first enable. */
+  key: JsonWebKey | null;
+  pub: string | null;
   pairing: { id: string; secret: string };
   devices: StoredDevice[];
 }
@@ -42,6 +42,8 @@ export interface RelayStore {
   readonly file: RelayFile;
   /** Writes now (settings, devices). */
   save(): Promise<void>;
+  /** Makes the engine's key pair if this home has none yet (the relay's first enable). */
+  ensureKeys(): Promise<void>;
   /** Writes soon (replay marks, last seen): many requests, one write. */
   touch(): void;
   flush(): Promise<void>;
@@ -54,33 +56,18 @@ export async function loadRelayStore(home: Home, log: (line: string) => void): P
   } catch (err) {
     log(`relay: ${RELAY_FILE} is unreadable (${(err as Error).message}); starting with the relay off and no paired phones`);
   }
-  let file: RelayFile;
-  if (stored.key && stored.pub && stored.engine && stored.pairing) {
-    file = {
-      url: stored.url ?? null,
-      app: stored.app ?? null,
-      enabled: stored.enabled === true && !!stored.url,
-      remoteStart: stored.remoteStart === true,
-      engine: stored.engine,
-      key: stored.key,
-      pub: stored.pub,
-      pairing: stored.pairing,
-      devices: Array.isArray(stored.devices) ? stored.devices : [],
-    };
-  } else {
-    const pair = await generateKeyPair();
-    file = {
-      url: null,
-      app: null,
-      enabled: false,
-      remoteStart: false,
-      engine: randomId(),
-      key: await globalThis.crypto.subtle.exportKey('jwk', pair.privateKey),
-      pub: await exportPublic(pair.publicKey),
-      pairing: freshPairing(),
-      devices: [],
-    };
-  }
+  // A home that never enabled the relay holds no key: the pair is made on the first enable.
+  const file: RelayFile = {
+    url: stored.url ?? null,
+    app: stored.app ?? null,
+    enabled: stored.enabled === true && !!stored.url && !!stored.key,
+    remoteStart: stored.remoteStart === true,
+    engine: stored.engine ?? randomId(),
+    key: stored.key && stored.pub ? stored.key : null,
+    pub: stored.key && stored.pub ? stored.pub : null,
+    pairing: stored.pairing ?? freshPairing(),
+    devices: Array.isArray(stored.devices) && stored.key ? stored.devices : [],
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   let writing: Promise<void> = Promise.resolve();
   const save = () => {
@@ -88,10 +75,16 @@ export async function loadRelayStore(home: Home, log: (line: string) => void): P
     writing = writing.then(() => home.writeJson(RELAY_FILE, file, 0o600)).catch((err) => log(`relay: could not write ${RELAY_FILE}: ${(err as Error).message}`));
     return writing;
   };
-  if (!stored.key) await save();
   return {
     file,
     save,
+    async ensureKeys() {
+      if (file.key) return;
+      const pair = await generateKeyPair();
+      file.key = await globalThis.crypto.subtle.exportKey('jwk', pair.privateKey);
+      file.pub = await exportPublic(pair.publicKey);
+      await save();
+    },
     touch() {
       timer ??= setTimeout(() => void save(), 500);
       timer.unref?.();
