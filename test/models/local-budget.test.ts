@@ -5,38 +5,25 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rm } from 'node:fs/promises';
-import path from 'node:path';
-import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
-import { collectEvents, type EventCollector } from '../support/events.js';
+import type { TestEngine } from '../support/engine.js';
+import type { EventCollector } from '../support/events.js';
+import { engineWithLocalModel, type LocalModelEngine } from '../support/local-model.js';
 import { writeTinyModel, TINY_REPLY } from '../support/tiny-model.js';
-import { startFakeHub, type FakeHub } from '../support/fake-hub.js';
 
 const REPO = 'acme/tiny-budget';
 
 describe('models: a 2 048-token local model gets tools within its budget', () => {
-  let dir: string;
-  let hub: FakeHub;
+  let local: LocalModelEngine;
   let t: TestEngine;
   let events: EventCollector;
   before(async () => {
-    dir = await tempDir('models-budget-');
-    const model = writeTinyModel(path.join(dir, 'src', REPO));
-    hub = await startFakeHub({ [REPO]: { dir: model.dir } });
-    process.env.HF_ENDPOINT = hub.url;
-    t = await startTestEngine();
-    events = await collectEvents(t.url);
-    const dl = await t.api('POST', '/api/models/download', { repo: REPO });
-    await events.waitFor((e) => e.kind === 'model.download.completed' && e.id === dl.body.id, 60_000);
+    local = await engineWithLocalModel({ repo: REPO, write: writeTinyModel, prefix: 'models-budget-' });
+    ({ t, events } = local);
     const put = await t.api('PUT', '/api/config', { providers: [{ type: 'local', name: 'tiny', model: REPO, contextWindow: 2048 }], defaultProvider: 'tiny' });
     assert.equal(put.status, 200, JSON.stringify(put.body));
   });
   after(async () => {
-    delete process.env.HF_ENDPOINT;
-    events?.close();
-    await t?.close();
-    await hub?.close();
-    await rm(dir, { recursive: true, force: true });
+    await local?.close();
   });
 
   it('counts the tools with the worker tokenizer, sends at most 512 tokens of them, and the request fits 2 048', async () => {

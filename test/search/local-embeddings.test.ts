@@ -4,41 +4,29 @@
  */
 // needs: better-sqlite3 (the index lives in SQLite with sqlite-vec; see scripts/test.mjs --node22)
 import assert from 'node:assert/strict';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { collectEvents, type EventCollector } from '../support/events.js';
-import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
-import { startFakeHub } from '../support/fake-hub.js';
+import type { EventCollector } from '../support/events.js';
+import type { TestEngine } from '../support/engine.js';
+import { engineWithLocalModel, type LocalModelEngine } from '../support/local-model.js';
 import { writeTinyEmbedder } from '../support/tiny-embedder.js';
 
 const REPO = 'acme/tiny-embed';
+let local: LocalModelEngine;
 let t: TestEngine;
 let events: EventCollector;
-let hub: Awaited<ReturnType<typeof startFakeHub>>;
-let dir: string;
 
 before(async () => {
-  dir = await tempDir('index-local-');
-  const model = writeTinyEmbedder(path.join(dir, 'src', REPO));
-  hub = await startFakeHub({ [REPO]: { dir: model.dir } });
-  process.env.HF_ENDPOINT = hub.url;
-  t = await startTestEngine();
-  events = await collectEvents(t.url);
-  const dl = await t.api('POST', '/api/models/download', { repo: REPO, dtype: 'fp32' });
-  assert.equal(dl.status, 202, JSON.stringify(dl.body));
-  await events.waitFor((e) => e.kind === 'model.download.completed' && e.id === dl.body.id, 30_000);
+  local = await engineWithLocalModel({ repo: REPO, write: writeTinyEmbedder, prefix: 'index-local-', dtype: 'fp32', timeoutMs: 30_000 });
+  ({ t, events } = local);
   const ws = path.join(t.home, 'workspace');
   await mkdir(path.join(ws, 'src'), { recursive: true });
   await writeFile(path.join(ws, 'src/tax.ts'), 'export function computeSalesTax(amount: number): number {\n  return amount * 0.2;\n}\n');
   await writeFile(path.join(ws, 'src/greet.ts'), 'export function greetVisitor(name: string): string {\n  return `hello ${name}`;\n}\n');
 });
 after(async () => {
-  delete process.env.HF_ENDPOINT;
-  events?.close();
-  await t?.close();
-  await hub?.close();
-  await rm(dir, { recursive: true, force: true });
+  await local?.close();
 });
 
 test('a downloaded local model embeds in its own worker process; search_code answers from it', async () => {
