@@ -17,22 +17,12 @@ import { defineTool } from '../../src/tools/types.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { gateFlow } from '../support/gate-flow.js';
 import { startFakePushService, type FakePushService, type Subscriber } from '../support/push-service.js';
 
 const SUBJECT = 'mailto:ops@example.com';
 const SECRET = 'tok-9f8e7d6c5b4a39281706';
 
-const gateFlow = (id: string, name: string, message: string) => ({
-  id,
-  name,
-  formatVersion: 2,
-  group: null,
-  nodes: [
-    { id: 'start', type: 'trigger.manual' },
-    { id: 'review', type: 'gate', config: { message } },
-  ],
-  edges: [{ from: 'start', to: 'review' }],
-});
 const quickFlow = (id: string) => ({ id, name: `Quick ${id}`, formatVersion: 2, group: null, nodes: [{ id: 'start', type: 'trigger.manual' }], edges: [] });
 
 describe('phone push', () => {
@@ -111,7 +101,7 @@ describe('phone push', () => {
   });
 
   it('pushes at once when a workflow gate waits: signed, encrypted, titles and ids only', async () => {
-    await t.api('PUT', '/api/workflows/release', gateFlow('release', 'Release train', `Ship it with ${SECRET}? Customer list attached`));
+    await t.api('PUT', '/api/workflows/release', gateFlow('release', `Ship it with ${SECRET}? Customer list attached`, { name: 'Release train' }));
     const from = svc.received.length;
     const run = await t.api('POST', '/api/runs/release', {});
     const waiting = await events.waitFor((e) => e.kind === 'gate.waiting' && e.runId === run.body.runId);
@@ -168,7 +158,7 @@ describe('phone push', () => {
     await new Promise((r) => ws.once('open', r));
     ws.send(JSON.stringify({ kind: 'presence', active: true }));
     await events.waitFor((e) => e.kind === 'presence.changed' && e.active === true);
-    await t.api('PUT', '/api/workflows/present', gateFlow('present', 'Present check', 'ok?'));
+    await t.api('PUT', '/api/workflows/present', gateFlow('present', 'ok?', { name: 'Present check' }));
     const from = svc.received.length;
     const run = await t.api('POST', '/api/runs/present', {});
     const skipped = await events.waitFor((e) => e.kind === 'push.skipped' && (e.ids as string[]).includes(`${run.body.runId}:review`));
@@ -190,7 +180,7 @@ describe('phone push', () => {
     const stale = svc.subscriber('stale');
     await t.api('POST', '/api/mobile/push/subscribe', { subscription: stale.subscription, deviceId: 'stale' });
     svc.answer('stale', 410);
-    await t.api('PUT', '/api/workflows/gone', gateFlow('gone', 'Gone check', 'ok?'));
+    await t.api('PUT', '/api/workflows/gone', gateFlow('gone', 'ok?', { name: 'Gone check' }));
     const run = await t.api('POST', '/api/runs/gone', {});
     const dropped = await events.waitFor((e) => e.kind === 'push.unsubscribed' && e.deviceId === 'stale');
     assert.equal(dropped.reason, 'gone');
@@ -228,7 +218,7 @@ describe('phone push', () => {
   });
 
   it('never puts a secret in a payload: titles pass the secret mask', async () => {
-    await t.api('PUT', '/api/workflows/masked', gateFlow('masked', `Rotate ${SECRET} now`, 'ok?'));
+    await t.api('PUT', '/api/workflows/masked', gateFlow('masked', 'ok?', { name: `Rotate ${SECRET} now` }));
     const from = svc.received.length;
     const run = await t.api('POST', '/api/runs/masked', {});
     const push = await svc.next((p) => p.id === phone.id && !!p.text?.includes(`${run.body.runId}:review`), from);

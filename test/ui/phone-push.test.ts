@@ -13,19 +13,8 @@ import { schemeOnly } from '../../src/capabilities/web/floor-request.js';
 import { openBrowser, SHOTS, type TestBrowser } from '../support/browser.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { gateFlow } from '../support/gate-flow.js';
 import { startFakePushService, type FakePushService } from '../support/push-service.js';
-
-const gateFlow = (id: string, name: string) => ({
-  id,
-  name,
-  formatVersion: 2,
-  group: null,
-  nodes: [
-    { id: 'start', type: 'trigger.manual' },
-    { id: 'sign-off', type: 'gate', config: { message: 'Sign off the release notes?' } },
-  ],
-  edges: [{ from: 'start', to: 'sign-off' }],
-});
 
 describe('push on the phone layout', () => {
   let t: TestEngine;
@@ -38,8 +27,8 @@ describe('push on the phone layout', () => {
     t = await startTestEngine({ push: { floor: schemeOnly } });
     events = await collectEvents(t.url);
     await t.api('PUT', '/api/settings', { push: { subject: 'mailto:ops@example.com' } });
-    await t.api('PUT', '/api/workflows/notes', gateFlow('notes', 'Release notes'));
-    await t.api('PUT', '/api/workflows/desk', gateFlow('desk', 'Desk check'));
+    await t.api('PUT', '/api/workflows/notes', gateFlow('notes', 'Sign off the release notes?', { name: 'Release notes', node: 'sign-off' }));
+    await t.api('PUT', '/api/workflows/desk', gateFlow('desk', 'Sign off the release notes?', { name: 'Desk check', node: 'sign-off' }));
     b = await openBrowser({ viewport: { width: 390, height: 844 }, isMobile: true });
     await b.context.grantPermissions(['notifications'], { origin: t.url });
   });

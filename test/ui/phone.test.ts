@@ -9,6 +9,7 @@ import os from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { openBrowser, type TestBrowser } from '../support/browser.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { gateFlow } from '../support/gate-flow.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 
 const lan = Object.values(os.networkInterfaces())
@@ -44,16 +45,7 @@ describe('the phone layout', { skip: lan ? false : 'this machine has no non-loop
   it('with the pairing token: approvals, runs in flight and chat work, and it says push needs HTTPS', async () => {
     const tokenHeaders: string[] = [];
     b.page.on('request', (r) => void (r.url().includes('/api/') && tokenHeaders.push(r.headers()['x-engine-mobile-token'] ?? 'none')));
-    await t.api('PUT', '/api/workflows/deploy', {
-      id: 'deploy',
-      formatVersion: 2,
-      group: null,
-      nodes: [
-        { id: 'start', type: 'trigger.manual' },
-        { id: 'ok', type: 'gate', config: { message: 'Deploy to production?' } },
-      ],
-      edges: [{ from: 'start', to: 'ok' }],
-    });
+    await t.api('PUT', '/api/workflows/deploy', gateFlow('deploy', 'Deploy to production?', { node: 'ok' }));
     const run = await t.api('POST', '/api/runs/deploy', {});
     await b.page.goto(`${base}/m/#token=${encodeURIComponent(t.engine.mobileToken)}`);
     await b.page.waitForSelector('text=Deploy to production?');

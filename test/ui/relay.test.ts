@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { openBrowser, type TestBrowser } from '../support/browser.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { gateFlow } from '../support/gate-flow.js';
 import { startBroker, type TestBroker } from '../support/mqtt-broker.js';
 
 let t: TestEngine;
@@ -38,16 +39,7 @@ test('turn the relay on in settings, scan the QR code, approve a gate from the p
   await desk.shot('relay-settings-qr');
   const link: string = (await t.api('GET', '/api/relay')).body.pairing.link;
 
-  await t.api('PUT', '/api/workflows/deploy', {
-    id: 'deploy',
-    formatVersion: 2,
-    group: null,
-    nodes: [
-      { id: 'start', type: 'trigger.manual' },
-      { id: 'ok', type: 'gate', config: { message: 'Deploy to production?' } },
-    ],
-    edges: [{ from: 'start', to: 'ok' }],
-  });
+  await t.api('PUT', '/api/workflows/deploy', gateFlow('deploy', 'Deploy to production?', { node: 'ok' }));
   const run = await t.api('POST', '/api/runs/deploy', {});
 
   const direct: string[] = [];
