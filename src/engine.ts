@@ -330,7 +330,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     holdMs: options.push?.holdMs,
   });
   closers.push(() => push.close());
-  pushRoutes(app, push);
   // Who made what runs or grants later: a person, or a model under its mode and rules (src/kernel/provenance.ts).
   const provenance = new ProvenanceStore(home);
   await provenance.init();
@@ -617,6 +616,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   closers.push(() => relay.close());
   relayRoutes(app, relay);
+  // A phone's push channel through the relay is keyed by the paired device it came from.
+  pushRoutes(app, push, (headers) => relay.deviceOf(headers)?.id);
 
   // --- listen ---------------------------------------------------------------------------------
   await app.ready();

@@ -1,7 +1,7 @@
 /** The relay's sealed frames and pairing keys, and the relay policy, on their own (no broker). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { relayBody, relayRefusal } from '../../src/capabilities/relay/policy.js';
+import { relayRefusal } from '../../src/capabilities/relay/policy.js';
 import { Counter, deviceKeys, encodeBlob, decodeBlob, exportPublic, generateKeyPair, importAes, open, pairingKeys, RefusedFrame, seal, toB64u } from '../../src/capabilities/relay/protocol.js';
 
 const refusedAs = (reason: string) => (err: unknown) => err instanceof RefusedFrame && err.reason === reason;
@@ -65,8 +65,3 @@ test('the policy judges the path as the guard does, and remote start opens only 
   assert.equal(relayRefusal('GET', 'api/status', undefined, true)?.status, 400);
 });
 
-test('a push subscription through the relay is keyed by the paired device, whatever the phone sent', () => {
-  assert.deepEqual(relayBody('/api/mobile/push/subscribe', { endpoint: 'https://push.example/x', deviceId: 'someone-else' }, 'dev-1'), { endpoint: 'https://push.example/x', deviceId: 'dev-1' });
-  assert.deepEqual(relayBody('/api/mobile/push/subscribe/', undefined, 'dev-1'), { deviceId: 'dev-1' });
-  assert.deepEqual(relayBody('/api/gates/resolve', { deviceId: 'x' }, 'dev-1'), { deviceId: 'x' });
-});

@@ -4,6 +4,7 @@
  * mqtt.js. A subscriber to every topic checks that the broker carries nothing readable.
  */
 import assert from 'node:assert/strict';
+import { createECDH, randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import mqtt, { type MqttClient } from 'mqtt';
 import { pairPhone, RelayPhone, type PairedDevice } from '../../src/capabilities/relay/phone-client.js';
@@ -212,6 +213,23 @@ test('the connector reconnects after a broker restart', async () => {
   await phone.start();
   const res = await phone.request('GET', '/api/mobile/session');
   assert.equal(res.status, 200);
+});
+
+test('a push channel sent through the relay is the paired phone\'s, whatever it says, and it forgets only its own', async () => {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  // An address literal: the floor judges it without DNS (nothing is sent to it here).
+  const subscription = (name: string) => ({ endpoint: `https://8.8.8.8/push/${name}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } });
+  const viaRelay = await phone.request('POST', '/api/mobile/push/subscribe', { subscription: subscription('phone'), deviceId: 'someone-else' });
+  assert.equal(viaRelay.status, 200, JSON.stringify(viaRelay.body));
+  assert.equal(viaRelay.body.deviceId, device.device);
+  assert.equal((await h.t.api('POST', '/api/mobile/push/subscribe', { subscription: subscription('desk'), deviceId: 'desk' })).body.deviceId, 'desk');
+  // Another device's channel, named by id or by endpoint, is out of the phone's reach.
+  assert.equal((await phone.request('DELETE', `/api/mobile/push/subscribe?endpoint=${encodeURIComponent('https://8.8.8.8/push/desk')}`)).status, 404);
+  const own = await phone.request('DELETE', '/api/mobile/push/subscribe?deviceId=desk');
+  assert.equal(own.status, 200);
+  assert.equal(own.body.removed, 1, 'the phone forgot its own channel, not the desk\'s');
+  assert.equal((await h.t.api('DELETE', '/api/mobile/push/subscribe?deviceId=desk')).body.removed, 1);
 });
 
 test('unpair forgets the phone and cuts it off at once; the push capability is told by event', async () => {

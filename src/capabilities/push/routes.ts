@@ -1,8 +1,10 @@
 /**
  * GET /api/mobile/push/config (the VAPID public key a phone subscribes with), POST and DELETE
  * /api/mobile/push/subscribe (a device's push channel). Open to the mobile token like the other
- * mobile routes; the relay fills `deviceId` for a paired phone.
+ * mobile routes. A request a paired phone sent through the relay belongs to that phone: its
+ * `deviceId` is the paired device's, whatever it says, and it forgets only its own channel.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { bool, int, obj, ok, openObj, query, route, str } from '../../http/schemas.js';
 import type { PushService } from './service.js';
@@ -10,7 +12,10 @@ import type { PushService } from './service.js';
 const tag = 'mobile';
 const deviceId = str('the device this channel belongs to; "local" (a phone on the LAN with the mobile token) when left out');
 
-export function pushRoutes(app: FastifyInstance, push: PushService): void {
+/** The paired device a request came through the relay from, or undefined for a direct caller. */
+type RelayedDevice = (headers: IncomingHttpHeaders) => string | undefined;
+
+export function pushRoutes(app: FastifyInstance, push: PushService, relayedDevice: RelayedDevice): void {
   app.get(
     '/api/mobile/push/config',
     {
@@ -47,7 +52,11 @@ export function pushRoutes(app: FastifyInstance, push: PushService): void {
         response: { 200: ok({ deviceId: str() }) },
       }),
     },
-    async (req) => push.subscribe(req.body as { subscription?: unknown; deviceId?: unknown }),
+    async (req) => {
+      const body = req.body as { subscription?: unknown; deviceId?: unknown };
+      const device = relayedDevice(req.headers);
+      return push.subscribe(device ? { ...body, deviceId: device } : body);
+    },
   );
 
   app.delete<{ Querystring: { deviceId?: unknown; endpoint?: unknown } }>(
@@ -58,6 +67,6 @@ export function pushRoutes(app: FastifyInstance, push: PushService): void {
         response: { 200: ok({ removed: int('subscriptions forgotten') }) },
       }),
     },
-    async (req) => push.unsubscribe(req.query),
+    async (req) => push.unsubscribe(req.query, relayedDevice(req.headers)),
   );
 }

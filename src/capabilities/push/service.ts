@@ -163,11 +163,12 @@ export async function createPushService(deps: PushDeps) {
       bus.emit('push.subscribed', { deviceId });
       return { ok: true, deviceId };
     },
-    async unsubscribe(query: { deviceId?: unknown; endpoint?: unknown }): Promise<{ ok: true; removed: number }> {
+    /** `owner`: the paired device a relayed request came from, which may forget only its own channel. */
+    async unsubscribe(query: { deviceId?: unknown; endpoint?: unknown }, owner?: string): Promise<{ ok: true; removed: number }> {
       // Endpoints are stored as URL.href; the one given is read the same way.
       const endpoint = typeof query.endpoint === 'string' && query.endpoint ? (safeHref(query.endpoint) ?? query.endpoint) : undefined;
-      const deviceId = endpoint ? undefined : validDeviceId(query.deviceId);
-      const gone = await store.remove((s) => (endpoint ? s.endpoint === endpoint : s.deviceId === deviceId));
+      const deviceId = endpoint ? undefined : (owner ?? validDeviceId(query.deviceId));
+      const gone = await store.remove((s) => (!owner || s.deviceId === owner) && (endpoint ? s.endpoint === endpoint : s.deviceId === deviceId));
       if (!gone.length) throw notFound(endpoint ? 'no push subscription has that endpoint' : `device ${deviceId} has no push subscription`);
       for (const g of gone) removed(g.deviceId, 'unsubscribed');
       return { ok: true, removed: gone.length };

@@ -38,18 +38,6 @@ const ANSWER_OR_STOP: Array<[string, RegExp]> = [
   ['DELETE', /^\/api\/mobile\/push\/subscribe$/],
 ];
 
-const PUSH_SUBSCRIBE = /^\/api\/mobile\/push\/subscribe$/;
-
-/**
- * The body the engine's route gets: a push subscription is keyed by the paired device, whatever
- * the phone says it is (the push capability reads `deviceId`); anything else goes as sent.
- */
-export function relayBody(rawPath: string, body: unknown, deviceId: string): unknown {
-  const target = canonicalTarget(rawPath);
-  if (!target.ok || !PUSH_SUBSCRIBE.test(guardedPath(target.path))) return body;
-  return { ...(body && typeof body === 'object' && !Array.isArray(body) ? body : {}), deviceId };
-}
-
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** A refusal with its sentence, or undefined when the request may go to the engine's routes. */

@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { ENGINE_NAME, engineVersion } from '../../kernel/version.js';
 import { createConnector } from './connector.js';
-import { relayBody, relayRefusal } from './policy.js';
+import { relayRefusal } from './policy.js';
 import { encodeBlob, PROTOCOL_VERSION } from './protocol.js';
 import { loadRelayStore, type StoredDevice } from './store.js';
 import { RELAY_DEVICE_PAIRED, RELAY_DEVICE_UNPAIRED, type Approval, type RelayDevice, type RelayStatus } from './types.js';
@@ -61,7 +61,7 @@ export async function createRelayService(deps: RelayDeps) {
   async function dispatch(device: StoredDevice, request: { method: string; path: string; body?: unknown }) {
     const refusal = relayRefusal(request.method, request.path, request.body, file.remoteStart);
     if (refusal) return { status: refusal.status, body: { error: refusal.message } };
-    const body = relayBody(request.path, request.body, device.id);
+    const body = request.body;
     const headers: Record<string, string> = { 'x-engine-mobile-token': deps.mobileToken(), [RELAY_DEVICE_HEADER]: `${marker} ${device.id}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await deps.inject({ method: request.method, url: request.path, headers, payload: body === undefined ? undefined : JSON.stringify(body) });
