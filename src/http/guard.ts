@@ -68,8 +68,9 @@ export class Guard {
     if (origin === undefined && !oauthLanding && String(input.headers['sec-fetch-site'] ?? '').toLowerCase() === 'cross-site') return refused();
     const token = this.presentedToken(input, target.query);
     const tokenValid = token !== undefined && safeEqual(token, this.mobileToken());
-    if (pathname.startsWith('/api/relay/') || pathname === '/api/relay') {
-      // The relay surface is for the desktop only: a phone's token never opens it.
+    if (pathname.startsWith('/api/relay/') || pathname === '/api/relay' || pathname.startsWith('/api/browser/') || pathname === '/api/browser') {
+      // The relay surface is for the desktop only: a phone's token never opens it. Nor the browser
+      // bridge's routes, which answer its pairing token (a credential of this computer's browser).
       if (token !== undefined) return refused();
       return this.localCheck(input) ? { ok: true, viaToken: false } : refused();
     }

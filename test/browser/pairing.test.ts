@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import { extensionIdOf } from '../../src/capabilities/browser/pairing.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
+import { rawRequest } from '../support/raw-http.js';
 import { launchChromium, serveFixtures, startBridgeEngine, waitConnected, type Fixtures, type TestChromium } from './harness.js';
 
 /** Opens /browser as the extension would; resolves with the upgrade's status (101 when admitted). */
@@ -92,6 +93,13 @@ describe('browser pairing', () => {
     assert.equal((await openBridge(t.url, { origin: body.origin })).status, 403);
     const mobile = await openBridge(t.url, { origin: body.origin, token: body.token, query: `?token=${t.engine.mobileToken}` });
     assert.equal(mobile.status, 403, 'the mobile token never opens the bridge');
+    // Nor the routes that answer or rotate the pairing token: a phone on the LAN reads no browser credential.
+    const port = Number(new URL(t.url).port);
+    for (const [method, p] of [['GET', '/api/browser'], ['POST', '/api/browser/token/rotate']]) {
+      const viaPhone = await rawRequest(port, { method, path: p, headers: { 'x-engine-mobile-token': t.engine.mobileToken, origin: 'http://192.168.1.20:7777' } });
+      assert.equal(viaPhone.status, 403, `${method} ${p} with the mobile token`);
+      assert.ok(!viaPhone.body.includes(body.token), "no token in the refusal");
+    }
     const good = await openBridge(t.url, { origin: body.origin, token: body.token });
     assert.equal(good.status, 101);
     await waitConnected(t);
