@@ -28,48 +28,47 @@ export function extensionIdOf(publicKeyBase64: string): string {
   return [...hex].map((c) => String.fromCharCode(97 + parseInt(c, 16))).join('');
 }
 
-/** Whether this home has made its extension key (it has been paired, or GET /api/browser was read). */
-export const hasExtensionKey = async (home: Home): Promise<boolean> => typeof (await home.readJson<{ key?: unknown }>(KEY_FILE, {})).key === 'string';
+/** The manifest key this home made before, if it did (it has been paired, or GET /api/browser was read). */
+export async function storedExtensionKey(home: Home): Promise<string | undefined> {
+  const stored = await home.readJson<{ key?: unknown }>(KEY_FILE, {});
+  return typeof stored.key === 'string' && stored.key ? stored.key : undefined;
+}
 
 /** The manifest key of this home: generated once, kept (a public key; the private half is never needed). */
 export async function extensionKey(home: Home): Promise<string> {
-  const stored = await home.readJson<{ key?: unknown }>(KEY_FILE, {});
-  if (typeof stored.key === 'string' && stored.key) return stored.key;
+  const stored = await storedExtensionKey(home);
+  if (stored) return stored;
   const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const key = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-  await fs.mkdir(home.path('browser'), { recursive: true });
   await home.writeJson(KEY_FILE, { key, createdAt: new Date().toISOString() });
   return key;
 }
 
 /** Copies the extension's files into `target` and writes its manifest with the pinned key. */
-export async function installExtension(source: string, target: string, key: string): Promise<void> {
-  await fs.mkdir(target, { recursive: true });
+export async function installExtension(home: Home, source: string, target: string, key: string): Promise<void> {
   for (const entry of await fs.readdir(source, { withFileTypes: true })) {
     if (!entry.isFile() || entry.name === PAIRING_FILE) continue;
     const from = path.join(source, entry.name);
     if (entry.name === 'manifest.json') {
       const manifest = JSON.parse(await fs.readFile(from, 'utf8')) as Record<string, unknown>;
-      await writeIfChanged(path.join(target, 'manifest.json'), JSON.stringify({ ...manifest, key }, null, 2) + '\n');
+      await writeIfChanged(home, path.join(target, 'manifest.json'), JSON.stringify({ ...manifest, key }, null, 2) + '\n');
     } else {
-      await writeIfChanged(path.join(target, entry.name), await fs.readFile(from));
+      await writeIfChanged(home, path.join(target, entry.name), await fs.readFile(from));
     }
   }
 }
 
 /** pairing.json: what the extension connects with. Owner-only: it holds the token. */
-export async function writePairing(target: string, pairing: { port: number; token: string }): Promise<void> {
-  await writeIfChanged(path.join(target, PAIRING_FILE), JSON.stringify({ url: `ws://127.0.0.1:${pairing.port}/browser`, token: pairing.token }) + '\n', 0o600);
+export async function writePairing(home: Home, target: string, pairing: { port: number; token: string }): Promise<void> {
+  await writeIfChanged(home, path.join(target, PAIRING_FILE), JSON.stringify({ url: `ws://127.0.0.1:${pairing.port}/browser`, token: pairing.token }) + '\n', 0o600);
 }
 
 export const mintToken = () => randomBytes(24).toString('base64url');
 
 /** A file Chrome watches is only rewritten when its bytes change (an unchanged extension is not reloaded). */
-async function writeIfChanged(file: string, data: string | Buffer, mode = 0o644): Promise<void> {
+async function writeIfChanged(home: Home, file: string, data: string | Buffer, mode = 0o644): Promise<void> {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   const current = await fs.readFile(file).catch(() => undefined);
   if (current && current.equals(bytes)) return;
-  const temp = `${file}.${process.pid}.tmp`;
-  await fs.writeFile(temp, bytes, { mode });
-  await fs.rename(temp, file);
+  await home.writeAtomic(file, bytes, mode);
 }

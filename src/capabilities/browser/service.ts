@@ -9,7 +9,7 @@ import type { Emit } from '../../kernel/bus.js';
 import type { Home } from '../../kernel/home.js';
 import type { SecretStore } from '../secrets/types.js';
 import { Bridge, CLOSE_ENGINE, CLOSE_ROTATED } from './bridge.js';
-import { extensionIdOf, extensionKey, extensionSource, hasExtensionKey, installExtension, mintToken, writePairing } from './pairing.js';
+import { extensionIdOf, extensionKey, extensionSource, installExtension, mintToken, storedExtensionKey, writePairing } from './pairing.js';
 import type { ActionResult, BrowserStatus } from './types.js';
 
 export const TOKEN_SECRET = 'browser.pairing-token';
@@ -51,13 +51,13 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
    * for a home that has paired before (the port may have changed, the extension been updated), else
    * on the first read of GET /api/browser: an engine nobody pairs never generates the key.
    */
-  function install(): Promise<void> {
+  function install(known?: string): Promise<void> {
     return (installed ??= (async () => {
-      const key = await extensionKey(deps.home);
+      const key = known ?? (await extensionKey(deps.home));
       extensionId = extensionIdOf(key);
-      await installExtension(deps.source ?? extensionSource(), folder, key);
+      await installExtension(deps.home, deps.source ?? extensionSource(), folder, key);
       token ??= await deps.secrets.get(TOKEN_SECRET);
-      if (token) await writePairing(folder, { port, token });
+      if (token) await writePairing(deps.home, folder, { port, token });
     })().catch((err: unknown) => {
       installed = undefined; // the next read tries again
       throw err;
@@ -74,7 +74,7 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
     if (!token) {
       token = mintToken();
       await deps.secrets.set(TOKEN_SECRET, token);
-      if (port) await writePairing(folder, { port, token });
+      if (port) await writePairing(deps.home, folder, { port, token });
     }
     return token;
   }
@@ -95,14 +95,15 @@ export function createBrowserService(deps: BrowserServiceDeps): BrowserService {
   return {
     async start(listening) {
       port = listening;
-      if (await hasExtensionKey(deps.home)) await install();
+      const key = await storedExtensionKey(deps.home);
+      if (key) await install(key);
     },
     status,
     async rotate() {
       await install();
       token = mintToken();
       await deps.secrets.set(TOKEN_SECRET, token);
-      await writePairing(folder, { port, token });
+      await writePairing(deps.home, folder, { port, token });
       // The extension re-reads pairing.json when it is dropped and comes back with the new token.
       bridge.disconnect(CLOSE_ROTATED, 'the pairing token was rotated');
       return status();
