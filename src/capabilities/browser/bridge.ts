@@ -9,7 +9,7 @@ import { EngineError } from '../../kernel/errors.js';
 import type { ActionResult, BridgeResponse, ExtensionMessage } from './types.js';
 
 /** Close codes the extension understands (extension/browser/background.js). */
-export const CLOSE_REPLACED = 4001;
+const CLOSE_REPLACED = 4001;
 export const CLOSE_ROTATED = 4002;
 export const CLOSE_ENGINE = 4003;
 

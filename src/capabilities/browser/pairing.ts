@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Home } from '../../kernel/home.js';
 import { packageRoot } from '../../kernel/version.js';
 
-export const PAIRING_FILE = 'pairing.json';
+const PAIRING_FILE = 'pairing.json';
 const KEY_FILE = path.join('browser', 'extension-key.json');
 
 /**

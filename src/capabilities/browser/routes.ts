@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { bool, obj, route, str } from '../../http/schemas.js';
+import { bool, noBody, obj, route, str } from '../../http/schemas.js';
 import type { BrowserService } from './service.js';
 
 const tag = 'browser';
@@ -21,7 +21,7 @@ export function browserRoutes(app: FastifyInstance, browser: BrowserService): vo
   app.get('/api/browser', { schema: route(tag, 'connection status, the pairing token (minted on first read) and the folder to load as an unpacked extension', { response: { 200: statusSchema } }) }, () =>
     browser.status(),
   );
-  app.post('/api/browser/token/rotate', { schema: route(tag, 'a new pairing token; the live extension is dropped and reconnects with it', { body: obj({}), response: { 200: statusSchema } }) }, () =>
+  app.post('/api/browser/token/rotate', { schema: route(tag, 'a new pairing token; the live extension is dropped and reconnects with it', { body: noBody, response: { 200: statusSchema } }) }, () =>
     browser.rotate(),
   );
 }

@@ -10,7 +10,7 @@ import { createECDH } from 'node:crypto';
 import { lazyRequire } from '../../kernel/lazy-require.js';
 import type { SecretStore } from '../secrets/types.js';
 
-export const VAPID_SECRET = 'push:vapid-private-key';
+const VAPID_SECRET = 'push:vapid-private-key';
 
 export interface VapidKeys {
   publicKey: string;

@@ -173,7 +173,7 @@ export async function createPushService(deps: PushDeps) {
       for (const g of gone) removed(g.deviceId, 'unsubscribed');
       return { ok: true, removed: gone.length };
     },
-    /** Device ids with a subscription (for the relay's device list and tests). */
+    /** Device ids with a subscription (what the tests check a change against). */
     devices: () => store.list().map((s) => s.deviceId),
     close() {
       unsubscribeBus();

@@ -8,7 +8,7 @@ import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { StoredSubscription } from './types.js';
 
-export const PUSH_FILE = 'push.json';
+const PUSH_FILE = 'push.json';
 
 interface PushFile {
   publicKey?: string;

@@ -17,7 +17,7 @@ import { loadRelayStore, type StoredDevice } from './store.js';
 import { RELAY_DEVICE_PAIRED, RELAY_DEVICE_UNPAIRED, type Approval, type RelayDevice, type RelayStatus } from './types.js';
 
 /** The header the dispatch marks a relayed request with: a per-process secret and the device id. */
-export const RELAY_DEVICE_HEADER = 'x-engine-relay-device';
+const RELAY_DEVICE_HEADER = 'x-engine-relay-device';
 
 export interface InjectRequest {
   method: string;

@@ -7,7 +7,7 @@
 import type { Home } from '../../kernel/home.js';
 import { exportPublic, generateKeyPair, randomId, toB64u } from './protocol.js';
 
-export const RELAY_FILE = 'relay.json';
+const RELAY_FILE = 'relay.json';
 
 export interface StoredDevice {
   id: string;
