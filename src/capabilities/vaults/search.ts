@@ -214,17 +214,20 @@ export class SearchIndex {
   }
 
   /**
-   * The terms in order, the new ones put in place first: each by binary insertion when they are
-   * few (an edit's new words), all by one sort when they are many (the first load).
+   * The terms in order, the new ones put in place first: sorted among themselves and merged in one
+   * pass, so an import of many new words costs the vault's terms once, not once per word.
    */
   private sorted(): string[] {
-    if (this.unsorted.length > this.sortedTerms.length / 8) {
-      this.sortedTerms = [...this.sortedTerms, ...this.unsorted].sort();
-    } else {
-      for (const t of this.unsorted) this.sortedTerms.splice(lowerBound(this.sortedTerms, t), 0, t);
-    }
+    if (!this.unsorted.length) return this.sortedTerms;
+    const old = this.sortedTerms;
+    const add = this.unsorted.sort();
+    const merged: string[] = new Array(old.length + add.length);
+    let i = 0;
+    let j = 0;
+    for (let k = 0; k < merged.length; k++) merged[k] = j >= add.length || (i < old.length && old[i] <= add[j]) ? old[i++] : add[j++];
+    this.sortedTerms = merged;
     this.unsorted = [];
-    return this.sortedTerms;
+    return merged;
   }
 
   private newTerm(t: string): number {
