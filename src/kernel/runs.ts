@@ -220,7 +220,9 @@ export class RunLedger {
     // A kill mid-write may have torn the last line; cut it so appends start on a fresh line.
     await repairTail(this.indexFile);
     const lines = await readJsonl<RunRecord>(this.indexFile);
-    for (const record of lines) if (record?.runId) this.records.set(record.runId, record);
+    // A line without a start time (hand-edited, foreign) is read as having started at 0: the
+    // start-time order the lists and reports cut by binary search must never compare NaN.
+    for (const record of lines) if (record?.runId) this.records.set(record.runId, Number.isFinite(record.startedAt) ? record : { ...record, startedAt: 0 });
     // Ids follow the clock, so the index is nearly sorted already (a stable sort of a sorted run is linear).
     for (const r of [...this.records.values()].sort((a, b) => a.startedAt - b.startedAt)) this.byStartTime.push(r);
     const orphans = this.byStartTime.filter((r) => r.status === 'running');
