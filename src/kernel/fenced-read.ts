@@ -19,9 +19,10 @@
  * Answers are values, not exceptions (a walk meets refusals as data): `{ok: true, ...}` or
  * `{ok: false, status, reason}`; `orThrow()` turns a refusal into the EngineError a route or tool throws.
  */
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, readlinkSync, realpathSync, statSync, lstatSync } from 'node:fs';
-import fs, { type FileHandle } from 'node:fs/promises';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, open, openSync, read, readFileSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import fs from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { EngineError } from './errors.js';
 import { homeSentence, isInside, outsideSentence, type Fence, type Root } from './fence.js';
 import { hiddenReason, type HiddenArea } from './hidden.js';
@@ -85,14 +86,34 @@ interface Located {
   ok: true;
   virtual: string;
   lexical: string;
-  real: string;
   root: Root;
+  real: string;
+  /** The entry's own lstat when its name is no link (a stat needs nothing more). */
+  st?: Stats;
 }
 
 /** The refusal as the EngineError a route or tool throws, or the value. */
 export function orThrow<T extends { ok: true }>(answer: T | Refusal): T {
   if (!answer.ok) throw new EngineError(answer.status, answer.reason);
   return answer;
+}
+
+const openFd = promisify(open);
+const readAt = promisify(read);
+
+/** The bytes of an open file whose size fstat just gave, as readFile reads a regular file, without its second fstat. */
+async function readAll(fd: number, size: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  for (let n = -1; n !== 0 && got < size; got += n) n = (await readAt(fd, buf, got, size - got, null)).bytesRead;
+  return got < size ? buf.subarray(0, got) : buf;
+}
+
+function readAllSync(fd: number, size: number): Buffer {
+  const buf = Buffer.allocUnsafe(size);
+  let got = 0;
+  for (let n = -1; n !== 0 && got < size; got += n) n = readSync(fd, buf, got, size - got, null);
+  return got < size ? buf.subarray(0, got) : buf;
 }
 
 const refuse = (status: number, reason: string, hidden?: boolean): Refusal => (hidden ? { ok: false, status, reason, hidden } : { ok: false, status, reason });
@@ -108,6 +129,8 @@ export interface FencedReaderDeps {
 export class FencedReader {
   /** Paths already logged as refused (with why), so a planted link costs one line, not one per walk or read. */
   private readonly logged = new Set<string>();
+  /** Folders' real locations, for a moment (`remember`). */
+  private readonly folders = new Map<string, { real: string; until: number }>();
 
   constructor(
     private readonly fence: Fence,
@@ -119,24 +142,28 @@ export class FencedReader {
     return this.deps.hidden ? this.deps.hidden() : [];
   }
 
-  /** The file at a virtual path (or an absolute path inside a root), judged and read through a proven descriptor. */
-  async read(p: string, opts: FencedReadOptions = {}): Promise<Fenced<FencedFile>> {
-    const at = await this.where(p, opts);
+  /**
+   * The file at a virtual path (or an absolute path inside a root), judged and read through a proven
+   * descriptor. Given the entry a `stat` answered, it reads that judged location (proven again).
+   */
+  async read(p: string | FencedEntry, opts: FencedReadOptions = {}): Promise<Fenced<FencedFile>> {
+    const at = typeof p === 'string' ? await this.where(p, opts) : p;
     if (!at.ok) return at;
-    let handle: FileHandle;
+    let fd: number;
     try {
-      handle = await fs.open(at.real, READ_FLAGS);
+      fd = await openFd(at.real, READ_FLAGS);
     } catch (err) {
       return this.openFailed(err, at.virtual);
     }
+    // A raw descriptor: its fstat, the kernel's readlink and its close are answered from memory, no thread-pool round trip.
     try {
-      const st = await handle.stat();
-      const where = pinning.proc ? readlinkSync(`/proc/self/fd/${handle.fd}`) : await provenElsewhere(st, at.real);
+      const st = fstatSync(fd);
+      const where = pinning.proc ? readlinkSync(`/proc/self/fd/${fd}`) : await provenElsewhere(st, at.real);
       if (where !== at.real) return this.moved(at.virtual, where);
       const entry = this.entryOf(at, st, opts);
-      return entry.ok ? { ...entry, bytes: await handle.readFile() } : entry;
+      return entry.ok ? { ...entry, bytes: await readAll(fd, st.size) } : entry;
     } finally {
-      await handle.close().catch(() => undefined);
+      closeSync(fd);
     }
   }
 
@@ -152,12 +179,12 @@ export class FencedReader {
   /** Size and time of the file `read` would read, judged the same way; nothing is opened. */
   async stat(p: string, opts: FencedReadOptions = {}): Promise<Fenced<FencedEntry>> {
     const at = await this.where(p, opts);
-    return at.ok ? this.entryOf(at, await fs.lstat(at.real).catch(() => undefined), opts) : at;
+    return at.ok ? this.entryOf(at, at.st ?? (await fs.lstat(at.real).catch(() => undefined)), opts) : at;
   }
 
   /** `read` for callers that work in synchronous slices (vault and board indexes); a model's read brings its `areas`. */
-  readSync(p: string, opts: SyncOptions): Fenced<FencedFile> {
-    const at = this.whereSync(p, opts);
+  readSync(p: string | FencedEntry, opts: SyncOptions): Fenced<FencedFile> {
+    const at = typeof p === 'string' ? this.whereSync(p, opts) : p;
     if (!at.ok) return at;
     let fd: number;
     try {
@@ -170,7 +197,7 @@ export class FencedReader {
       const where = pinning.proc ? readlinkSync(`/proc/self/fd/${fd}`) : sameFile(st, at.real) ? at.real : undefined;
       if (where !== at.real) return this.moved(at.virtual, where);
       const entry = this.entryOf(at, st, opts);
-      return entry.ok ? { ...entry, bytes: readFileSync(fd) } : entry;
+      return entry.ok ? { ...entry, bytes: readAllSync(fd, st.size) } : entry;
     } finally {
       closeSync(fd);
     }
@@ -179,7 +206,7 @@ export class FencedReader {
   /** `stat` for synchronous callers. */
   statSync(p: string, opts: SyncOptions): Fenced<FencedEntry> {
     const at = this.whereSync(p, opts);
-    return at.ok ? this.entryOf(at, lstatSync(at.real, { throwIfNoEntry: false }), opts) : at;
+    return at.ok ? this.entryOf(at, at.st ?? lstatSync(at.real, { throwIfNoEntry: false }), opts) : at;
   }
 
   /**
@@ -258,36 +285,72 @@ export class FencedReader {
     const loc = this.locate(p, allowRoot);
     if (!loc.ok) return loc;
     let real: string;
+    let st: Stats | undefined;
     try {
-      real = await fs.realpath(loc.lexical);
+      const dir = path.dirname(loc.lexical);
+      const parent = this.recalled(dir) ?? this.remember(dir, await fs.realpath(dir));
+      real = parent === dir ? loc.lexical : path.join(parent, path.basename(loc.lexical));
+      st = await fs.lstat(real);
+      if (st.isSymbolicLink()) [real, st] = [await fs.realpath(real), undefined]; // followed to the end, then judged
     } catch (err) {
       return this.unresolved(err, loc.virtual);
     }
     const areas = opts.for === 'person' ? [] : (opts.areas ?? (await this.safeAreas()));
-    return this.judge(loc, real, opts, areas) ?? { ...loc, real };
+    return this.judge(loc, real, opts, areas) ?? { ok: true, virtual: loc.virtual, lexical: loc.lexical, root: loc.root, real, st };
   }
 
   private whereSync(p: string, opts: SyncOptions): Fenced<Located> {
     const loc = this.locate(p, false);
     if (!loc.ok) return loc;
     let real: string;
+    let st: Stats | undefined;
     try {
-      real = realpathSync.native(loc.lexical);
+      const dir = path.dirname(loc.lexical);
+      const parent = this.recalled(dir) ?? this.remember(dir, realpathSync.native(dir));
+      real = parent === dir ? loc.lexical : path.join(parent, path.basename(loc.lexical));
+      st = lstatSync(real);
+      if (st.isSymbolicLink()) [real, st] = [realpathSync.native(real), undefined];
     } catch (err) {
       return this.unresolved(err, loc.virtual);
     }
-    return this.judge(loc, real, opts, opts.for === 'person' ? [] : opts.areas) ?? { ...loc, real };
+    return this.judge(loc, real, opts, opts.for === 'person' ? [] : opts.areas) ?? { ok: true, virtual: loc.virtual, lexical: loc.lexical, root: loc.root, real, st };
+  }
+
+  /**
+   * A folder's real location, remembered a moment (LIMITS.fencedFolderMs): the files of one folder
+   * are read together, and resolving the folder once instead of per file keeps a read at the price
+   * of a plain one. Safe: a read opens what was judged without following and proves it is there, so
+   * a folder swapped since is refused, never followed; only a `stat` could answer another file's size
+   * and time in that moment, never its bytes.
+   */
+  private recalled(dir: string): string | undefined {
+    const kept = this.folders.get(dir);
+    return kept && kept.until > Date.now() ? kept.real : undefined;
+  }
+
+  private remember(dir: string, real: string): string {
+    if (this.folders.size >= LIMITS.fencedFoldersRemembered) this.folders.clear();
+    this.folders.set(dir, { real, until: Date.now() + LIMITS.fencedFolderMs });
+    return real;
   }
 
   /** The virtual path, the lexical location (the root's real path plus the path inside it) and the root. */
   private locate(p: string, allowRoot: boolean): Fenced<{ ok: true; virtual: string; lexical: string; root: Root }> {
     if (path.isAbsolute(p)) {
       // An absolute path comes from the engine itself (a walk, an index): no text to check, only where it lies.
-      const lexical = path.resolve(p);
-      const root = this.fence.rootOf(lexical);
-      const virtual = root && this.fence.toVirtual(lexical);
-      if (!root || virtual === undefined) return refuse(403, `${lexical} is not inside the workspace or a mount; refused, nothing was read`);
-      if (lexical === root.path && !allowRoot) return refuse(400, `"${virtual}" is a root; name a file inside it`);
+      // Normalized only when it needs to be: these are hot loops (a board's 5 000 items, a vault's notes).
+      const lexical = p.includes('/.') || p.includes('//') || path.sep !== '/' ? path.normalize(p) : p;
+      const roots = this.fence.roots();
+      let root: Root | undefined;
+      for (const r of roots) if (isInside(lexical, r.path) && (!root || r.path.length > root.path.length)) root = r;
+      if (!root) return refuse(403, `${lexical} is not inside the workspace or a mount; refused, nothing was read`);
+      let rel = lexical === root.path ? '' : lexical.slice(root.path.length + (root.path.endsWith(path.sep) ? 0 : 1));
+      if (path.sep !== '/') rel = rel.split(path.sep).join('/');
+      // A workspace entry hidden by a mount of the same name has no virtual path of its own.
+      const first = rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : rel;
+      if (root.kind === 'workspace' && first && roots.length > 1 && roots.some((r) => r.kind === 'mount' && r.name === first)) return refuse(403, `${lexical} is hidden by the mount "${first}"; refused, nothing was read`);
+      if (!rel && !allowRoot) return refuse(400, `"${root.name}" is a root; name a file inside it`);
+      const virtual = root.kind === 'workspace' ? rel : rel ? `${root.name}/${rel}` : root.name;
       return { ok: true, virtual, lexical, root };
     }
     try {
@@ -300,12 +363,13 @@ export class FencedReader {
   }
 
   /** The refusal for real location `real` of `loc`, or undefined when it passes. */
-  private judge(loc: { virtual: string; lexical: string }, real: string, opts: FencedReadOptions, areas: readonly HiddenArea[] | typeof FAILED): Refusal | undefined {
+  private judge(loc: { virtual: string; lexical: string; root: Root }, real: string, opts: FencedReadOptions, areas: readonly HiddenArea[] | typeof FAILED): Refusal | undefined {
     const { virtual, lexical } = loc;
     let why: string | undefined;
     let status = 403;
     let hidden = false;
-    if (!this.fence.roots().some((r) => isInside(real, r.path))) why = outsideSentence(virtual);
+    // Most paths lead where they are named: inside their own root, no need to ask the others.
+    if (!isInside(real, loc.root.path) && !this.fence.roots().some((r) => isInside(real, r.path))) why = outsideSentence(virtual);
     else if (this.fence.isProtected(real) || this.fence.isProtected(lexical)) why = homeSentence(virtual);
     else if (opts.links === false && real !== lexical) {
       why = `"${virtual}" is a link or leads through one; it is not read here (only the file itself is)`;

@@ -99,7 +99,7 @@ export class VaultIndex {
           reused++;
           continue;
         }
-        const file = this.reader.readSync(abs, NOTE);
+        const file = this.reader.readSync(st, NOTE);
         if (!file.ok) continue;
         this.put({ rel, mtimeMs: file.mtimeMs, size: file.size, ...parseNote(file.bytes.toString('utf8')) });
         parsed++;
@@ -143,7 +143,7 @@ export class VaultIndex {
     }
     const old = this.records.get(rel);
     if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) return;
-    const file = await this.reader.read(abs, NOTE);
+    const file = await this.reader.read(st, NOTE);
     if (!file.ok) return this.drop(rel);
     this.put({ rel, mtimeMs: file.mtimeMs, size: file.size, ...parseNote(file.bytes.toString('utf8')) });
     this.changed();

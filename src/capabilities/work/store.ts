@@ -11,7 +11,7 @@ import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
-import type { FencedReader, SyncOptions } from '../../kernel/fenced-read.js';
+import type { FencedEntry, FencedReader, SyncOptions } from '../../kernel/fenced-read.js';
 import { writeFileAtomic } from '../../kernel/home.js';
 import { parseConfig } from './config.js';
 import { parseItem } from './item-file.js';
@@ -71,12 +71,12 @@ export class BoardStore {
   ) {}
 
   /** The entry at `p` (a file of a board), through the fenced reader: undefined when it is missing or refused. */
-  private statOf(p: string): { mtimeMs: number; size: number } | undefined {
+  private statOf(p: string): FencedEntry | undefined {
     const st = this.reader.statSync(p, BOARD_FILE);
     return st.ok ? st : undefined;
   }
 
-  private textOf(p: string): string | undefined {
+  private textOf(p: string | FencedEntry): string | undefined {
     const file = this.reader.readSync(p, BOARD_FILE);
     return file.ok ? file.bytes.toString('utf8') : undefined;
   }
@@ -226,7 +226,7 @@ export class BoardStore {
       const fst = this.statOf(file);
       if (!fst) continue; // deleted between readdir and stat, or refused (a link leading out)
       seen.add(name);
-      const cached = this.fresh(project, entry, name, m[1], file, fst);
+      const cached = this.fresh(project, entry, name, m[1], fst);
       if (!cached) continue;
       if (cached.changed) changed = true;
       items.set(m[1], cached.item);
@@ -256,7 +256,7 @@ export class BoardStore {
       const name = `${key}.md`;
       const file = path.join(dir, 'items', name);
       const fst = itemKey(entry.config.prefix).test(key) ? this.statOf(file) : undefined;
-      const cached = fst ? this.fresh(project, entry, name, key, file, fst) : undefined;
+      const cached = fst ? this.fresh(project, entry, name, key, fst) : undefined;
       if (!cached) {
         if (entry.files.delete(name)) changed = true;
         entry.items.delete(key);
@@ -270,10 +270,10 @@ export class BoardStore {
   }
 
   /** One item file's parsed item, from the cache when its mtime and size are unchanged; undefined when unreadable. */
-  private fresh(project: string, entry: CacheEntry, name: string, key: string, file: string, fst: { mtimeMs: number; size: number }): { item: WorkItem; changed: boolean } | undefined {
+  private fresh(project: string, entry: CacheEntry, name: string, key: string, fst: FencedEntry): { item: WorkItem; changed: boolean } | undefined {
     const cached = entry.files.get(name);
     if (cached && cached.mtimeMs === fst.mtimeMs && cached.size === fst.size) return { item: cached.item, changed: false };
-    const text = this.textOf(file);
+    const text = this.textOf(fst); // the entry the stat judged, opened and proven
     if (text === undefined) return undefined;
     const item = parseItem(project, key, text);
     entry.files.set(name, { mtimeMs: fst.mtimeMs, size: fst.size, item });
