@@ -114,7 +114,7 @@ try {
     const out = await files.search('reader', { caseSensitive: false, regex: false });
     if (!out.results.length) throw new Error('no search results');
   };
-  const search = await both(ROUNDS * 3, { fenced: () => query(sides.fenced), lexical: () => query(sides.lexical) });
+  const search = await both(ROUNDS * 5, { fenced: () => query(sides.fenced), lexical: () => query(sides.lexical) });
   rows.push(row(`GET /api/search "reader" (${rg ? 'rg' : 'walk'}, then every row proven)`, search));
 
   // 3. The reads alone.
