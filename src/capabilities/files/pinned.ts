@@ -18,13 +18,13 @@ import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { EngineError, conflict, forbidden, notFound } from '../../kernel/errors.js';
-import { pinning, READ_FLAGS, readProvenSync } from '../../kernel/fenced-read.js';
+import { pinning, READ_FLAGS } from '../../kernel/fenced-read.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, COPYFILE_EXCL } = constants;
 /** Opening a folder, never through a last symlink. */
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
-// Whether the kernel pins (Linux) and how a file is opened to read are the fenced reader's (src/kernel/fenced-read.ts).
-export { pinning, READ_FLAGS, readProvenSync };
+// Whether the kernel pins (Linux) and how a file is opened to read are the fenced reader's (src/kernel/fenced-read.ts),
+// which also does every read: what is here creates, renames, copies and removes.
 
 /** What decides whether a location may be acted on (the fence). */
 export interface Allows {
@@ -258,9 +258,6 @@ export function createPins(fence: Allows) {
     }
   }
 
-  /** Opens the file at canonical `file` to read, proving it is that file (any type: the caller checks fstat). */
-  const openRead = (file: string, shown: string) => openAt(file, READ_FLAGS, file, shown, { prove: true });
-
   /** Off Linux: the folder must still be where it was proven right before a change through it. */
   async function still(d: PinnedDir, shown: string): Promise<void> {
     if (pinning.proc) return;
@@ -409,7 +406,7 @@ export function createPins(fence: Allows) {
     }
   }
 
-  return { dir, quickDir, child, ensureDir, openRead, still, writeAtomic, removeTree, copyTree };
+  return { dir, quickDir, child, ensureDir, still, writeAtomic, removeTree, copyTree };
 }
 
 export type Pins = ReturnType<typeof createPins>;
