@@ -41,7 +41,7 @@ const ALLOWED: Record<string, string> = {
   'src/capabilities/dashboards/store.ts': HOME,
   'src/capabilities/db/history.ts': HOME,
   'src/capabilities/db/store-file.ts': HOME,
-  'src/capabilities/history/adapters.ts': HOME,
+  'src/capabilities/history/adapters.ts': `${HOME} (its workspace path for skills is a default the skills capability replaces with its own adapter at start)`,
   'src/capabilities/history/service.ts': HOME,
   'src/capabilities/home/service.ts': `${HOME} (moving the home)`,
   'src/capabilities/memory/service.ts': HOME,
