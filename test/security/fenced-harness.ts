@@ -32,8 +32,11 @@ export interface FencedHarness {
   plant(sessionId: string, script: string): Promise<EngineEvent>;
   /** Turns on the semantic index and waits for its first build. */
   index(): Promise<void>;
-  /** Waits for the index job that follows event `seq` (a watcher batch) to end. */
-  indexed(seq: number): Promise<EngineEvent>;
+  /**
+   * Waits for the index job that follows event `seq` to end; with `witness`, for the one by which that
+   * file was embedded (a file the same command wrote after its links: their watcher batch is done too).
+   */
+  indexed(seq: number, witness?: string): Promise<EngineEvent>;
   /** Everything any model request and the embeddings endpoint were sent, as one text. */
   sent(): string;
   /** The `search_code` results the model was shown (tool results of search_code calls). */
@@ -42,6 +45,11 @@ export interface FencedHarness {
   embeddedPaths(): Set<string>;
   /** Asserts that no secret (and no extra text given) is in what models and the embeddings endpoint saw. */
   assertNothingLeaked(extra?: string[]): void;
+  /**
+   * The editor helpers on each path (apply from the disk and with the editor's own buffer, complete,
+   * inline edit): each refused with one sentence matching `reason`, and no model is asked.
+   */
+  editorRefused(paths: string[], reason: RegExp): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -114,13 +122,39 @@ export async function startFencedHarness(): Promise<FencedHarness> {
       assert.equal(put.status, 200, JSON.stringify(put.body));
       await h.indexed(seq);
     },
-    indexed: (seq) => events.waitFor((e) => (e.kind === 'index.completed' || e.kind === 'index.failed') && e.seq > seq, 120_000),
+    indexed: (seq, witness) => events.waitFor((e) => e.seq > seq && (e.kind === 'index.failed' || (e.kind === 'index.completed' && (!witness || h.embeddedPaths().has(witness)))), 120_000),
     sent: () => JSON.stringify(model.requests.map((r) => r.body)) + '\n' + embeddings.inputs.join('\n'),
     searchResults: () => toolResults('search_code'),
     embeddedPaths: () => new Set(embeddings.inputs.map((i) => i.split(/[\s\n]/)[0])),
     assertNothingLeaked(extra = []) {
       const sent = h.sent();
       for (const [what, text] of [...Object.entries(secrets), ...extra.map((x) => [x, x])]) assert.equal(sent.includes(text), false, `${what} reached a model or the embeddings endpoint`);
+    },
+    async editorRefused(paths, reason) {
+      assert.equal((await t.api('PUT', '/api/settings', { completions: { enabled: true, provider: null } })).status, 200);
+      const before = model.requests.length;
+      const sentence = (text: unknown, what: string) => {
+        assert.match(String(text), reason, what);
+        assert.doesNotMatch(String(text), /\n|[.!?] [A-Z]/, `${what}: one sentence`);
+      };
+      // A buffer the splice cannot place the snippet in: without the refusal, apply would ask the model tier.
+      const snippet = '// ... existing code ...\nexport const added = 1;\n// ... existing code ...\n';
+      for (const p of paths) {
+        for (const base of [undefined, 'const buffer = 1;\n']) {
+          const applied = await t.api('POST', '/api/apply', { path: p, snippet, base });
+          assert.equal(applied.status, 200, JSON.stringify(applied.body));
+          assert.equal(applied.body.merged, null, `apply ${p}: ${JSON.stringify(applied.body)}`);
+          sentence(applied.body.reason, `apply ${p}${base ? ' with the buffer' : ''}`);
+        }
+        const completed = await t.api('POST', '/api/complete', { path: p, prefix: 'const key = ', suffix: '' });
+        assert.equal(completed.status, 200, JSON.stringify(completed.body));
+        assert.equal(completed.body.text, null, `complete ${p}: ${JSON.stringify(completed.body)}`);
+        sentence(completed.body.reason, `complete ${p}`);
+        const inline = await t.api('POST', '/api/inline-edit', { path: p, code: 'const key = 1;', instruction: 'make it shorter' });
+        assert.ok(inline.status >= 400 && inline.status < 500, `inline-edit ${p}: ${inline.status} ${JSON.stringify(inline.body)}`);
+        sentence(inline.body.error, `inline-edit ${p}`);
+      }
+      assert.equal(model.requests.length, before, 'an editor helper asked a model');
     },
     async close() {
       events.close();

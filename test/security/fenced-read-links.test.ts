@@ -3,9 +3,9 @@
  * the sealed secret store, settings.json and /etc/hostname, planted by a sandboxed command (the model's
  * `run_shell`, allowed by a rule) or shipped in a cloned repository (no shell at all), as plain links,
  * a chain (a -> b -> outside), a folder link out of the root, and every spelling of a way into the
- * home: none of them reaches search_code (nor the embeddings endpoint), the atlas brief, apply or the
- * brain, through real chat turns with the scripted model and the real watcher. Each refusal is logged
- * once. (Checked to fail with the fenced reader bypassed: docs/security.md, "The fenced reader".)
+ * home: none of them reaches search_code (nor the embeddings endpoint), the atlas brief, the editor
+ * helpers (apply, complete, inline edit: refused before any model is asked) or the brain, through
+ * real chat turns with the scripted model and the real watcher. Each refusal is logged once. (Checked to fail with the fenced reader bypassed: docs/security.md, "The fenced reader".)
  */
 // needs: better-sqlite3 (the semantic index lives in SQLite with sqlite-vec)
 import assert from 'node:assert/strict';
@@ -77,17 +77,8 @@ async function readInBrain(): Promise<string[]> {
   return brain.body.edges.filter((e: any) => e.type === 'read').map((e: any) => String(e.to).replace(/^file:/, ''));
 }
 
-/** apply on each path: refused with a sentence, and no model is asked. */
-async function applyRefused(paths: string[]): Promise<void> {
-  const before = h.model.requests.length;
-  for (const p of paths) {
-    const res = await h.t.api('POST', '/api/apply', { path: p, snippet: '// ... existing code ...\nexport const added = 1;\n// ... existing code ...\n' });
-    assert.equal(res.status, 200);
-    assert.equal(res.body.merged, null, `${p}: ${JSON.stringify(res.body)}`);
-    assert.match(res.body.reason, /outside the workspace and mounts|inside the engine home|does not exist/, p);
-  }
-  assert.equal(h.model.requests.length, before, 'apply asked no model');
-}
+/** Why the editor helpers refuse a link out: it leads outside, or into the home. */
+const OUT = /outside the workspace and mounts|inside the engine home/;
 
 test('links planted by a sandboxed command and shipped in a cloned repository reach nothing a model or the embeddings endpoint sees', async () => {
   // The model plants the links with an allowed command, in the sandbox.
@@ -122,6 +113,7 @@ test('links planted by a sandboxed command and shipped in a cloned repository re
   for (const b of briefs) assert.equal(b.status, 200, JSON.stringify(b.body));
   const briefed = JSON.stringify(briefs.map((b) => b.body.document));
   for (const link of attacks) assert.equal(briefed.includes(`"${link}"`), false, `${link} is in an atlas brief`);
+  for (const [what, text] of Object.entries(h.secrets)) assert.equal(briefed.includes(text), false, `${what} is in an atlas brief`);
 
   await h.turn(
     'attack',
@@ -144,7 +136,7 @@ test('links planted by a sandboxed command and shipped in a cloned repository re
   const shown = h.searchResults().join('\n');
   assert.match(shown, /app\/upload\.ts/, 'search_code answers with the ordinary file');
   for (const link of attacks) assert.doesNotMatch(shown, new RegExp(`^${link.replace(/\./g, '\\.')}:`, 'm'), `${link} is a search_code result`);
-  await applyRefused([...attacks, 'planted/out/secrets.key', 'repo/home/secrets.key']);
+  await h.editorRefused([...attacks, 'planted/out/secrets.key', 'repo/home/secrets.key'], OUT);
   const read = await readInBrain();
   for (const link of attacks) assert.equal(read.includes(link), false, `the brain says a run read ${link}`);
   h.assertNothingLeaked();
@@ -157,12 +149,12 @@ test('links planted by a sandboxed command and shipped in a cloned repository re
 
 test('a link made after the index was built (the watcher path) is not indexed', async () => {
   const seq = h.lastSeq();
-  await h.plant('late', `ln -s ../secrets.key late-key.md\nln -s '${h.home}/secrets.enc.json' late-enc.md\nln -s /etc/hostname late-host.md`);
-  const job = await h.indexed(seq);
+  await h.plant('late', `ln -s ../secrets.key late-key.md\nln -s '${h.home}/secrets.enc.json' late-enc.md\nln -s /etc/hostname late-host.md\nln -s late-key.md late-chain.md\necho 'export const lateWitness = 1;' > late-ok.ts`);
+  const job = await h.indexed(seq, 'late-ok.ts');
   assert.equal(job.kind, 'index.completed', String(job.error));
-  for (const link of ['late-key.md', 'late-enc.md', 'late-host.md']) assert.equal(h.embeddedPaths().has(link), false, `${link} was embedded`);
+  for (const link of ['late-key.md', 'late-enc.md', 'late-host.md', 'late-chain.md']) assert.equal(h.embeddedPaths().has(link), false, `${link} was embedded`);
   await h.turn('late-search', [{ toolCalls: [{ name: 'search_code', args: { query: 'late key' } }, { name: 'read_file', args: { path: 'late-key.md' } }] }, { text: 'nothing' }]);
-  await applyRefused(['late-key.md', 'late-enc.md', 'late-host.md']);
+  await h.editorRefused(['late-key.md', 'late-enc.md', 'late-host.md', 'late-chain.md'], OUT);
   assert.equal((await readInBrain()).includes('late-key.md'), false);
   h.assertNothingLeaked();
   // A link inside the fence is content: it reads what it leads to.
