@@ -56,10 +56,19 @@ export class Redactor {
   /** Every spelling of every value (secretForms), longest first. */
   private forms: string[] = [];
 
-  /** Replaces the known values (the secret store's current values). */
+  /** Values masked whatever the secret store holds (the pool's database URL and its password). */
+  private readonly pinned = new Set<string>();
+
+  /** Replaces the known values (the secret store's current values; pinned ones stay). */
   setValues(values: Iterable<string>): void {
-    this.values = new Set([...values].filter((v) => typeof v === 'string' && v.length >= MIN_LENGTH));
+    this.values = new Set([...values, ...this.pinned].filter((v) => typeof v === 'string' && v.length >= MIN_LENGTH));
     this.compile();
+  }
+
+  /** Masks `value` for the life of the engine, whatever the secret store later holds. */
+  pin(value: string): void {
+    this.pinned.add(value);
+    this.add(value);
   }
 
   /** Adds one value at once (a secret being stored), before anything can echo it. */

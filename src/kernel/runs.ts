@@ -159,6 +159,8 @@ export class RunLedger {
   readonly store: RunStore;
   /** The pool engine this ledger's runs execute on (`run.started` names it); none when embedded. */
   worker: string | undefined;
+  /** A pool's reach to runs this engine does not execute (src/pool): stop one queued or running elsewhere. */
+  elsewhere: { stop(runId: string): Promise<boolean> } | undefined;
 
   constructor(
     private readonly home: Home,
@@ -213,6 +215,16 @@ export class RunLedger {
     if (!live) return;
     if (event.kind === 'token.usage') live.addUsage(event as Partial<Usage>, { model: event.model as string | undefined, provider: event.provider as string | undefined });
     if (!UNLOGGED_KINDS.has(event.kind)) live.log.appendJson(json);
+  }
+
+  /** Starts the id counter at a random point: engines of a pool make ids side by side, in the same milliseconds. */
+  distinctIds(): void {
+    this.counter = Math.floor(Math.random() * 2 ** 40);
+  }
+
+  /** Stops a run executed by another engine of a pool; false when no such run is in flight anywhere. */
+  async stopElsewhere(runId: string): Promise<boolean> {
+    return (await this.elsewhere?.stop(runId)) ?? false;
   }
 
   nextId(): string {
