@@ -80,16 +80,21 @@ export class PgRunStore implements RunStore {
     this.pending = [];
     this.writing = this.writing.then(async () => {
       try {
-        await this.db.query(
-          `WITH ins AS (INSERT INTO ${SCHEMA}.run_events (run_id, line) SELECT * FROM unnest($1::text[], $2::text[]) RETURNING id, line)
-           SELECT count(pg_notify($3, $4 || ' ' || CASE WHEN octet_length(line) <= $5 THEN line ELSE '#' || id END)) FROM (SELECT * FROM ins ORDER BY id) AS x`,
-          [batch.map((b) => b[0]), batch.map((b) => b[1]), CHANNELS.events, this.boot, LIMITS.poolNotifyBytes],
-        );
+        await this.insert((sql, params) => this.db.query(sql, params), batch);
       } catch (err) {
         this.log(`pool: ${batch.length} event lines were not written: ${(err as Error).message}`);
       }
     });
     return this.writing;
+  }
+
+  /** Inserts lines (`[runId, json]`) in order through `query` (a transaction's, or the pool's), each NOTIFYed. */
+  async insert(query: (sql: string, params: unknown[]) => Promise<unknown>, batch: Array<[string, string]>): Promise<void> {
+    await query(
+      `WITH ins AS (INSERT INTO ${SCHEMA}.run_events (run_id, line) SELECT * FROM unnest($1::text[], $2::text[]) RETURNING id, line)
+       SELECT count(pg_notify($3, $4 || ' ' || CASE WHEN octet_length(line) <= $5 THEN line ELSE '#' || id END)) FROM (SELECT * FROM ins ORDER BY id) AS x`,
+      [batch.map((b) => b[0]), batch.map((b) => b[1]), CHANNELS.events, this.boot, LIMITS.poolNotifyBytes],
+    );
   }
 
   async finished(_record: RunRecord, log: RunLog): Promise<void> {

@@ -12,7 +12,6 @@ import { CHANNELS, type PoolDb } from './db.js';
 import type { RunQueue } from './queue.js';
 import type { PgRunStore } from './run-store.js';
 import { SCHEMA } from './schema.js';
-import { logRunEvent } from './workflow-pool.js';
 
 export function createTakeover(deps: { db: PoolDb; queue: RunQueue; store: PgRunStore; ledger: RunLedger; log: (line: string) => void }) {
   return async function reap(): Promise<void> {
@@ -26,6 +25,14 @@ export function createTakeover(deps: { db: PoolDb; queue: RunQueue; store: PgRun
            RETURNING run_id, job, top_level, record`,
         )
       ).rows;
+      // `run.interrupted` is in the log before the job that hands the run on can be taken (same transaction).
+      const lines: Array<[string, string]> = rows.map((row) => {
+        const who = row.record.worker ? `engine ${row.record.worker}` : 'the engine running it';
+        const reason = row.top_level ? `${who} stopped answering; another engine of the pool takes the run over` : `${who} stopped while this run was in flight`;
+        deps.log(`pool: run ${row.run_id}: ${reason}`);
+        return [row.run_id, JSON.stringify(deps.ledger.bus.emit('run.interrupted', { reason, worker: row.record.worker }, row.run_id))];
+      });
+      if (lines.length) await deps.store.insert((sql, params) => c.query(sql, params), lines);
       for (const row of rows) if (row.top_level) await deps.queue.send({ runId: row.run_id, takeover: true }, randomUUID(), (text, values) => c.query(text, values));
       if (rows.some((r) => r.top_level)) await c.query('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
       return rows;
@@ -33,10 +40,6 @@ export function createTakeover(deps: { db: PoolDb; queue: RunQueue; store: PgRun
     for (const row of orphans) {
       if (row.job) await deps.queue.fail(row.job, `engine ${row.record.worker ?? '?'} stopped while the run was in flight; the run was handed on`);
       deps.ledger.ingest(row.record);
-      const who = row.record.worker ? `engine ${row.record.worker}` : 'the engine running it';
-      const reason = row.top_level ? `${who} stopped answering; another engine of the pool takes the run over` : `${who} stopped while this run was in flight`;
-      deps.log(`pool: run ${row.run_id}: ${reason}`);
-      await logRunEvent(deps.ledger, deps.store, row.run_id, 'run.interrupted', { reason, worker: row.record.worker });
     }
   };
 }
