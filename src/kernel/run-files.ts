@@ -17,8 +17,12 @@ export interface RunLog {
   append(value: unknown): void;
   appendJson(json: string): void;
   flush(): Promise<void>;
-  /** In the store before the caller goes on (a workflow node's completion, kill -9 safe). */
-  flushNow(): Promise<void>;
+  /**
+   * In the store before the caller goes on (a workflow node's completion, kill -9 safe). `before`
+   * says whether what comes next could have side effects; a store whose every write is a round trip
+   * (a pool's database) may then only schedule the write for a pure next step. Files always write.
+   */
+  flushNow(before?: 'effects' | 'pure'): Promise<void>;
   flushSync(): void;
   close(): Promise<void>;
 }

@@ -4,7 +4,8 @@
  * (LIMITS.runLogFlushMs) into one INSERT that also NOTIFYs each line to the other engines, which
  * relay it to their own /events sockets (`PoolEvents`); a line too long for a NOTIFY goes by id.
  * `flushNow` waits for the INSERT, so a workflow node's completion is in the database before any
- * node that depends on it starts (a kill -9 loses no completed node).
+ * node that depends on it and may have side effects starts (a kill -9 loses no completed node that
+ * matters; a pure node whose completion was still in flight reruns, harmlessly).
  */
 import type { EngineEvent } from '../kernel/bus.js';
 import { LIMITS } from '../kernel/limits.js';
@@ -60,14 +61,17 @@ export class PgRunStore implements RunStore {
       append: (value) => this.queue(runId, JSON.stringify(value)),
       appendJson: (json) => this.queue(runId, json),
       flush: () => this.flush(),
-      flushNow: () => this.flush(),
+      // A pure next node (state, condition, wait ...) reruns harmlessly after a crash: it need not wait
+      // for the round trip; a node that may have side effects starts only once everything before it is in.
+      flushNow: (before) => (before === 'pure' ? (this.queue(runId, undefined), Promise.resolve()) : this.flush()),
       flushSync: () => undefined,
       close: () => this.flush(),
     };
   }
 
-  private queue(runId: string, json: string): void {
-    this.pending.push([runId, json]);
+  /** Adds a line (none: only makes sure a flush is scheduled). */
+  private queue(runId: string, json: string | undefined): void {
+    if (json !== undefined) this.pending.push([runId, json]);
     if (!this.timer) this.timer = setTimeout(() => void this.flush(), LIMITS.runLogFlushMs);
   }
 
