@@ -61,6 +61,8 @@ function recordPid(home: string, engine: Omit<ReadyMessage, 'type'>, startedAt: 
  */
 async function runEngine(start: StartSettings = settings({}), alone = false): Promise<void> {
   const { port, gatewayPort, bind, home, secretsBackend, databaseUrl, worker, concurrency } = start;
+  // The pool's URL is a secret: no shell, terminal or server this engine starts inherits it.
+  delete process.env.ENGINE_DATABASE_URL;
   const startedAt = Date.now();
   let stopping = false;
   // Imported here, not at the top: the supervisor process never needs the engine's modules.
