@@ -188,25 +188,22 @@ export class RunLedger {
    * placed by its start time, a known one is updated in place. A run live here is never overwritten.
    */
   ingest(record: RunRecord): void {
-    if (!record?.runId || this.liveRuns.has(record.runId)) return;
-    const known = this.records.get(record.runId);
-    if (!known) return this.remember(record);
-    for (const key of Object.keys(known) as Array<keyof RunRecord>) if (!(key in record)) delete known[key];
-    Object.assign(known, record, { startedAt: known.startedAt });
+    if (record?.runId && !this.liveRuns.has(record.runId)) this.remember(record);
   }
 
-  /** A record in both indexes; a line without a numeric start time is read as having started at 0. */
+  /** A record in both indexes, or a known one updated in place (its start time, the index's order, kept). */
   private remember(input: RunRecord): void {
     // A line without a start time (hand-edited, foreign) is read as having started at 0: the
     // start-time order the lists and reports cut by binary search must never compare NaN.
     const record = Number.isFinite(input.startedAt) ? input : { ...input, startedAt: 0 };
     const known = this.records.get(record.runId);
-    if (known) {
-      Object.assign(known, record, { startedAt: known.startedAt });
+    if (!known) {
+      this.records.set(record.runId, record);
+      this.insertByStart(record);
       return;
     }
-    this.records.set(record.runId, record);
-    this.insertByStart(record);
+    for (const key of Object.keys(known) as Array<keyof RunRecord>) if (!(key in record)) delete known[key];
+    Object.assign(known, record, { startedAt: known.startedAt });
   }
 
   private onEvent(event: EngineEvent, json: string): void {
