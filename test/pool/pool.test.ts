@@ -4,6 +4,7 @@
  * through another engine, the database URL masked, a definition row edited by hand judged like a file.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { missing, startPostgres, type DbServer } from '../support/databases.js';
@@ -126,7 +127,20 @@ test('a definition row edited by hand is judged like a hand-edited file, and a p
   assert.match(listed.error, /no\.such\.type/);
   const refused = await b.api('POST', '/api/runs/hand', {});
   assert.equal(refused.status, 400);
-  // Versions are the pool's too: both saves are there, listed from another engine.
+  // Versions are the pool's too: listed from another engine than the one that saved.
   const versions = (await b.api('GET', '/api/history/workflow/nap-1')).body.versions;
   assert.ok(versions.length >= 1);
+});
+
+test('who wrote a workflow is kept with its definition: a model\'s save is the model\'s on every engine until a person edits the row', { skip }, async () => {
+  const [a, b, c] = engines;
+  const author = { by: 'model' as const, runId: 'run-1-1', mode: 'ask' as const, rules: [], at: new Date().toISOString() };
+  await a.engine.workflows.store.save('by-model', sleeper('by-model', 10), 'saved by a model', author);
+  const row = (await pg.admin(`SELECT text, author FROM engine_pool.workflows WHERE id = 'by-model'`))[0];
+  assert.equal(row.author.author.by, 'model');
+  assert.equal(row.author.sha256, createHash('sha256').update(row.text).digest('hex'));
+  for (const e of [b, c]) await until(`the model's authorship on ${e.url}`, () => e.engine.workflows.store.authorOf('by-model').by === 'model');
+  // A person's hand edit of the row (the text no longer hashes to the model's record) is a person's.
+  await pg.admin(`UPDATE engine_pool.workflows SET text = replace(text, '"ms": 10', '"ms": 20') WHERE id = 'by-model'`);
+  for (const e of [b, c]) await until(`a person's edit on ${e.url}`, () => e.engine.workflows.store.authorOf('by-model').by === 'person');
 });
