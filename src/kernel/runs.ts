@@ -239,8 +239,7 @@ export class RunLedger {
       if (signal.aborted) run.stop();
       else signal.addEventListener('abort', () => run.stop(), { once: true });
     }
-    this.records.set(record.runId, record);
-    this.insertByStart(record);
+    this.remember(record);
     this.liveRuns.set(record.runId, run);
     this.store.put(this.bus.redactor.value(record));
     run.emit('run.started', { ...labels });
