@@ -15,14 +15,13 @@
  * set (src/capabilities/secrets/redacting.ts), so no answer can overtake a refresh.
  */
 
+import { LiteralSet } from './literal-set.js';
 import { dumpMatches, starAt } from './redact-dumps.js';
 
 export const REDACTED = '***';
 
 /** Values shorter than this are not masked: "ab" everywhere would garble every text. */
 const MIN_LENGTH = 4;
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * An encoded spelling shorter than this is not masked: a short run of base64 or hex letters turns
@@ -91,7 +90,8 @@ function rot13(value: string): string {
 
 export class Redactor {
   private values = new Set<string>();
-  private pattern: RegExp | undefined;
+  /** Every spelling of every value (secretForms), found by one scan (literal-set.ts). */
+  private pattern: LiteralSet | undefined;
   /** The values as bytes, for hex dumps (redact-dumps.ts). */
   private bytes: Buffer[] = [];
   /** Every spelling of every value (secretForms), longest first. */
@@ -115,21 +115,20 @@ export class Redactor {
     for (const v of this.values) for (const f of secretForms(v)) forms.add(f);
     const sorted = [...forms].sort((a, b) => b.length - a.length);
     this.forms = sorted;
-    this.pattern = sorted.length ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
+    this.pattern = sorted.length ? new LiteralSet(sorted) : undefined;
     this.bytes = [...this.values].map((v) => Buffer.from(v, 'utf8'));
   }
 
   /** Whether `text` holds a known value (in any spelling the redactor knows). */
   has(text: string): boolean {
     if (!this.pattern || !text) return false;
-    this.pattern.lastIndex = 0;
-    return this.pattern.test(text) || dumpMatches(text, this.bytes).length > 0;
+    return this.pattern.has(text) || dumpMatches(text, this.bytes).length > 0;
   }
 
   /** Plain text with every known value replaced (in a hex dump, its digits and characters starred first: the dump keeps its shape). */
   readonly text = (text: string): string => {
     if (!this.pattern || !text) return text;
-    return starAt(text, dumpMatches(text, this.bytes)).replace(this.pattern, REDACTED);
+    return this.pattern.replace(starAt(text, dumpMatches(text, this.bytes)), REDACTED);
   };
 
   /** A value with every string inside it (keys included) redacted; the same object when nothing matched. */
