@@ -116,7 +116,8 @@ function maskedValue(value: string): string {
 const HEADER = /(["']?)\b((?:proxy-)?authorization|(?:set-)?cookie)[ \t]*:[ \t]*/gi;
 /** A scheme word with a credential after it (not a flag, a path or a URL: those are the next arguments). */
 const SCHEME = /^[A-Za-z][A-Za-z0-9-]{0,24}[ \t]+(?![-/.]|[a-z][a-z0-9+.-]*:\/\/)(?=\S)/i;
-const VALUE_END: Record<string, RegExp> = { "'": /['\r\n\\]/, '"': /["\r\n\\$`]/, '': /[\s'"\\;&|<>()$`]/ };
+/** Where a header's value ends, by the quote before the header's name (searched from `lastIndex`, not in a copy of the rest). */
+const VALUE_END: Record<string, RegExp> = { "'": /['\r\n\\]/g, '"': /["\r\n\\$`]/g, '': /[\s'"\\;&|<>()$`]/g };
 
 function maskHeaders(text: string): string {
   if (!/authorization|cookie/i.test(text)) return text;
@@ -126,8 +127,9 @@ function maskHeaders(text: string): string {
     if (m.index! < done) continue;
     let from = m.index! + m[0].length;
     if (/^(?:proxy-)?authorization$/i.test(m[2])) from += SCHEME.exec(text.slice(from, from + 64))?.[0].length ?? 0;
-    const rest = text.slice(from).search(VALUE_END[m[1]]);
-    const end = rest < 0 ? text.length : from + rest;
+    const stop = VALUE_END[m[1]];
+    stop.lastIndex = from;
+    const end = stop.exec(text)?.index ?? text.length;
     if (end === from) continue;
     out += text.slice(done, from) + MASK;
     done = end;

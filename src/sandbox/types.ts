@@ -66,7 +66,7 @@ export interface SandboxLaunch {
  * commands are guarded: the profile may source files a command wrote).
  */
 export interface LoginConfinement {
-  launch?: { program: string; prefix: string[] };
+  launch?: SandboxLaunch;
   /** Environment overrides for the confined shell (TMPDIR). */
   env?: Record<string, string>;
   refusal?: string;
