@@ -5,6 +5,7 @@
  * Masking errs on the side of hiding: a false positive costs a person a glance, a miss leaks a key.
  */
 
+import { LiteralSet } from '../kernel/literal-set.js';
 import { secretForms } from '../kernel/redact.js';
 
 const MASK = '***';
@@ -145,14 +146,10 @@ function isHarmlessAssignment(name: string, value: string): boolean {
   return /^\d{1,5}$/.test(bare);
 }
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** One pattern for the known values in every spelling (encoded ones too), longest first; undefined when none is long enough to mask. */
-function knownPattern(known: readonly string[]): RegExp | undefined {
-  const values = [...new Set(known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).flatMap(secretForms))].sort((a, b) => b.length - a.length);
-  return values.length ? new RegExp(values.map(escapeRegExp).join('|'), 'g') : undefined;
+/** One search for the known values in every spelling (encoded ones too); undefined when none is long enough to mask. */
+function knownPattern(known: readonly string[]): LiteralSet | undefined {
+  const values = known.filter((v) => typeof v === 'string' && v.length >= MIN_KNOWN_LENGTH).flatMap(secretForms);
+  return values.length ? new LiteralSet(values) : undefined;
 }
 
 /** Masks secret-shaped substrings of `text`, and every occurrence of the `known` secret values. */
@@ -160,10 +157,10 @@ export function maskSecrets(text: string, known: readonly string[] = []): string
   return maskWith(text, knownPattern(known));
 }
 
-function maskWith(text: string, known: RegExp | undefined): string {
+function maskWith(text: string, known: LiteralSet | undefined): string {
   if (!text) return text;
   let out = text;
-  if (known) out = out.replace(known, MASK);
+  if (known) out = known.replace(out, MASK);
   for (const [re, fn] of TOKEN_SHAPES) out = out.replace(re, fn as (substring: string, ...args: unknown[]) => string);
   out = maskHeaders(out);
   for (const [re, fn] of CONTEXT_SHAPES) out = out.replace(re, fn as (substring: string, ...args: unknown[]) => string);
@@ -178,7 +175,7 @@ function maskWith(text: string, known: RegExp | undefined): string {
  */
 export class Masker {
   // Compiled when the values change, not on every mask: the registry masks every call's text.
-  private known: RegExp | undefined;
+  private known: LiteralSet | undefined;
 
   constructor(private readonly storedValues?: (text: string) => string) {}
 
