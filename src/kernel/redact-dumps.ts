@@ -86,10 +86,9 @@ function parseDumpLine(text: string, start: number, end: number): DumpLine | und
   }
   const bytes: number[] = [];
   const at: number[] = [];
-  const areaAt = restAt;
   const areaEnd = restAt + area.length;
-  for (let pos = areaAt; pos < areaEnd; ) {
-    if (pos > areaAt) {
+  for (let pos = restAt; pos < areaEnd; ) {
+    if (pos > restAt) {
       let spaces = 0;
       while (text.charCodeAt(pos + spaces) === 32 && pos + spaces < areaEnd) spaces++;
       if (pos + spaces === areaEnd) break; // the last line's padding
