@@ -413,7 +413,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
-  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome });
+  // The login shell runs in the sandbox (its profile may source what a command wrote), with vaults' hidden paths not there.
+  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome, confine: async (profileHome) => sandbox.confineLogin(profileHome, await hidden.existing()) });
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, denylistReady: ensureShellParser, mask: masker.mask, sandbox, hidden, loginEnv });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
