@@ -220,5 +220,10 @@ export const LIMITS = {
   pushTitleChars: 80, // each title a push carries is clipped here
   pushApprovalTtlS: 12 * 3600, // how long a push service keeps an undelivered approval push
   pushRunTtlS: 3600,
+  // Dashboard charts, drawn in a worker thread (docs/dashboards.md)
+  chartDrawMs: 2_000, // one chart's drawing time; past it the worker is stopped and the widget says so
+  chartHeapMb: 256, // the chart worker's heap (V8 old generation); a chart that needs more stops it
+  chartWorkerStartMs: 60_000, // loading vega into a new worker gives up after this (a loaded machine takes seconds)
+  chartWorkerIdleMs: 60_000, // a worker with nothing to draw for this long exits, and vega's memory with it
 } as const;
 
