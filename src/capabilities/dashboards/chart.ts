@@ -45,8 +45,12 @@ function compileError(spec: Record<string, unknown>): string | null {
 
 const isObject = (v: unknown): v is Record<string, unknown> => kindOf(v) === 'object';
 
-/** The problems of a chart's spec; empty when it is in the grammar, compiles, and every encoded field is a column. */
-export function checkChart(spec: unknown): Problem[] {
+/**
+ * The problems of a chart's spec; empty when it is in the grammar, every encoded field is a column,
+ * and it compiles. `compile: false` leaves out the compile (the page: the worker compiles it anyway,
+ * off the engine's thread, and says so when it does not compile).
+ */
+export function checkChart(spec: unknown, { compile = true } = {}): Problem[] {
   if (!isObject(spec)) return [`data must be a Vega-Lite spec object {mark, encoding, data: {values: [...]}} (got ${kindOf(spec)})`];
   const out: Problem[] = [];
   checkRule(grammar, spec, 'data', out);
@@ -63,7 +67,7 @@ export function checkChart(spec: unknown): Problem[] {
     const own = where === 'data' ? top : producedColumns(unit.transform, new Set(top));
     checkFields(unit.encoding, where, own, out);
   }
-  if (out.length) return out;
+  if (out.length || !compile) return out;
   const error = compileError(spec);
   if (error !== null) out.push(`data does not compile as Vega-Lite: ${error}`);
   return out;
