@@ -160,6 +160,9 @@ test('expression strings wherever vega-lite would read one are refused, each by 
     [{ encoding: { ...BASE.encoding, text: { field: 'day', type: 'nominal', format: { expr: 'x' } } } }, 'data.encoding.text.format must be'],
     [{ encoding: { ...BASE.encoding, href: { field: 'day' } } }, 'data.encoding.href is not allowed: the page is self-contained'],
     [{ data: { url: 'http://example.com/data.csv' } }, 'data.data.url is not allowed: the page is self-contained'],
+    // Names an object has by inheritance are not keys of the grammar.
+    [JSON.parse('{"encoding": {"__proto__": {"field": "day"}, "x": {"field": "day", "type": "nominal"}}}'), 'data.encoding.__proto__ is not part of the chart grammar'],
+    [{ mark: { type: 'bar', constructor: 'x', toString: 'y' } }, 'data.mark.constructor is not part of the chart grammar'],
   ];
   for (const [change, expected] of cases) {
     const problems = checkChart({ ...BASE, ...change });

@@ -10,9 +10,10 @@
  * is still drawn in a worker with a time and memory budget (chart-draw.ts).
  */
 import { bool, either, eitherNoted, field, int, list, none, num, obj, oneOf, rows, text, type EitherRule, type Rule } from './chart-rules.js';
+import { LIMITS } from './widget-data.js';
 
 export const MARKS = ['bar', 'line', 'area', 'point', 'circle', 'square', 'tick', 'rule', 'rect', 'arc', 'text', 'trail', 'boxplot', 'errorbar', 'errorband'];
-export const TYPES = ['quantitative', 'ordinal', 'nominal', 'temporal'];
+const TYPES = ['quantitative', 'ordinal', 'nominal', 'temporal'];
 const AGGREGATE_OPS = ['count', 'valid', 'values', 'missing', 'distinct', 'sum', 'product', 'mean', 'average', 'variance', 'variancep', 'stdev', 'stdevp', 'stderr', 'median', 'q1', 'q3', 'ci0', 'ci1', 'min', 'max'];
 const WINDOW_OPS = ['row_number', 'rank', 'dense_rank', 'percent_rank', 'cume_dist', 'ntile', 'lag', 'lead', 'first_value', 'last_value', 'nth_value'];
 const TIME_UNITS = ['year', 'quarter', 'month', 'week', 'day', 'dayofyear', 'date', 'hours', 'minutes', 'seconds', 'milliseconds', 'yearquarter', 'yearquartermonth', 'yearmonth', 'yearmonthdate', 'yearmonthdatehours', 'yearmonthdatehoursminutes', 'yearmonthdatehoursminutesseconds', 'yearweek', 'yearweekday', 'yearweekdayhours', 'yearweekdayhoursminutes', 'yearweekdayhoursminutesseconds', 'yeardayofyear', 'quartermonth', 'monthdate', 'monthdatehours', 'monthdatehoursminutes', 'monthdatehoursminutesseconds', 'weekday', 'weekdayhours', 'weekdayhoursminutes', 'weekdayhoursminutesseconds', 'dayhours', 'dayhoursminutes', 'dayhoursminutesseconds', 'hoursminutes', 'hoursminutesseconds', 'minutesseconds', 'secondsmilliseconds'];
@@ -29,7 +30,6 @@ const angle = num(-360, 360, 0);
 const fontWeight = either(oneOf('normal', 'bold', 'lighter', 'bolder'), int(100, 900, 600));
 const dash = list(num(0, 1000, 4), 16);
 const titleText = either(text({ sample: 'A title' }), list(text(), 10), none);
-const primitive = either(text(), anyNumber, bool, none);
 /** A date as parts: numbers only (vega-lite writes each part into an expression as it is). */
 const dateTime = obj('a date {year, month, date ...}', {
   year: int(-9999, 9999, 2024),
@@ -69,16 +69,14 @@ const fieldPredicate = obj(
   },
   { required: ['field'], exactlyOne: PREDICATE_TESTS, tag: ['field'], sample: { field: 'amount', gte: 0 } },
 );
-const predicateAlternatives: Rule[] = [];
-/** A predicate: {field, equal|lt|lte|gt|gte|range|oneOf|valid}, or and/or/not of predicates. */
-export const predicate: EitherRule = eitherNoted('a predicate is an object; an expression string does not run on the server', ...predicateAlternatives);
-predicateAlternatives.push(
+/** A predicate: {field, equal|lt|lte|gt|gte|range|oneOf|valid}, or and/or/not of predicates (so it refers to itself). */
+const predicate: EitherRule = eitherNoted('a predicate is an object; an expression string does not run on the server');
+(predicate.of as Rule[]).push(
   fieldPredicate,
   obj('all of', { and: list(predicate, 20) }, { required: ['and'], tag: ['and'] }),
   obj('any of', { or: list(predicate, 20) }, { required: ['or'], tag: ['or'] }),
   obj('the negation', { not: predicate }, { required: ['not'], tag: ['not'] }),
 );
-(predicate.of as Rule[]).push(...predicateAlternatives);
 
 // ---- scales, axes, legends ----------------------------------------------------------------------
 
@@ -233,7 +231,7 @@ const textChannel = obj('a text channel', { ...fieldKeys, format, formatType, co
 const detail = obj('a detail channel', fieldKeys, { sample: { type: 'nominal', field: 'week' } });
 const orderChannel = obj('an order channel', { ...fieldKeys, sort: order, value: anyNumber }, { atMostOne: VALUE_KEYS, sample: { type: 'quantitative' } });
 
-export const encoding = obj('an encoding', {
+const encoding = obj('an encoding', {
   x: position,
   y: position,
   x2: secondary,
@@ -322,7 +320,7 @@ const markKeys = {
   band: either(bool, obj('the band', markStyle)),
   borders: either(bool, obj('the borders', markStyle)),
 };
-export const mark = either(oneOf(...MARKS), obj('a mark', { type: oneOf(...MARKS), ...markKeys }, { required: ['type'] }));
+const mark = either(oneOf(...MARKS), obj('a mark', { type: oneOf(...MARKS), ...markKeys }, { required: ['type'] }));
 
 // ---- transforms: each computes from fields, none takes an expression ---------------------------
 
@@ -348,7 +346,7 @@ const transform = eitherNoted(
   obj('a flatten transform', { flatten: list(field, 20), as: list(text(), 20) }, { required: ['flatten'], tag: ['flatten'] }),
   obj('a filter transform', { filter: predicate }, { required: ['filter'], tag: ['filter'] }),
 );
-export const transforms = list(transform, 20);
+const transforms = list(transform, 20);
 
 // ---- the spec -----------------------------------------------------------------------------------
 
@@ -398,9 +396,8 @@ const config = obj('a configuration', {
   padding: size,
 });
 
-/** The rows inline; what a row holds is data that vega reads, never code (chart.ts checks the rows). */
-export const LIMIT_VALUES = 5000;
-const data = obj('the data', { values: rows(LIMIT_VALUES) }, { required: ['values'] });
+/** The rows inline, as many as a table widget may hold; what a row holds is data that vega reads, never code. */
+const data = obj('the data', { values: rows(LIMITS.rows) }, { required: ['values'] });
 
 const layer = obj('a layer', { mark, encoding, transform: transforms, title: either(titleText, titleParams), description: text(), width: extentSize, height: extentSize }, { required: ['mark'] });
 

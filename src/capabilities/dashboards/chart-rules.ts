@@ -173,8 +173,8 @@ export function checkRule(rule: Rule, value: unknown, path: string, out: Problem
 function checkObject(rule: ObjectRule, value: unknown, path: string, out: Problem[], depth: number): void {
   if (!isObject(value)) return void out.push(`${path} must be ${describe(rule)} (got ${kindOf(value) === 'string' ? `the text ${JSON.stringify(String(value).slice(0, 60))}: expression strings do not run on the server` : kindOf(value)})`);
   for (const [k, v] of Object.entries(value)) {
-    const sub = rule.keys[k];
-    if (sub) checkRule(sub, v, `${path}.${k}`, out, depth + 1);
+    // Own keys only: `constructor` or `__proto__` must not find the prototype's.
+    if (Object.hasOwn(rule.keys, k)) checkRule(rule.keys[k], v, `${path}.${k}`, out, depth + 1);
     else {
       const why = whyRefused(k);
       out.push(why ? `${path}.${k} is not allowed: ${why}` : `${path}.${k} is not part of the chart grammar this engine draws (${rule.name} may hold: ${Object.keys(rule.keys).join(', ')})`);
