@@ -82,7 +82,7 @@ const predicate: EitherRule = eitherNoted('a predicate is an object; an expressi
 
 const scaleKeys = {
   type: oneOf('linear', 'log', 'pow', 'sqrt', 'symlog', 'time', 'utc', 'ordinal', 'band', 'point', 'quantile', 'quantize', 'threshold', 'bin-ordinal'),
-  domain: either(list(either(text(), anyNumber, bool, none, dateTime), 1000), oneOf('unaggregated')),
+  domain: either(list(either(text(), anyNumber, bool, none), 1000), oneOf('unaggregated')),
   domainMin: either(anyNumber, dateTime),
   domainMax: either(anyNumber, dateTime),
   domainMid: anyNumber,
