@@ -224,6 +224,7 @@ export const LIMITS = {
   chartDrawMs: 2_000, // one chart's drawing time; past it the worker is stopped and the widget says so
   chartHeapMb: 256, // the chart worker's heap (V8 old generation); a chart that needs more stops it
   chartWorkerStartMs: 60_000, // loading vega into a new worker gives up after this (a loaded machine takes seconds)
+  chartStoppedKeptMs: 600_000, // a chart stopped at a limit shows so for this long before a view tries it again
   chartWorkerIdleMs: 300_000, // a worker with nothing to draw for this long exits, and vega's memory with it (a new one takes 1-2 s to load vega)
 } as const;
 

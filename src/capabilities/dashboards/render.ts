@@ -4,6 +4,7 @@
  * as SVG in the chart worker (chart-draw.ts) after the chart grammar checked them again, markdown
  * made safe (markdown.ts), and under each widget the sources it cites, linked to their text.
  */
+import { LIMITS } from '../../kernel/limits.js';
 import { checkChart } from './chart.js';
 import { ChartLimitError, drawChart } from './chart-draw.js';
 import { escapeHtml as esc, renderMarkdown } from './markdown.js';
@@ -13,7 +14,8 @@ import { columnKeys } from './widget-data.js';
 /**
  * Drawn charts by content (spec and width): a page is read far more often than it is built, and a
  * chart is the costly part of it (~20 ms each), so reading the same page again draws nothing. A
- * chart stopped at a limit is remembered too: every view would only spend the limit again.
+ * chart stopped at a limit is remembered too, for a while: every view would only spend the limit
+ * again, but a machine busy at that moment may have been the cause.
  */
 const drawn = new Map<string, Promise<string>>();
 const DRAWN_KEPT = 64;
@@ -21,14 +23,14 @@ const DRAWN_KEPT = 64;
 /** A chart's SVG, drawn in the worker; a chart outside the grammar (stored before it) is not drawn. */
 export function chartSvg(spec: Record<string, unknown>, width: number): Promise<string> {
   const key = `${width}\u0000${JSON.stringify(spec)}`;
-  let svg = drawn.get(key);
-  if (!svg) {
-    const problems = checkChart(spec, { compile: false });
-    svg = problems.length ? Promise.reject(new Error(`this chart is outside the chart grammar and is not drawn: ${problems.slice(0, 3).join('; ')}`)) : drawChart(spec, width);
-    svg.catch((err) => err instanceof ChartLimitError || drawn.delete(key));
-    if (drawn.size >= DRAWN_KEPT) drawn.delete(drawn.keys().next().value!);
-    drawn.set(key, svg);
-  }
+  const known = drawn.get(key);
+  if (known) return known;
+  const problems = checkChart(spec, { compile: false });
+  const svg = problems.length ? Promise.reject(new Error(`this chart is outside the chart grammar and is not drawn: ${problems.slice(0, 3).join('; ')}`)) : drawChart(spec, width);
+  const forget = () => drawn.get(key) === svg && drawn.delete(key);
+  svg.catch((err) => (err instanceof ChartLimitError ? setTimeout(forget, LIMITS.chartStoppedKeptMs).unref() : forget()));
+  if (drawn.size >= DRAWN_KEPT) drawn.delete(drawn.keys().next().value!);
+  drawn.set(key, svg);
   return svg;
 }
 
