@@ -231,5 +231,11 @@ export const LIMITS = {
   poolWorkerPollSeconds: 2, // a worker asks the queue this often; a queued run also wakes it at once
   poolJobExpireSeconds: 86_399, // the queue's longest allowed hand-off (pg-boss caps it under 24 h); a run's truth is its own row
   poolNotifyBytes: 7_900, // an event line up to this rides in its NOTIFY; a longer one is fetched by id
+  // Dashboard charts, drawn in a worker thread (docs/dashboards.md)
+  chartDrawMs: 2_000, // one chart's drawing time; past it the worker is stopped and the widget says so
+  chartHeapMb: 256, // the chart worker's heap (V8 old generation); a chart that needs more stops it
+  chartWorkerStartMs: 60_000, // loading vega into a new worker gives up after this (a loaded machine takes seconds)
+  chartStoppedKeptMs: 600_000, // a chart stopped at a limit shows so for this long before a view tries it again
+  chartWorkerIdleMs: 300_000, // a worker with nothing to draw for this long exits, and vega's memory with it (a new one takes 1-2 s to load vega)
 } as const;
 

@@ -29,6 +29,8 @@ setMobileToken(token);
 const viaRelay = relayCode !== null || (!token && storedDevice() !== null);
 /** What the relay says while it pairs, fails or was unpaired (null: fine). */
 const relayNote = signal<string | null>(viaRelay ? 'Connecting through the relay…' : null);
+/** Frames from the relay refused as replayed or altered since the page loaded: the broker is not behaving. */
+const refusedFrames = signal(0);
 // The pairing URL opened in a tab already on /m/ changes only the fragment: start again with it.
 addEventListener('hashchange', () => {
   const h = new URLSearchParams(location.hash.slice(1));
@@ -98,6 +100,13 @@ function Phone() {
       {!window.isSecureContext && <div class="banner">This page is not a secure context (plain HTTP): push notifications need HTTPS.</div>}
       {!token && !viaRelay && <div class="banner">No pairing token: open the pairing address the engine printed (it ends in #token=…), or scan the relay's QR code in the workbench's settings.</div>}
       {relayNote.value && <div class="banner" data-relay>{relayNote.value}</div>}
+      {refusedFrames.value > 0 && (
+        <div class="banner subtle" data-relay-refused={refusedFrames.value}>
+          {refusedFrames.value === 1
+            ? 'The relay broker delivered a message this phone had already received (or an altered one); it was refused.'
+            : `The relay broker delivered ${refusedFrames.value} messages this phone had already received (or altered ones); they were refused.`}
+        </div>
+      )}
       {connection.value !== 'live' && (token || viaRelay) && !relayNote.value && <div class="banner subtle" data-connection={connection.value}>{connection.value === 'offline' ? 'Reconnecting…' : 'Connecting…'}</div>}
       {p === '/m' || p.startsWith('/m/?') ? <PushBar /> : null}
       <main class="phone-main">{page}</main>
@@ -117,7 +126,13 @@ render(<Phone />, root);
 if (viaRelay) {
   // mqtt.js is most of the relay's weight: a phone on the LAN with its token never loads it.
   import('./relay')
-    .then(({ relayTransport }) => relayTransport(relayCode, (reason) => (relayNote.value = `${reason}. Scan a new QR code to pair again.`)))
+    .then(({ relayTransport }) =>
+      relayTransport(
+        relayCode,
+        (reason) => (relayNote.value = `${reason}. Scan a new QR code to pair again.`),
+        () => refusedFrames.value++,
+      ),
+    )
     .then(
       (t) => {
         if (!t) return;
