@@ -42,13 +42,9 @@ export function PageHead({ title, children }: { title: string; children?: Compon
   );
 }
 
+/** A time as text, relative to now (where no `<Time>` can go, it does not tick). */
 export function ago(ts: number | undefined): string {
-  if (!ts) return '';
-  const s = Math.round((Date.now() - ts) / 1000);
-  if (s < 60) return `${Math.max(s, 0)}s ago`;
-  if (s < 3600) return `${Math.round(s / 60)}m ago`;
-  if (s < 86400) return `${Math.round(s / 3600)}h ago`;
-  return new Date(ts).toLocaleDateString();
+  return ts ? relative(ts, Date.now()) : '';
 }
 
 export const Badge = ({ status }: { status: string }) => <span class={`badge ${status}`}>{status}</span>;
