@@ -46,7 +46,9 @@ describe('layout and words', () => {
     h.model.script({ toolCalls: [{ name: 'save_workflow', args: doc }] }, { text: 'Saved.' });
     const seq = h.lastSeq();
     await h.send('write-tidy', 'write me a tidy workflow');
-    await h.turnEnd('write-tidy', seq);
+    // Generous: the turn is two model rounds on a loaded machine.
+    const turn = await h.events.waitFor((e) => e.kind === 'run.started' && e.sessionId === 'write-tidy' && e.seq > seq, 120_000);
+    await h.events.waitFor((e) => e.runId === turn.runId && /^run\.(completed|failed|stopped)$/.test(e.kind), 120_000);
     gateRun = (await h.t.api('POST', '/api/runs/tidy', {})).body.runId;
   });
   after(async () => {
