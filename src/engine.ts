@@ -570,6 +570,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     modelPass: createModelPass(runnerDeps),
     provenance,
     designAuthor: () => gate.authorOf({ attended: false }),
+    toolAuthor: (ctx) => gate.authorOf(ctx),
   });
   closers.push(() => dashboards.close());
   tools.register(...dashboardTools(dashboards));
