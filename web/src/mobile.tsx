@@ -15,7 +15,7 @@ import { ChatPage } from './pages/chat';
 import { interceptLinks, match, navigate, path } from './router';
 import { connect, connection, gates, prompts, runs } from './sync';
 import { pushProblem, pushState, startPush, turnOff, turnOn } from './phone-push';
-import { ago, Badge, Empty } from './ui';
+import { Badge, Empty, Time } from './ui';
 
 const relayCode = takeRelayCode();
 const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -49,7 +49,7 @@ function InFlight() {
             <strong class="grow">{r.title || r.workflowId || r.runId}</strong>
             <Badge status={r.status} />
           </div>
-          <div class="muted small">{r.source} · started {ago(r.startedAt)}</div>
+          <div class="muted small">{r.source} · started <Time ts={r.startedAt} /></div>
         </div>
       ))}
     </div>
