@@ -49,7 +49,7 @@ const ALLOWED: Record<string, string> = {
   'src/capabilities/models/file-sink.ts': HOME,
   'src/capabilities/models/store.ts': HOME,
   'src/capabilities/secrets/file-store.ts': HOME,
-  'src/capabilities/workflows/store.ts': HOME,
+  'src/capabilities/workflows/files.ts': `${HOME} (workflow definitions, proposals, cron state)`,
   'src/capabilities/work/links.ts': `${HOME} (chat session files naming an item)`,
   // The install and the machine.
   'src/capabilities/codeindex/local-embedder.ts': `${INSTALL} (the embedding worker's script)`,
