@@ -269,7 +269,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => watcher.close());
   filesRoutes(app, files);
   // The brain (issue 32): the provenance graph, kept from the bus, never from a scan of run logs.
-  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all() });
+  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all(), log });
   bus.subscribe((e) => brain.onEvent(e));
   brainRoutes(app, brain);
   closers.push(() => brain.close());
@@ -521,7 +521,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     serialize: (key, work) => home.serialize(key, work),
     indexDir: home.path('work-index'),
     links: {
-      runs: () => runs.all(),
+      runsFor: (workItem) => runs.runsForWorkItem(workItem),
       chatDir: () => home.path(HOME_LAYOUT.chat),
       roots: () => fence.roots(),
       git: gitAt,
