@@ -156,6 +156,10 @@ export class RunLedger {
   /** The same records by start time, oldest first: the index a page or a time range is cut from without a scan. */
   private readonly byStartTime: RunRecord[] = [];
   private readonly liveRuns = new Map<string, LiveRun>();
+  /** Each workflow's last top-level run by start time: GET /api/workflows reads it without a scan. */
+  private readonly lastOfWorkflow = new Map<string, RunRecord>();
+  /** The runs started for each work item (`workItem` label), oldest first: a board item's links read them by key. */
+  private readonly ofWorkItem = new Map<string, RunRecord[]>();
   private index!: JsonlAppender;
   private unsubscribe: (() => void) | undefined;
   /** Segments of the logs shared by the runs of one kind (StartRun.sharedLog), by segment name. */
@@ -224,7 +228,10 @@ export class RunLedger {
     // start-time order the lists and reports cut by binary search must never compare NaN.
     for (const record of lines) if (record?.runId) this.records.set(record.runId, Number.isFinite(record.startedAt) ? record : { ...record, startedAt: 0 });
     // Ids follow the clock, so the index is nearly sorted already (a stable sort of a sorted run is linear).
-    for (const r of [...this.records.values()].sort((a, b) => a.startedAt - b.startedAt)) this.byStartTime.push(r);
+    for (const r of [...this.records.values()].sort((a, b) => a.startedAt - b.startedAt)) {
+      this.byStartTime.push(r);
+      this.indexLabels(r);
+    }
     const orphans = this.byStartTime.filter((r) => r.status === 'running');
     if (lines.length > this.records.size * 2 + 100) await this.compact();
     this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
@@ -276,6 +283,7 @@ export class RunLedger {
     }
     this.records.set(record.runId, record);
     this.insertByStart(record);
+    this.indexLabels(record);
     this.liveRuns.set(record.runId, run);
     this.index.append(this.bus.redactor.value(record));
     run.emit('run.started', { ...fields });
@@ -327,6 +335,32 @@ export class RunLedger {
     while (i > 0 && all[i - 1].startedAt > record.startedAt) i--;
     if (i === all.length) all.push(record);
     else all.splice(i, 0, record);
+  }
+
+  /** Files a record under its workflow and its work item (records change in place, so the entries stay current). */
+  private indexLabels(record: RunRecord): void {
+    const { workflowId, parentRunId, workItem } = record;
+    if (workflowId && !parentRunId) {
+      const last = this.lastOfWorkflow.get(workflowId);
+      if (!last || last.startedAt <= record.startedAt) this.lastOfWorkflow.set(workflowId, record);
+    }
+    if (workItem) {
+      let list = this.ofWorkItem.get(workItem);
+      if (!list) this.ofWorkItem.set(workItem, (list = []));
+      list.push(record);
+      // Only a clock that went back puts a run before the last one.
+      if (list.length > 1 && list[list.length - 2].startedAt > record.startedAt) list.sort((a, b) => a.startedAt - b.startedAt);
+    }
+  }
+
+  /** The last top-level run of `workflowId` (by start time), if it ever ran. Read it; never change it. */
+  lastRunOf(workflowId: string): RunRecord | undefined {
+    return this.lastOfWorkflow.get(workflowId);
+  }
+
+  /** The runs started for the work item labelled `workItem`, oldest first. Read them; never change them. */
+  runsForWorkItem(workItem: string): readonly RunRecord[] {
+    return this.ofWorkItem.get(workItem) ?? [];
   }
 
   /** Every known record, oldest first (live ones carry their current usage). */
