@@ -41,12 +41,18 @@ export interface BrainAnswer {
 /** What the query reads: the index on disk (store.ts), through these four. */
 export interface GraphSource {
   has(id: string): boolean;
-  node(id: string): BrainNode | undefined;
-  /** A node's edges either way, newest first, from `since` on. */
+  /** The nodes of `ids` that exist, in that order. */
+  nodes(ids: readonly string[]): BrainNode[];
+  /** A node's edges either way, newest first, from `since` on, read as they are walked. */
   adjacent(id: string, since: number): Iterable<BrainEdge>;
+  /** The same for the ids with few edges, all at once; the ids left out are walked with `adjacent`. */
+  adjacentOfFew(ids: readonly string[], since: number): Map<string, BrainEdge[]>;
   edgesByTime(since: number): Iterable<BrainEdge>;
   nodeIds(types?: readonly string[]): Iterable<string>;
 }
+
+/** Frontier nodes whose edges are read together (the walk may stop at the cap within a batch). */
+const FRONTIER_BATCH = 32;
 
 /** A node's type, from its id (`run:<runId>`, `file:<path>` ...: every id starts with its type). */
 const typeOf = (id: string): string => id.slice(0, id.indexOf(':'));
@@ -73,8 +79,12 @@ export function queryGraph(g: GraphSource, q: BrainQuery): BrainAnswer {
     let frontier = [q.focus];
     for (let d = 0; d < (q.depth ?? 1) && frontier.length && !truncated; d++) {
       const next: string[] = [];
-      for (const id of frontier) {
-        for (const e of g.adjacent(id, since)) {
+      let few = new Map<string, BrainEdge[]>();
+      for (let i = 0; i < frontier.length; i++) {
+        const id = frontier[i];
+        // The edges of the next few frontier nodes in one read, a hub's as it is walked.
+        if (i % FRONTIER_BATCH === 0) few = g.adjacentOfFew(frontier.slice(i, i + FRONTIER_BATCH), since);
+        for (const e of few.get(id) ?? g.adjacent(id, since)) {
           const other = e.from === id ? e.to : e.from;
           if (!typeOk(other) && other !== q.focus) continue;
           const fresh = !picked.has(other);
@@ -95,5 +105,5 @@ export function queryGraph(g: GraphSource, q: BrainQuery): BrainAnswer {
     if (!truncated && !q.since) for (const id of g.nodeIds(q.types)) if (!picked.has(id) && !take(id)) break;
   }
   const unique = [...new Map(edges.map((e) => [`${e.from}\u0000${e.to}\u0000${e.type}`, e])).values()];
-  return { ...(q.focus ? { focus: q.focus } : {}), nodes: [...picked].flatMap((id) => g.node(id) ?? []), edges: unique.filter((e) => picked.has(e.from) && picked.has(e.to)), truncated };
+  return { ...(q.focus ? { focus: q.focus } : {}), nodes: g.nodes([...picked]), edges: unique.filter((e) => picked.has(e.from) && picked.has(e.to)), truncated };
 }

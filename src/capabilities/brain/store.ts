@@ -14,8 +14,11 @@ import type { BrainEdge, BrainNode, NodeType } from './graph.js';
 
 const loadSqlite = lazyRequire<typeof BetterSqlite3>('better-sqlite3');
 
+/** A node with more edges than this is a hub: its edges are walked as needed, never read in one go. */
+const FEW_EDGES = 64;
+
 /** Bumped when the tables change shape: an index of another version is rebuilt from the log. */
-const VERSION = '1';
+const VERSION = '2';
 
 /** One line of graph.jsonl: a node (its whole state as last changed) or an edge. */
 export interface GraphLine {
@@ -69,19 +72,18 @@ export class BrainStore {
       this.db.pragma('journal_mode = WAL');
       // The log is the truth: a commit lost to a power cut is replayed from it at the next open.
       this.db.pragma('synchronous = NORMAL');
+      this.db.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+      // Tables of another shape are dropped; the log fills the new ones.
+      if (this.meta('version') !== VERSION) this.db.exec("DROP TABLE IF EXISTS nodes; DROP TABLE IF EXISTS edges; DELETE FROM meta;");
       this.db.exec(`
-        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, type TEXT NOT NULL, label TEXT NOT NULL, at INTEGER NOT NULL, data TEXT) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS nodes (id TEXT PRIMARY KEY, type TEXT NOT NULL, label TEXT NOT NULL, at INTEGER NOT NULL, data TEXT, degree INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS nodes_type ON nodes(type);
         CREATE TABLE IF NOT EXISTS edges (src TEXT NOT NULL, dst TEXT NOT NULL, type TEXT NOT NULL, at INTEGER NOT NULL, run TEXT, PRIMARY KEY (src, dst, type)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS edges_src_at ON edges(src, at);
         CREATE INDEX IF NOT EXISTS edges_dst_at ON edges(dst, at);
         CREATE INDEX IF NOT EXISTS edges_at ON edges(at);
       `);
-      if (this.meta('version') !== VERSION) {
-        this.clear();
-        this.setMeta('version', VERSION);
-      }
+      this.setMeta('version', VERSION);
     } catch (err) {
       this.db.close();
       throw err;
@@ -127,6 +129,16 @@ export class BrainStore {
     return r && toNode(r);
   }
 
+  /** The nodes of `ids` that exist, in that order: one statement for the lot. */
+  nodes(ids: readonly string[]): BrainNode[] {
+    const rows = this.q('SELECT id, type, label, at, data FROM nodes WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as NodeRow[];
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.flatMap((id) => {
+      const r = byId.get(id);
+      return r ? [toNode(r)] : [];
+    });
+  }
+
   has(id: string): boolean {
     return this.q('SELECT 1 FROM nodes WHERE id = ?').get(id) !== undefined;
   }
@@ -141,26 +153,52 @@ export class BrainStore {
    * and, with `at`, records that the index now reaches that point of the log, in one transaction.
    */
   apply(lines: GraphLine[], at?: { offset: number; mark: string }): void {
-    const putNode = this.q('INSERT OR REPLACE INTO nodes(id, type, label, at, data) VALUES (?, ?, ?, ?, ?)');
+    // A node's degree (its edges, either way) is kept as edges are added, so a walk knows a hub before reading it.
+    const putNode = this.q('INSERT INTO nodes(id, type, label, at, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET label = excluded.label, data = excluded.data');
     const putEdge = this.q('INSERT OR REPLACE INTO edges(src, dst, type, at, run) VALUES (?, ?, ?, ?, ?)');
+    const addDegree = this.q('UPDATE nodes SET degree = degree + 1 WHERE id = ?');
     this.db.transaction(() => {
       for (const line of lines) {
         if (line.n && typeof line.n.id === 'string') {
           const n = mergeNode(this.node(line.n.id), line.n);
           putNode.run(n.id, String(n.type), String(n.label ?? ''), Number(n.at) || 0, n.data ? JSON.stringify(n.data) : null);
         } else if (line.e && typeof line.e.from === 'string' && typeof line.e.to === 'string') {
-          const e = laterEdge(this.edge(line.e.from, line.e.to, String(line.e.type)), line.e);
-          if (e) putEdge.run(e.from, e.to, String(e.type), Number(e.at) || 0, e.runId ?? null);
+          const old = this.edge(line.e.from, line.e.to, String(line.e.type));
+          const e = laterEdge(old, line.e);
+          if (!e) continue;
+          putEdge.run(e.from, e.to, String(e.type), Number(e.at) || 0, e.runId ?? null);
+          if (!old) for (const end of [e.from, e.to]) addDegree.run(end);
         }
       }
       if (at) this.setPosition(at);
     })();
   }
 
-  /** A node's edges either way, newest first, from `since` on: read as the caller walks them. */
+  /** A node's edges either way, newest first, from `since` on: read as the caller walks them (a hub's thousands are never all read). */
   *adjacent(id: string, since: number): Generator<BrainEdge> {
     const sql = 'SELECT src, dst, type, at, run FROM edges WHERE src = @id AND at >= @since UNION ALL SELECT src, dst, type, at, run FROM edges WHERE dst = @id AND at >= @since ORDER BY at DESC';
     for (const r of this.q(sql).iterate({ id, since }) as Iterable<EdgeRow>) yield toEdge(r);
+  }
+
+  /**
+   * The edges of each of `ids` with at most FEW_EDGES of them, newest first, in two statements for
+   * the lot (a statement each costs more than the rows of a small node); the ids left out are hubs,
+   * for `adjacent` to walk.
+   */
+  adjacentOfFew(ids: readonly string[], since: number): Map<string, BrainEdge[]> {
+    const list = JSON.stringify(ids);
+    const hubs = new Set((this.q('SELECT id FROM nodes WHERE id IN (SELECT value FROM json_each(?)) AND degree > ?').all(list, FEW_EDGES) as Array<{ id: string }>).map((r) => r.id));
+    const out = new Map<string, BrainEdge[]>();
+    for (const id of ids) if (!hubs.has(id)) out.set(id, []);
+    const few = JSON.stringify([...out.keys()]);
+    const sql = 'SELECT src, dst, type, at, run FROM edges WHERE src IN (SELECT value FROM json_each(@few)) AND at >= @since UNION ALL SELECT src, dst, type, at, run FROM edges WHERE dst IN (SELECT value FROM json_each(@few)) AND at >= @since';
+    for (const r of this.q(sql).all({ few, since }) as EdgeRow[]) {
+      const e = toEdge(r);
+      out.get(e.from)?.push(e);
+      if (e.to !== e.from) out.get(e.to)?.push(e);
+    }
+    for (const edges of out.values()) edges.sort((a, b) => b.at - a.at);
+    return out;
   }
 
   /** Every edge, newest first, from `since` on. */
