@@ -156,7 +156,7 @@ export interface EngineOptions {
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home, the egress proxy's floor. */
-  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
+  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge' | 'egressSession'>;
   /** Editor helper knobs for tests: a shorter completion deadline than the seed's 15 s. */
   editor?: { completeDeadlineMs?: number };
   /** Code index knobs for tests: counts every request sent to the embeddings endpoint. */

@@ -16,6 +16,7 @@ import { forbidden } from '../kernel/errors.js';
 import type { PermissionRequest } from '../tools/types.js';
 import { egressEnv, type BridgeKind } from './egress-bridge.js';
 import { createEgressProxy } from './egress-proxy.js';
+import { createEgressSession, type EgressSession } from './egress-session.js';
 import { programsSetIn } from './git-config.js';
 import { bwrapArgs, isInside, KEEPER, networkKeeper } from './linux.js';
 import { seatbeltArgs, seatbeltProfile } from './macos.js';
@@ -38,6 +39,8 @@ export interface SandboxDeps {
   egressFloor?: UrlFloor;
   /** Tests only: `node` forces the node bridge where socat is present. */
   egressBridge?: BridgeKind;
+  /** Tests only: false gives every network-on command a namespace and a bridge of its own (the fallback where no shared one starts). */
+  egressSession?: boolean;
 }
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
@@ -66,6 +69,9 @@ export function createSandbox(deps: SandboxDeps) {
   // A network-on sandbox's only way out (started on first use; see egress-proxy.ts).
   const egress = createEgressProxy(deps.egressFloor ?? urlFloor);
   const probe = (): Promise<ProbeResult> => probeSandbox({ platform, bwrap: deps.bwrap ?? (process.env.ENGINE_SANDBOX_BWRAP || undefined) });
+  // The network namespace network-on commands share, its bridge listening (made on first use).
+  let session: EgressSession | undefined;
+  const egressSession = (bwrap: string) => (session ??= createEgressSession({ bwrap, socket: () => egress.socket(), engineHome: deps.engineHome, bridge: deps.egressBridge, log: deps.log }));
 
   async function status(): Promise<SandboxStatus> {
     const s = deps.settings();
@@ -138,8 +144,16 @@ export function createSandbox(deps: SandboxDeps) {
 
     if (p.backend === 'bwrap') {
       if (!plan.network) return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER }, env: { TMPDIR: '/tmp' }, finish: finishScan };
-      // The network on: its own namespace still, with the engine's proxy as the only way out, reached
-      // through a bridge (socat, or the engine's own node, kept visible wherever it is installed).
+      // The network on: the engine's shared egress namespace, its bridge already listening, joined
+      // before bwrap makes the command's other namespaces (egress-session.ts).
+      const join = deps.egressSession === false ? undefined : await egressSession(p.program).join();
+      if (join) {
+        const prefix = [...join.args, p.program, ...bwrapArgs({ ...plan, joinNetwork: true })];
+        return { launch: { program: join.program, prefix, keeper: KEEPER }, env: { TMPDIR: '/tmp', ...egressEnv() }, finish: finishScan };
+      }
+      // Where no shared namespace can start: a namespace of its own, with the engine's proxy as the
+      // only way out, reached through a bridge the command starts (socat, or the engine's own node,
+      // kept visible wherever it is installed).
       plan.egressSocket = await egress.socket();
       plan.readOnly.push(process.execPath);
       const launch = { program: p.program, prefix: bwrapArgs(plan), keeper: networkKeeper(process.execPath, deps.egressBridge) };
@@ -175,7 +189,17 @@ export function createSandbox(deps: SandboxDeps) {
     return { program: p.program, prefix: bwrapArgs(plan) };
   }
 
-  return { status, request, prepare, probe, confineGit, close: () => egress.close() };
+  return {
+    status,
+    request,
+    prepare,
+    probe,
+    confineGit,
+    close: () => {
+      session?.close();
+      return egress.close();
+    },
+  };
 }
 
 function refusal(st: SandboxStatus, attended: boolean): string {
