@@ -1,7 +1,8 @@
 /**
  * Start-up loads only what a first request needs (docs/performance.md, issue 11): the model SDKs,
  * the MCP SDK (and its zod), pg, mysql2, libpg-query, html-to-text and js-tiktoken's ranks stay out of the bundle and out of a
- * started engine until first used; the model SDK is warmed once a client opens its chats with a
+ * started engine until first used, as do node-pty (the first terminal) and web-tree-sitter (the first
+ * grammar: a shell command checked, a file indexed) (issue 42); the model SDK is warmed once a client opens its chats with a
  * provider configured (idle memory, issue 34).
  */
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { test } from 'node:test';
 import { tempDir } from '../support/engine.js';
 import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
 
-const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text|js-tiktoken|libpg-query|vega-lite|vega)\//;
+const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text|js-tiktoken|libpg-query|vega-lite|vega|node-pty|web-tree-sitter)\//;
 
 /** Runs in a plain node process: starts the bundled engine, reports which lazy packages are loaded when. */
 const probe = `
