@@ -379,7 +379,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     mcp: () => mcp.statusSummary(),
     embeddings: embeddingsConfigured,
     index: () => codeIndex.status(),
-    sandbox: () => sandbox.status(),
+    sandbox: () => sandbox.statusNow() ?? sandbox.status(),
   });
 
   // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.

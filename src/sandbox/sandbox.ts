@@ -68,14 +68,24 @@ export function createSandbox(deps: SandboxDeps) {
   const userHome = deps.userHome ?? os.homedir();
   // A network-on sandbox's only way out (started on first use; see egress-proxy.ts).
   const egress = createEgressProxy(deps.egressFloor ?? urlFloor);
-  const probe = (): Promise<ProbeResult> => probeSandbox({ platform, bwrap: deps.bwrap ?? (process.env.ENGINE_SANDBOX_BWRAP || undefined) });
+  /** The last probe's answer, for a status read without a promise (GET /api/status is polled). */
+  let probed: ProbeResult | undefined;
+  const probe = (): Promise<ProbeResult> => probeSandbox({ platform, bwrap: deps.bwrap ?? (process.env.ENGINE_SANDBOX_BWRAP || undefined) }).then((p) => (probed = p));
   // The network namespace network-on commands share, its bridge listening (made on first use).
   let session: EgressSession | undefined;
   const egressSession = (bwrap: string) => (session ??= createEgressSession({ bwrap, socket: () => egress.socket(), engineHome: deps.engineHome, bridge: deps.egressBridge, log: deps.log }));
 
   async function status(): Promise<SandboxStatus> {
+    return statusOf(await probe());
+  }
+
+  /** The status now, once a probe has answered; undefined before (then `status()` probes). */
+  function statusNow(): SandboxStatus | undefined {
+    return probed && statusOf(probed);
+  }
+
+  function statusOf(p: ProbeResult): SandboxStatus {
     const s = deps.settings();
-    const p = await probe();
     const active = p.available && s.mode !== 'off';
     const reason = active ? null : s.mode === 'off' ? 'sandbox.mode is "off": commands run with the engine\'s full rights' : p.reason;
     return { available: p.available, backend: p.backend, mode: s.mode, network: s.network, whenUnavailable: s.whenUnavailable, active, reason };
@@ -191,6 +201,7 @@ export function createSandbox(deps: SandboxDeps) {
 
   return {
     status,
+    statusNow,
     request,
     prepare,
     probe,
