@@ -12,7 +12,7 @@ import { canonicalOf, edgeOptions, installEdge } from './edge.js';
 import type { Guard } from './guard.js';
 import { methodTable, sendMethodNotAllowed } from './methods.js';
 import { openApiRoute, routeCatalog } from './openapi.js';
-import { installValidation } from './validation.js';
+import { compilersFactory, installValidation } from './validation.js';
 import type { Redactor } from '../kernel/redact.js';
 import { maskJson } from './redact-responses.js';
 import type { WebApp } from './web-app.js';
@@ -51,6 +51,7 @@ export function createServer({ guard, log, webApp, redactor }: ServerOptions): F
     forceCloseConnections: true,
     ...edgeOptions(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+    schemaController: { compilersFactory },
   });
 
   early.set(app, lane);
