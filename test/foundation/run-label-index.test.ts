@@ -6,18 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Bus } from '../../src/kernel/bus.js';
-import { Home } from '../../src/kernel/home.js';
-import { RunLedger } from '../../src/kernel/runs.js';
 import { tempDir } from '../support/engine.js';
-
-async function ledgerAt(root: string): Promise<RunLedger> {
-  const home = new Home(root);
-  await home.ensure();
-  const runs = new RunLedger(home, new Bus());
-  await runs.init();
-  return runs;
-}
+import { ledgerAt } from '../support/ledger.js';
 
 test("a workflow's last top-level run and an item's runs, by key, kept across a restart", async () => {
   const root = await tempDir();
