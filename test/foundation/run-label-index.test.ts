@@ -2,10 +2,12 @@
  * The ledger keeps each workflow's last top-level run and each work item's runs by key (issue 42):
  * GET /api/workflows and an item's links read them without a scan of every run. Subworkflow runs
  * are never a workflow's last run; a resumed run keeps its place; both survive a restart (rebuilt
- * from runs/index.jsonl); entries follow the record as it changes.
+ * from runs/index.jsonl); entries follow the record as it changes, and a pool's records from other
+ * engines (RunLedger.ingest) are filed as they come in.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { RunRecord } from '../../src/kernel/runs.js';
 import { tempDir } from '../support/engine.js';
 import { ledgerAt } from '../support/ledger.js';
 
@@ -38,4 +40,23 @@ test("a workflow's last top-level run and an item's runs, by key, kept across a 
   assert.equal(again.lastRunOf('nightly')?.runId, second.id, 'a resumed run keeps its start time, so its place');
   await resumed.finish('completed');
   await again.close();
+});
+
+test("a pool's records from other engines are filed as they come in, a known one updated in place and filed once", async () => {
+  const root = await tempDir();
+  const runs = await ledgerAt(root);
+  const here = runs.start({ source: 'manual', workflowId: 'nightly' });
+  await here.finish('completed');
+  const usage = { input: 0, output: 0, cached: 0, reasoning: 0 };
+  const startedAt = here.record.startedAt + 1000;
+  const elsewhere: RunRecord = { runId: `run-${startedAt}-7`, status: 'running', startedAt, usage, source: 'cron', workflowId: 'nightly', workItem: 'ENG-9', worker: 'w2' };
+  runs.ingest(elsewhere);
+  assert.equal(runs.lastRunOf('nightly')?.runId, elsewhere.runId, "another engine's newer run is the workflow's last");
+  runs.ingest({ ...elsewhere, status: 'completed', endedAt: startedAt + 5 });
+  assert.equal(runs.lastRunOf('nightly')?.status, 'completed', 'an update lands in the filed record');
+  assert.deepEqual(runs.runsForWorkItem('ENG-9').map((r) => r.runId), [elsewhere.runId], 'a known run is filed once');
+  runs.ingest({ ...elsewhere, runId: 'run-1-1', startedAt: 1, status: 'failed' });
+  assert.equal(runs.lastRunOf('nightly')?.runId, elsewhere.runId, 'an older run learnt late is not the last');
+  assert.deepEqual(runs.runsForWorkItem('ENG-9').map((r) => r.runId), ['run-1-1', elsewhere.runId], 'oldest first');
+  await runs.close();
 });
