@@ -123,3 +123,12 @@ test("a hub's focused query answers its newest edges up to the cap, truncated", 
   assert.deepEqual(runsOf(a), Array.from({ length: 10 }, (_, k) => `run:run-${300 - k}-${300 - k}`).sort());
   await brain.close();
 });
+
+test('a closed brain takes no more events: a run ending during shutdown does not open the index again in a home being let go', async () => {
+  const dir = await tempDir('engine-brain-index-');
+  const brain = await createBrainService({ dir, runs: () => [] });
+  await brain.close();
+  feed(brain, 'run-3-3', 'late.txt');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await assert.rejects(stat(path.join(dir, 'graph.sqlite')), { code: 'ENOENT' }, 'no index made after close');
+});

@@ -62,6 +62,8 @@ export async function createBrainService(deps: BrainDeps) {
   const pendingNodes = new Map<string, BrainNode>();
   const pendingEdges = new Map<string, BrainEdge>();
   let timer: NodeJS.Timeout | undefined;
+  /** Set by close(): a late event (a run ending during shutdown) must not open the index again in a home being let go. */
+  let closed = false;
   const edgeKey = (from: string, to: string, type: string) => `${from}\u0000${to}\u0000${type}`;
 
   /** Opens the index and brings it up to the log (made again from it when missing, unreadable or not this log's). */
@@ -219,7 +221,7 @@ export async function createBrainService(deps: BrainDeps) {
   return {
     /** Every event on the bus: what it says about provenance, if anything (the index opens on the first that does). */
     onEvent(e: EngineEvent): void {
-      if (!relevant(e)) return;
+      if (closed || !relevant(e)) return;
       if (store) return handle(e);
       queued.push(e);
       void ready().catch((err) => deps.log?.(`brain: the index could not be opened: ${describeError(err)}`));
@@ -259,6 +261,7 @@ export async function createBrainService(deps: BrainDeps) {
 
     /** Writes what is pending and closes the index and the log (engine stop). */
     async close(): Promise<void> {
+      closed = true;
       if (opening) await ready().catch(() => undefined);
       flush();
       store?.close();
