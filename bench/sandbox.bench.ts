@@ -3,8 +3,8 @@
  * default workspace-write mode, network off) against the same engine code with `sandbox.mode: off`,
  * alternating call by call so machine noise hits both sides alike. Three cases: an empty workspace, a
  * workspace of 2 000 folders holding 20 git repositories (the per-command .git walk is part of the cost),
- * and an empty workspace with `sandbox.network: true` (its own network namespace plus the egress
- * bridge the keeper starts and waits for) against the same sandbox with the network off, which
+ * and an empty workspace with `sandbox.network: true` (since issue 42 the command joins the network
+ * namespace the engine holds, its egress bridge already listening: src/sandbox/egress-session.ts) against the same sandbox with the network off, which
  * starts bwrap the way a network-on command did before issue 22. Both sides get an empty HOME (see main).
  * Run: node --import tsx bench/sandbox.bench.ts (BENCH_CASE=network runs only the cases whose label holds it)
  */

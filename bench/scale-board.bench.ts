@@ -1,9 +1,10 @@
 /**
  * Scale curves of a work board (issue 34) at 100, 1k and 10k items: the board's list
  * (GET /api/work?project=) and moving one item to another lane (PUT /api/work/<project>/<key>
- * {status}), and reading one item. The board is made through the API (PUT {}), its item files
- * written straight to .work/<project>/items/ with the engine's own item formatter; each size checks
- * the list holds every item. Expected: the list linear, a move and a read flat.
+ * {status}), reading one item, and creating one (POST /api/work/<project> {kind, title}, issue 42). The
+ * board is made through the API (PUT {}), its item files written straight to .work/<project>/items/
+ * with the engine's own item formatter; each size checks the list holds every item and that a new
+ * item gets the next key and goes last. Expected: the list linear; a move, a read and a create flat.
  *
  * Times are CPU time of the one process (engine and client, every thread: bench/lib/scale-home.ts
  * says why), medians.
@@ -51,6 +52,7 @@ const curves = {
   list: { path: 'GET /api/work?project= (whole board)', unit: 'items', expected: 'linear', points: [] } as Curve,
   move: { path: 'PUT /api/work/<project>/<key> {status} (move)', unit: 'items', expected: 'flat', points: [] } as Curve,
   read: { path: 'GET /api/work/<project>/<key>', unit: 'items', expected: 'flat', points: [] } as Curve,
+  create: { path: 'POST /api/work/<project> {kind, title} (create)', unit: 'items', expected: 'flat', points: [] } as Curve,
 };
 
 let warm = true;
@@ -67,7 +69,12 @@ for (const n of [SIZES[0], ...SIZES]) {
       let k = 0;
       const move = () => request(engine.url + `/api/work/big/${key}`, 'PUT', { status: LANES[k++ % LANES.length] });
       if (JSON.parse((await move()).text).item?.status !== LANES[0]) throw new Error('the move did not land');
+      let made = 0;
+      const create = () => request(engine.url + '/api/work/big', 'POST', { kind: 'task', title: `New item ${++made}` });
+      const first = JSON.parse((await create()).text).item;
+      if (first?.key !== `BIG-${n + 1}` || first.rank !== n + 1) throw new Error(`the new item is ${first?.key} at rank ${first?.rank}; BIG-${n + 1} at rank ${n + 1} was expected`);
       if (!warm) {
+        curves.create.points.push({ size: n, ms: await medianCpuMs(create, 9) });
         curves.list.points.push({ size: n, ms: await medianCpuMs(() => get(engine, '/api/work?project=big'), 5) });
         curves.move.points.push({ size: n, ms: await medianCpuMs(move, 9) });
         curves.read.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/work/big/${key}`), 9) });

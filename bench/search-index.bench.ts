@@ -134,10 +134,10 @@ const rss = () => process.memoryUsage().rss / 1e6;
   const whole: number[] = [];
   for (let i = 0; i < 30; i++) {
     let t0 = performance.now();
-    brain.query({ focus: `src/f${i}.ts`, depth: '2' });
+    await brain.query({ focus: `src/f${i}.ts`, depth: '2' });
     focused.push(performance.now() - t0);
     t0 = performance.now();
-    brain.query({});
+    await brain.query({});
     whole.push(performance.now() - t0);
   }
   const status: number[] = [];
@@ -146,7 +146,7 @@ const rss = () => process.memoryUsage().rss / 1e6;
     await t.api('GET', '/api/status');
     status.push(performance.now() - t0);
   }
-  table([{ runs: '10 000', 'graph nodes': String(brain.size().nodes), 'focus depth 2 p50 ms': fmt(median(focused), 2), 'whole (cap 500) p50 ms': fmt(median(whole), 2), 'GET /api/status p50 ms': fmt(median(status), 2) }]);
+  table([{ runs: '10 000', 'graph nodes': String((await brain.size()).nodes), 'focus depth 2 p50 ms': fmt(median(focused), 2), 'whole (cap 500) p50 ms': fmt(median(whole), 2), 'GET /api/status p50 ms': fmt(median(status), 2) }]);
   result('GET /api/brain, 10 000-run home (whole graph, cap 500)', 'ms', whole, status, { under: 100 });
   await brain.close();
   await t.close();

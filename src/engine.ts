@@ -160,7 +160,7 @@ export interface EngineOptions {
   /** Secret store backend: `auto` (default) uses the OS keychain when it answers a probe. */
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home, the egress proxy's floor. */
-  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
+  sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge' | 'egressSession'>;
   /** Editor helper knobs for tests: a shorter completion deadline than the seed's 15 s. */
   editor?: { completeDeadlineMs?: number };
   /** Code index knobs for tests: counts every request sent to the embeddings endpoint. */
@@ -298,7 +298,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => watcher.close());
   filesRoutes(app, files);
   // The brain (issue 32): the provenance graph, kept from the bus, never from a scan of run logs.
-  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all() });
+  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all(), log });
   bus.subscribe((e) => brain.onEvent(e));
   brainRoutes(app, brain);
   closers.push(() => brain.close());
@@ -409,7 +409,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     mcp: () => mcp.statusSummary(),
     embeddings: embeddingsConfigured,
     index: () => codeIndex.status(),
-    sandbox: () => sandbox.status(),
+    sandbox: () => sandbox.statusNow() ?? sandbox.status(),
     pool: pool ? () => pool.status() : undefined,
   });
 
@@ -554,7 +554,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     serialize: (key, work) => home.serialize(key, work),
     indexDir: home.path('work-index'),
     links: {
-      runs: () => runs.all(),
+      runsFor: (workItem) => runs.runsForWorkItem(workItem),
       chatDir: () => home.path(HOME_LAYOUT.chat),
       roots: () => fence.roots(),
       git: gitAt,

@@ -13,7 +13,7 @@ import { installFramePolicy } from './framing.js';
 import type { Guard } from './guard.js';
 import { methodTable, sendMethodNotAllowed } from './methods.js';
 import { openApiRoute, routeCatalog } from './openapi.js';
-import { installValidation } from './validation.js';
+import { compilersFactory, installValidation } from './validation.js';
 import type { Redactor } from '../kernel/redact.js';
 import { maskJson } from './redact-responses.js';
 import type { WebApp } from './web-app.js';
@@ -52,6 +52,7 @@ export function createServer({ guard, log, webApp, redactor }: ServerOptions): F
     forceCloseConnections: true,
     ...edgeOptions(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 4096 },
+    schemaController: { compilersFactory },
   });
 
   early.set(app, lane);
@@ -63,14 +64,30 @@ export function createServer({ guard, log, webApp, redactor }: ServerOptions): F
     // The lane holds exact canonical paths only, so `url` is its own canonical reading.
     const verdict = guard.check({ headers: req.headers, rawHeaders: req.rawHeaders, url, canonical: { ok: true, path: url, query: '' }, method: 'GET', remoteAddress: req.socket.remoteAddress, upgrade: false });
     if (!verdict.ok) return false; // the Fastify route's guard refuses it, in its words
-    void (async () => answer())().then(
-      (value) => send(res, 200, maskAnswer(JSON.stringify(value))),
-      (err: unknown) => {
-        const { status, message } = toClientError(err);
-        log(`GET ${url} failed: ${describeError(err)}`);
-        send(res, status, maskAnswer(JSON.stringify({ error: message })));
-      },
-    );
+    const fail = (err: unknown) => {
+      const { status, message } = toClientError(err);
+      log(`GET ${url} failed: ${describeError(err)}`);
+      send(res, status, maskAnswer(JSON.stringify({ error: message })));
+    };
+    const ok = (value: unknown) => {
+      let text: string;
+      try {
+        text = JSON.stringify(value);
+      } catch (err) {
+        return fail(err);
+      }
+      send(res, 200, maskAnswer(text));
+    };
+    // An answer ready at once is sent in this tick, as a bare server does; a promise when it resolves.
+    let value: unknown;
+    try {
+      value = answer();
+    } catch (err) {
+      fail(err);
+      return true;
+    }
+    if (value instanceof Promise) value.then(ok, fail);
+    else ok(value);
     return true;
   };
   const maskAnswer = (payload: string) => (redactor ? maskJson(payload, redactor) : payload);

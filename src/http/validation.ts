@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
-import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler, FastifySerializerCompiler, FastifyServerOptions, preValidationHookHandler } from 'fastify';
 import { EngineError } from '../kernel/errors.js';
 import { hooksOf } from './methods.js';
 import type { Schema } from './schemas.js';
@@ -30,25 +30,36 @@ const ajv = (coerce: boolean): AjvType => {
 
 type Part = 'body' | 'querystring' | 'params' | 'headers';
 
-/** Installs the validator compiler, the response serializer and the 415 check on `app`. */
-export function installValidation(app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    // Compiled on a route's first request, not at start (start-up time is measured in bench/startup).
-    let validate: ValidateFunction | undefined;
-    // No body at all (Fastify gives null or undefined) reads as `{}`, so a missing required field says which one.
-    const emptyAsObject = httpPart === 'body' && (schema as Schema).type === 'object';
-    return (data: unknown) => {
-      validate ??= ajv(httpPart !== 'body').compile(schema as Schema);
-      const absent = emptyAsObject && (data === undefined || data === null);
-      const subject = absent ? {} : data;
-      if (!validate(subject)) return { error: new EngineError(400, sentence(validate.errors ?? [], httpPart as Part, schema as Schema)) };
-      // A body that was not sent stays "not sent", unless the schema's defaults filled it in.
-      return absent && Object.keys(subject as object).length ? { value: subject } : true;
-    };
-  });
-  // Response schemas describe, they do not filter: answers are serialized exactly as before.
-  app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
+const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpPart }) => {
+  // Compiled on a route's first request, not at start (start-up time is measured in bench/startup).
+  let validate: ValidateFunction | undefined;
+  // No body at all (Fastify gives null or undefined) reads as `{}`, so a missing required field says which one.
+  const emptyAsObject = httpPart === 'body' && schema.type === 'object';
+  return (data: unknown) => {
+    validate ??= ajv(httpPart !== 'body').compile(schema);
+    const absent = emptyAsObject && (data === undefined || data === null);
+    const subject = absent ? {} : data;
+    if (!validate(subject)) return { error: new EngineError(400, sentence(validate.errors ?? [], httpPart as Part, schema)) };
+    // A body that was not sent stays "not sent", unless the schema's defaults filled it in.
+    return absent && Object.keys(subject as object).length ? { value: subject } : true;
+  };
+};
 
+/** Response schemas describe, they do not filter: answers are serialized exactly as before. */
+const serializerCompiler: FastifySerializerCompiler<Schema> = () => (data: unknown) => JSON.stringify(data);
+
+/**
+ * The engine's compilers, given to Fastify when it is made (its `schemaController` option): Fastify
+ * then never loads its own (@fastify/ajv-compiler with Ajv and ajv-formats, fast-json-stringify),
+ * which it does at start otherwise, ~1.4 MB of heap and ~4 MB resident (bench/memory); the bundle
+ * leaves them out (scripts/bundle.mjs).
+ */
+// Typed by Fastify for its own Ajv-based factories; a factory's compiler takes the same route-schema call as setValidatorCompiler's.
+export const compilersFactory = { buildValidator: () => validatorCompiler, buildSerializer: () => serializerCompiler } as unknown as CompilersFactory;
+type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
+/** Installs the 415 check on `app` (the compilers are `compilersFactory`, given to Fastify). */
+export function installValidation(app: FastifyInstance): void {
   // Only a route that takes a JSON body gets the 415 check, as its own hook: no per-request look at
   // the route options on the others (bench/status-throughput). Call before routes are added.
   app.addHook('onRoute', (route) => {

@@ -189,6 +189,7 @@ export const LIMITS = {
   sandboxProbeTimeoutMs: 10_000, // the one real start of the sandbox that decides whether it works here
   sandboxRepoScanDirs: 20_000, // folders walked per command to find every .git (config and hooks kept read-only)
   sandboxRepoScanDepth: 12,
+  egressSessionStartMs: 10_000, // how long the shared network namespace's bridge may take to listen before commands fall back to their own
 
   // Databases (seed 000 §4.15 and §8; the rest are the engine's own bounds)
   dbConnectionIdChars: 64,

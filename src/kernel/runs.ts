@@ -152,6 +152,10 @@ export class RunLedger {
   /** The same records by start time, oldest first: the index a page or a time range is cut from without a scan. */
   private readonly byStartTime: RunRecord[] = [];
   private readonly liveRuns = new Map<string, LiveRun>();
+  /** Each workflow's last top-level run by start time: GET /api/workflows reads it without a scan. */
+  private readonly lastOfWorkflow = new Map<string, RunRecord>();
+  /** The runs started for each work item (`workItem` label), oldest first: a board item's links read them by key. */
+  private readonly ofWorkItem = new Map<string, RunRecord[]>();
   private unsubscribe: (() => void) | undefined;
   /** The runs this start found in flight from a previous engine and marked interrupted (reported once). */
   readonly interruptedAtStart: RunRecord[] = [];
@@ -191,7 +195,7 @@ export class RunLedger {
     if (record?.runId && !this.liveRuns.has(record.runId)) this.remember(record);
   }
 
-  /** A record in both indexes, or a known one updated in place (its start time, the index's order, kept). */
+  /** A record in the indexes (by id, start time, workflow and work item), or a known one updated in place (its start time, the indexes' order, kept). */
   private remember(input: RunRecord): void {
     // A line without a start time (hand-edited, foreign) is read as having started at 0: the
     // start-time order the lists and reports cut by binary search must never compare NaN.
@@ -200,6 +204,7 @@ export class RunLedger {
     if (!known) {
       this.records.set(record.runId, record);
       this.insertByStart(record);
+      this.indexLabels(record);
       return;
     }
     for (const key of Object.keys(known) as Array<keyof RunRecord>) if (!(key in record)) delete known[key];
@@ -289,6 +294,32 @@ export class RunLedger {
     while (i > 0 && all[i - 1].startedAt > record.startedAt) i--;
     if (i === all.length) all.push(record);
     else all.splice(i, 0, record);
+  }
+
+  /** Files a record under its workflow and its work item (records change in place, so the entries stay current). */
+  private indexLabels(record: RunRecord): void {
+    const { workflowId, parentRunId, workItem } = record;
+    if (workflowId && !parentRunId) {
+      const last = this.lastOfWorkflow.get(workflowId);
+      if (!last || last.startedAt <= record.startedAt) this.lastOfWorkflow.set(workflowId, record);
+    }
+    if (workItem) {
+      let list = this.ofWorkItem.get(workItem);
+      if (!list) this.ofWorkItem.set(workItem, (list = []));
+      list.push(record);
+      // Only a clock that went back puts a run before the last one.
+      if (list.length > 1 && list[list.length - 2].startedAt > record.startedAt) list.sort((a, b) => a.startedAt - b.startedAt);
+    }
+  }
+
+  /** The last top-level run of `workflowId` (by start time), if it ever ran. Read it; never change it. */
+  lastRunOf(workflowId: string): RunRecord | undefined {
+    return this.lastOfWorkflow.get(workflowId);
+  }
+
+  /** The runs started for the work item labelled `workItem`, oldest first. Read them; never change them. */
+  runsForWorkItem(workItem: string): readonly RunRecord[] {
+    return this.ofWorkItem.get(workItem) ?? [];
   }
 
   /** Every known record, oldest first (live ones carry their current usage). */

@@ -9,7 +9,8 @@
  * Commands inside `$( )`, backticks and `<( )` become segments too, marked `nested`.
  */
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
+import { lazyRequire } from '../kernel/lazy-require.js';
 import { LIMITS } from '../kernel/limits.js';
 import { ARITHMETIC_NOTE, arithmeticNamesVariable, computedSubscript, decodeAnsiC, expansionRisk, heredocBodyRisks } from './shell-expand.js';
 import { lexShell } from './shell-lex.js';
@@ -72,6 +73,8 @@ export interface ShellParse {
 
 // --- the parser ---------------------------------------------------------------------------------
 
+/** web-tree-sitter itself (its glue code, ~1.4 MB resident) loads with the grammar, not at start (bench/memory). */
+const treeSitter = lazyRequire<typeof import('web-tree-sitter')>('web-tree-sitter');
 let parser: Parser | undefined;
 let loading: Promise<Parser | undefined> | undefined;
 let loadError: string | undefined;
@@ -81,6 +84,7 @@ export function ensureShellParser(): Promise<Parser | undefined> {
   loading ??= (async () => {
     try {
       const require = createRequire(import.meta.url);
+      const { Language, Parser } = treeSitter();
       await Parser.init();
       const language = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
       const p = new Parser();

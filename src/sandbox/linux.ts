@@ -80,8 +80,9 @@ export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = ex
   for (const tmp of ['/tmp', '/var/tmp']) if (exists(tmp)) args.push('--tmpfs', tmp);
   if (exists('/run')) args.push('--tmpfs', '/run');
   for (const sock of DAEMON_SOCKETS) if (!sock.startsWith('/run/') && exists(sock)) args.push('--ro-bind', '/dev/null', sock);
-  // The network's only way out: the engine's egress proxy, at a fixed path on the empty /run.
-  if (plan.network && plan.egressSocket) args.push('--ro-bind', plan.egressSocket, SANDBOX_SOCKET);
+  // The network's only way out: the engine's egress proxy, at a fixed path on the empty /run (a
+  // command that joins the shared namespace reaches it through that namespace's bridge instead).
+  if (plan.network && plan.egressSocket && !plan.joinNetwork) args.push('--ro-bind', plan.egressSocket, SANDBOX_SOCKET);
   if (plan.userHome && plan.userHome !== '/' && exists(plan.userHome)) args.push('--ro-bind', plan.userHome, plan.userHome);
 
   const bind = plan.mode === 'workspace-write' ? '--bind' : '--ro-bind';
@@ -106,8 +107,10 @@ export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = ex
   // A user namespace too where one can be made (bwrap makes one anyway when not root): uid 0 inside
   // is then not the host's root for anything the mounts above leave visible.
   args.push('--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
-  // Always a network namespace of its own: with the network on, the proxy is the only way out.
-  args.push('--unshare-net');
+  // Always a network namespace of its own, or with the network on the shared one the engine's
+  // egress session holds (egress-session.ts, joined before bwrap starts): either way the proxy is
+  // the only way out.
+  if (!(plan.network && plan.joinNetwork)) args.push('--unshare-net');
   args.push('--die-with-parent', '--cap-drop', 'ALL', '--chdir', plan.cwd, '--');
   return args;
 }

@@ -79,7 +79,8 @@ function run(program: string, args: string[]): Promise<string | undefined> {
   });
 }
 
-async function onPath(name: string): Promise<string | null> {
+/** The first executable `name` on PATH, absolute. */
+export async function onPath(name: string): Promise<string | null> {
   for (const dir of (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter)) {
     if (!dir) continue;
     const p = path.join(dir, name);

@@ -16,6 +16,7 @@ import { forbidden } from '../kernel/errors.js';
 import type { PermissionRequest } from '../tools/types.js';
 import { egressEnv, type BridgeKind } from './egress-bridge.js';
 import { createEgressProxy } from './egress-proxy.js';
+import { createEgressSession, type EgressSession } from './egress-session.js';
 import { programsSetIn } from './git-config.js';
 import { bwrapArgs, isInside, KEEPER, networkKeeper } from './linux.js';
 import { seatbeltArgs, seatbeltProfile } from './macos.js';
@@ -38,6 +39,8 @@ export interface SandboxDeps {
   egressFloor?: UrlFloor;
   /** Tests only: `node` forces the node bridge where socat is present. */
   egressBridge?: BridgeKind;
+  /** Tests only: false gives every network-on command a namespace and a bridge of its own (the fallback where no shared one starts). */
+  egressSession?: boolean;
 }
 
 /** Shell start-up files: never writable, even when the user's home is inside a writable root. */
@@ -65,11 +68,24 @@ export function createSandbox(deps: SandboxDeps) {
   const userHome = deps.userHome ?? os.homedir();
   // A network-on sandbox's only way out (started on first use; see egress-proxy.ts).
   const egress = createEgressProxy(deps.egressFloor ?? urlFloor);
-  const probe = (): Promise<ProbeResult> => probeSandbox({ platform, bwrap: deps.bwrap ?? (process.env.ENGINE_SANDBOX_BWRAP || undefined) });
+  /** The last probe's answer, for a status read without a promise (GET /api/status is polled). */
+  let probed: ProbeResult | undefined;
+  const probe = (): Promise<ProbeResult> => probeSandbox({ platform, bwrap: deps.bwrap ?? (process.env.ENGINE_SANDBOX_BWRAP || undefined) }).then((p) => (probed = p));
+  // The network namespace network-on commands share, its bridge listening (made on first use).
+  let session: EgressSession | undefined;
+  const egressSession = (bwrap: string) => (session ??= createEgressSession({ bwrap, socket: () => egress.socket(), engineHome: deps.engineHome, bridge: deps.egressBridge, log: deps.log }));
 
   async function status(): Promise<SandboxStatus> {
+    return statusOf(await probe());
+  }
+
+  /** The status now, once a probe has answered; undefined before (then `status()` probes). */
+  function statusNow(): SandboxStatus | undefined {
+    return probed && statusOf(probed);
+  }
+
+  function statusOf(p: ProbeResult): SandboxStatus {
     const s = deps.settings();
-    const p = await probe();
     const active = p.available && s.mode !== 'off';
     const reason = active ? null : s.mode === 'off' ? 'sandbox.mode is "off": commands run with the engine\'s full rights' : p.reason;
     return { available: p.available, backend: p.backend, mode: s.mode, network: s.network, whenUnavailable: s.whenUnavailable, active, reason };
@@ -138,8 +154,16 @@ export function createSandbox(deps: SandboxDeps) {
 
     if (p.backend === 'bwrap') {
       if (!plan.network) return { launch: { program: p.program, prefix: bwrapArgs(plan), keeper: KEEPER }, env: { TMPDIR: '/tmp' }, finish: finishScan };
-      // The network on: its own namespace still, with the engine's proxy as the only way out, reached
-      // through a bridge (socat, or the engine's own node, kept visible wherever it is installed).
+      // The network on: the engine's shared egress namespace, its bridge already listening, joined
+      // before bwrap makes the command's other namespaces (egress-session.ts).
+      const join = deps.egressSession === false ? undefined : await egressSession(p.program).join();
+      if (join) {
+        const prefix = [...join.args, p.program, ...bwrapArgs({ ...plan, joinNetwork: true })];
+        return { launch: { program: join.program, prefix, keeper: KEEPER }, env: { TMPDIR: '/tmp', ...egressEnv() }, finish: finishScan };
+      }
+      // Where no shared namespace can start: a namespace of its own, with the engine's proxy as the
+      // only way out, reached through a bridge the command starts (socat, or the engine's own node,
+      // kept visible wherever it is installed).
       plan.egressSocket = await egress.socket();
       plan.readOnly.push(process.execPath);
       const launch = { program: p.program, prefix: bwrapArgs(plan), keeper: networkKeeper(process.execPath, deps.egressBridge) };
@@ -201,7 +225,19 @@ export function createSandbox(deps: SandboxDeps) {
     };
   }
 
-  return { status, request, prepare, probe, confineGit, confineLogin, close: () => egress.close() };
+  return {
+    status,
+    statusNow,
+    request,
+    prepare,
+    probe,
+    confineGit,
+    confineLogin,
+    close: () => {
+      session?.close();
+      return egress.close();
+    },
+  };
 }
 
 function refusal(st: SandboxStatus, attended: boolean): string {

@@ -97,4 +97,9 @@ export interface SandboxPlan {
   cwd: string;
   /** Network on: the engine's egress proxy socket, bound into the sandbox as its only way out. */
   egressSocket?: string;
+  /**
+   * Network on: the command runs in the engine's shared egress namespace (src/sandbox/egress-session.ts,
+   * entered before bwrap), whose bridge is already listening, instead of a namespace of its own.
+   */
+  joinNetwork?: boolean;
 }

@@ -6,19 +6,9 @@ import assert from 'node:assert/strict';
 import { appendFile, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Bus } from '../../src/kernel/bus.js';
-import { Home } from '../../src/kernel/home.js';
 import { LIMITS } from '../../src/kernel/limits.js';
-import { RunLedger } from '../../src/kernel/runs.js';
 import { tempDir } from '../support/engine.js';
-
-async function ledgerAt(root: string): Promise<RunLedger> {
-  const home = new Home(root);
-  await home.ensure();
-  const runs = new RunLedger(home, new Bus());
-  await runs.init();
-  return runs;
-}
+import { ledgerAt } from '../support/ledger.js';
 
 test('shared run log: one file for many runs, each run reads back only its own events', async () => {
   const root = await tempDir();

@@ -73,3 +73,12 @@ test('bwrap: git dirs are pinned after the roots and before the read-only island
   const ro = bwrapArgs({ ...plan, mode: 'read-only', pinned: [git] }, all);
   assert.ok(ro.join(' ').includes(`--ro-bind ${git} ${git}`));
 });
+
+test('bwrap: a network-on command that joins the shared egress namespace makes every namespace but the network\'s, and binds no proxy socket', () => {
+  const joined = bwrapArgs({ ...plan, network: true, joinNetwork: true, egressSocket: '/tmp/engine-egress-x/proxy.sock' }, all);
+  assert.ok(!joined.includes('--unshare-net'), joined.join(' '));
+  assert.ok(!joined.join(' ').includes('proxy.sock'), joined.join(' '));
+  for (const flag of ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--die-with-parent']) assert.ok(joined.includes(flag), flag);
+  assert.deepEqual(joined.slice(joined.indexOf('--cap-drop'), joined.indexOf('--cap-drop') + 2), ['--cap-drop', 'ALL']);
+  assert.ok(bwrapArgs({ ...plan, joinNetwork: true }, all).includes('--unshare-net'), 'with the network off a command never joins anything');
+});

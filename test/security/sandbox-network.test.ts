@@ -8,6 +8,7 @@
  * works. The stand-in listens on the host's loopback, which the floor refuses, so this engine's proxy
  * gets a test-only floor that maps the one name `registry.test` to it (an engine start option that
  * no model or API call can set); every other destination meets the real floor.
+ * Network-on commands share one namespace the engine holds (issue 42): sandbox-egress-session.test.ts.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';

@@ -92,3 +92,23 @@ test('the one item is read fresh: a hand edit, a hand delete, a parent written b
   const keys = (await t.api('GET', '/api/work?project=keyed')).body.boards[0].items.map((i: { key: string }) => i.key);
   assert.ok(keys.includes('KY-99') && !keys.includes('KY-13'), 'the list sees both hand changes');
 });
+
+test('a create reads no folder and no other item, goes last, and never takes a key a file already has', async () => {
+  const board = (await t.api('GET', '/api/work?project=keyed')).body.boards[0];
+  const highest = Math.max(...board.items.map((i: { key: string }) => Number(i.key.slice(3))));
+  const lastRank = Math.max(...board.items.map((i: { rank: number }) => i.rank));
+  let made: any;
+  const seen = await touches(async () => (made = await t.api('POST', '/api/work/keyed', { kind: 'task', title: 'new one', parent: 'KY-3' })));
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  assert.equal(seen.listings, 0, 'a create lists no folder');
+  assert.deepEqual([...seen.stats].sort(), ['KY-3.md', `${made.body.key}.md`].sort(), 'a create reads its parent and itself only');
+  assert.equal(made.body.key, `KY-${highest + 1}`);
+  assert.equal(made.body.item.rank, lastRank + 1, 'the new item goes last');
+
+  // An item another clone committed (unknown to the engine until the next list), and a counter rolled back by git.
+  writeFileSync(path.join(items, `KY-${highest + 2}.md`), readFileSync(path.join(items, 'KY-1.md'), 'utf8').replace('title: item 1', 'title: from a pull'));
+  writeFileSync(path.join(items, '..', 'counter.json'), JSON.stringify({ next: 1 }) + '\n');
+  const next = await t.api('POST', '/api/work/keyed', { kind: 'task', title: 'after the pull' });
+  assert.equal(next.body.key, `KY-${highest + 3}`, 'neither a known key nor the file made by hand is taken');
+  assert.equal((await t.api('GET', '/api/work/keyed/KY-' + (highest + 2))).body.item.title, 'from a pull', 'the file made by hand is intact');
+});

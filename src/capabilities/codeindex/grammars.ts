@@ -4,7 +4,11 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Language, Parser } from 'web-tree-sitter';
+import type { Language, Parser } from 'web-tree-sitter';
+import { lazyRequire } from '../../kernel/lazy-require.js';
+
+/** Loaded with the first grammar, not at start (bench/memory). */
+const treeSitter = lazyRequire<typeof import('web-tree-sitter')>('web-tree-sitter');
 
 const WASM: Record<string, string> = {
   typescript: 'tree-sitter-typescript/tree-sitter-typescript.wasm',
@@ -33,6 +37,7 @@ export async function parserFor(language: string): Promise<Parser | undefined> {
   const wasm = WASM[language];
   if (!wasm) return undefined;
   try {
+    const { Language, Parser } = treeSitter();
     init ??= Parser.init();
     await init;
     let lang = languages.get(language);

@@ -10,7 +10,9 @@
 // SQL/Lua/Haskell, Lisp/INI, HTML/XML, CSS and block comments, and `REM`-less Windows batch `::`.
 const LEADER = String.raw`(?:\/\/+|#+|--+|;+|%+|::|\/\*+|<!--|\{\/\*|\(\*)`;
 const CLOSER = String.raw`(?:\*+\/\}?|-->|\*\))?`;
-const ELLIPSIS = String.raw`(?:\.\.\.|…)`;
+// The one-character ellipsis as an escape the RegExp reads: a raw `…` in a String.raw would make the
+// whole bundle's source two bytes a character in memory (V8 keeps it for the life of the process).
+const ELLIPSIS = String.raw`(?:\.\.\.|\u2026)`;
 // After the ellipsis: optional words ("existing code", "rest of the function", "unchanged") and
 // an optional closing ellipsis. Words are limited to letters, spaces and a few marks so a line of
 // real code after a comment leader (`# ...args` is not written in practice) is not swallowed.

@@ -1,11 +1,12 @@
 /**
  * Keys `<PREFIX>-<n>` from a counter that never hands out a number twice. The counter
  * (`counter.json`) is advanced before the item file exists, under the board's lock; the next number
- * is also never below the highest key on disk, so a counter lost or rolled back by git still cannot
- * reuse a key; and the item file is linked into place exclusively, so even another process writing the
- * same folder cannot overwrite an item.
+ * is also never below the highest key the board's store knows (its last full read and every keyed
+ * read since: no folder listing per create), so a counter lost or rolled back by git does not
+ * reuse a key; and the item file is linked into place exclusively, so even an item made by hand or
+ * by another process since cannot be overwritten (the next number is tried).
  */
-import { promises as fs, readdirSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../kernel/home.js';
 
@@ -22,31 +23,15 @@ async function readCounter(file: string): Promise<number> {
   }
 }
 
-function highestOnDisk(itemsDir: string, prefix: string): number {
-  const re = new RegExp(`^${prefix}-([1-9][0-9]*)\\.md$`);
-  let high = 0;
-  let names: string[] = [];
-  try {
-    names = readdirSync(itemsDir);
-  } catch {
-    /* none yet */
-  }
-  for (const n of names) {
-    const m = re.exec(n);
-    if (m) high = Math.max(high, Number(m[1]));
-  }
-  return high;
-}
-
 /**
  * Allocates the next key and creates its file with `text(key)`. Must run under the board's lock
  * (BoardStore.locked): the lock orders creates within the engine, `wx` guards against anyone else.
  */
-export async function allocateKey(boardDir: string, prefix: string, text: (key: string) => string): Promise<string> {
+export async function allocateKey(boardDir: string, prefix: string, highestKnown: number, text: (key: string) => string): Promise<string> {
   const counterFile = path.join(boardDir, 'counter.json');
   const itemsDir = path.join(boardDir, 'items');
   await fs.mkdir(itemsDir, { recursive: true });
-  let n = Math.max(await readCounter(counterFile), highestOnDisk(itemsDir, prefix) + 1);
+  let n = Math.max(await readCounter(counterFile), highestKnown + 1);
   for (;;) {
     const key = `${prefix}-${n}`;
     // The counter moves first: a crash between the two writes skips a number, never reuses one.

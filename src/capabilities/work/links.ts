@@ -8,7 +8,8 @@ import type { RunRecord } from '../../kernel/runs.js';
 import type { WorkLinks } from './types.js';
 
 export interface LinkDeps {
-  runs: () => RunRecord[];
+  /** The runs started for a work item label, oldest first (the run ledger's index by item: RunLedger.runsForWorkItem). */
+  runsFor: (workItem: string) => readonly RunRecord[];
   /** The folder of chat session files (`<home>/chat`, one `<sessionId>.jsonl` each). */
   chatDir: () => string;
   /** The fence's roots: commits are searched in each one that is a repository. */
@@ -24,11 +25,10 @@ export const keyPattern = (key: string) => new RegExp(`(?<![A-Za-z0-9-])${key.re
 
 export async function findLinks(deps: LinkDeps, project: string, key: string): Promise<WorkLinks> {
   const re = keyPattern(key);
-  const runs = deps
-    .runs()
-    .filter((r) => r.workItem === key || r.workItem === `${project}/${key}`)
-    .slice(-LINKS_PER_KIND)
-    .reverse()
+  // An item is labelled by its key or by <project>/<key>: the newest of both, newest first.
+  const runs = [...deps.runsFor(key).slice(-LINKS_PER_KIND), ...deps.runsFor(`${project}/${key}`).slice(-LINKS_PER_KIND)]
+    .sort((a, b) => b.startedAt - a.startedAt)
+    .slice(0, LINKS_PER_KIND)
     .map((r) => ({ runId: r.runId, status: r.status, source: r.source, agent: r.agent, title: r.title, startedAt: r.startedAt }));
   const [chats, commits] = await Promise.all([chatsNaming(deps.chatDir(), re), commitsNaming(deps, key, re)]);
   return { runs, chats, commits };

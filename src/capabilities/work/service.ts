@@ -193,13 +193,15 @@ export function createWorkService(deps: WorkDeps) {
     async create(project: string, input: CreateInput, actor: Actor): Promise<{ key: string; item: WorkItem }> {
       const title = typeof input.title === 'string' ? input.title.trim() : '';
       if (!title) throw badRequest('title is required: a short line saying what the item is');
+      // Only a parent being set is read again (checkParent asks whether it exists): a create costs the same on a board of any size.
+      const parent = typeof input.parent === 'string' ? [input.parent.trim().toUpperCase()] : [];
       return store.locked(project, async () => {
         await store.assertInside(project);
-        const b = board(project);
+        const b = board(project, parent);
         const { config } = b;
         const kind = kindOf(config, input.kind ?? '', project);
         const status = input.status !== undefined ? laneOf(config, input.status, project) : config.lanes[0].name;
-        const ranks = [...b.items.values()].map((i) => i.rank);
+        const top = store.top(project);
         const stamp = now();
         const item: WorkItem = {
           key: '',
@@ -211,7 +213,7 @@ export function createWorkService(deps: WorkDeps) {
           labels: checkLabels(config, input.labels ?? [], project),
           estimate: checkEstimate(config, input.estimate ?? null, project),
           priority: checkPriority(config, input.priority ?? null, project),
-          rank: input.rank ?? (ranks.length ? Math.max(...ranks) + 1 : 1),
+          rank: input.rank ?? (top.rank ?? 0) + 1,
           fields: checkFields(kind, {}, input.fields),
           archived: false,
           parent: checkParent(b, input.parent ?? null),
@@ -222,8 +224,8 @@ export function createWorkService(deps: WorkDeps) {
         };
         const what = `created ${kind.name} "${title}" in ${status}`;
         const actorLine = activityLine(actor, what);
-        const key = await allocateKey(b.dir, config.prefix, (k) => formatItem({ ...item, key: k }, actorLine));
-        const created = store.load(project)!.items.get(key)!;
+        const key = await allocateKey(b.dir, config.prefix, top.key, (k) => formatItem({ ...item, key: k }, actorLine));
+        const created = store.loadKeys(project, [key])!.items.get(key)!;
         announce(project, key, what, actor);
         return { key, item: created };
       });

@@ -47,6 +47,14 @@ interface CacheEntry {
   files: Map<string, Cached>;
   /** The items as the last full read found them, kept fresh by keyed reads (absent until a full read). */
   items?: Map<string, WorkItem>;
+  /** The highest rank and key number among them (never lowered by a keyed read): where a new item goes. */
+  top?: Top;
+}
+
+/** A board's highest item rank (undefined for no items) and highest key number (0 for none). */
+export interface Top {
+  rank?: number;
+  key: number;
 }
 
 export class BoardStore {
@@ -237,6 +245,8 @@ export class BoardStore {
       changed = true;
     }
     entry.items = items;
+    entry.top = { key: 0 };
+    for (const item of items.values()) raise(entry.top, item);
     if (changed) this.markDirty(project);
     return { project, dir, config: entry.config, items };
   }
@@ -264,9 +274,18 @@ export class BoardStore {
       }
       if (cached.changed) changed = true;
       entry.items.set(key, cached.item);
+      raise(entry.top!, cached.item);
     }
     if (changed) this.markDirty(project);
     return { project, dir, config: entry.config, items: entry.items };
+  }
+
+  /**
+   * The board's highest rank and key number as of its last full read and the keyed reads since
+   * (call after `load` or `loadKeys`): a new item's rank and key without reading every item.
+   */
+  top(project: string): Top {
+    return this.cache.get(project)?.top ?? { key: 0 };
   }
 
   /** One item file's parsed item, from the cache when its mtime and size are unchanged; undefined when unreadable. */
@@ -319,6 +338,12 @@ export class BoardStore {
   locked<T>(project: string, work: () => Promise<T>): Promise<T> {
     return this.serialize(this.dir(project), work);
   }
+}
+
+function raise(top: Top, item: WorkItem): void {
+  if (Number.isFinite(item.rank) && (top.rank === undefined || item.rank > top.rank)) top.rank = item.rank;
+  const n = Number(item.key.slice(item.key.lastIndexOf('-') + 1));
+  if (n > top.key) top.key = n;
 }
 
 /** An item's key of a board with this prefix, and its file name (the key captured): what a list and a keyed read both accept. */

@@ -26,14 +26,10 @@ export interface LastRun {
   error?: string;
 }
 
-/** The last top-level run of every workflow, by id, from one pass over the ledger (oldest first). */
-export function lastRuns(records: Iterable<RunRecord>): Map<string, LastRun> {
-  const last = new Map<string, LastRun>();
-  for (const r of records) {
-    if (!r.workflowId || r.parentRunId) continue;
-    last.set(r.workflowId, { runId: r.runId, status: r.status, source: r.source, startedAt: r.startedAt, ...(r.endedAt ? { endedAt: r.endedAt } : {}), ...(r.error ? { error: r.error } : {}) });
-  }
-  return last;
+/** What the list shows of a workflow's last top-level run (the ledger keeps it by workflow: RunLedger.lastRunOf). */
+export function lastRun(r: RunRecord | undefined): LastRun | null {
+  if (!r) return null;
+  return { runId: r.runId, status: r.status, source: r.source, startedAt: r.startedAt, ...(r.endedAt ? { endedAt: r.endedAt } : {}), ...(r.error ? { error: r.error } : {}) };
 }
 
 export function triggerStatus(doc: WorkflowDocument, cronNext: (key: string) => number | undefined): TriggerStatus[] {

@@ -21,7 +21,7 @@ import { NODE_TYPES, nodeType } from './nodes/index.js';
 import { planResume } from './resume.js';
 import { WorkflowStore } from './store.js';
 import { unattendedWarnings } from './unattended.js';
-import { lastRuns, triggerStatus } from './listing.js';
+import { lastRun, triggerStatus } from './listing.js';
 import type { NodeServices, NodeSpec, RunJob, RunSource, WorkflowDocument, WorkflowPool } from './types.js';
 
 export interface WorkflowsDeps {
@@ -315,10 +315,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     cronPreview: (expr: unknown, timezone?: unknown) => previewCron(expr, timezone, clock.now()),
     armedCron: () => cron.armed(),
     /** GET /api/workflows: each document with its triggers' state (active, next fire) and its last run. */
-    listing: () => {
-      const last = lastRuns(deps.runs.all());
-      return store.list().map((item) => ('nodes' in item ? { ...item, triggers: triggerStatus(item, cron.next), lastRun: last.get(item.id) ?? null } : item));
-    },
+    listing: () => store.list().map((item) => ('nodes' in item ? { ...item, triggers: triggerStatus(item, cron.next), lastRun: lastRun(deps.runs.lastRunOf(item.id)) } : item)),
   };
 }
 

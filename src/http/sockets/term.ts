@@ -22,11 +22,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import * as pty from 'node-pty';
+import type * as Pty from 'node-pty';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { lazyRequire } from '../../kernel/lazy-require.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { isLoopback } from '../guard.js';
 import { refuse, type SocketHandler } from './upgrade.js';
+
+/** node-pty (a native addon, ~3 MB resident) loads with the first terminal, not at start (bench/memory). */
+const loadPty = lazyRequire<typeof Pty>('node-pty');
 
 export interface TermDeps {
   /** Real path of the workspace root: where every terminal starts. */
@@ -41,7 +45,7 @@ export interface TermDeps {
 
 interface Session {
   id: string;
-  pty: pty.IPty;
+  pty: Pty.IPty;
   clients: Set<WebSocket>;
   scrollback: string;
   graceTimer?: NodeJS.Timeout;
@@ -60,7 +64,7 @@ export function termSocket(deps: TermDeps): SocketHandler & { sessions: () => st
 
   function start(id: string, cols: number, rows: number): Session {
     const shell = loginShell();
-    const p = pty.spawn(shell, ['-l'], {
+    const p = loadPty().spawn(shell, ['-l'], {
       name: 'xterm-256color',
       cols,
       rows,

@@ -1,0 +1,62 @@
+/**
+ * The ledger keeps each workflow's last top-level run and each work item's runs by key (issue 42):
+ * GET /api/workflows and an item's links read them without a scan of every run. Subworkflow runs
+ * are never a workflow's last run; a resumed run keeps its place; both survive a restart (rebuilt
+ * from runs/index.jsonl); entries follow the record as it changes, and a pool's records from other
+ * engines (RunLedger.ingest) are filed as they come in.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RunRecord } from '../../src/kernel/runs.js';
+import { tempDir } from '../support/engine.js';
+import { ledgerAt } from '../support/ledger.js';
+
+test("a workflow's last top-level run and an item's runs, by key, kept across a restart", async () => {
+  const root = await tempDir();
+  const runs = await ledgerAt(root);
+  const first = runs.start({ source: 'manual', workflowId: 'nightly', workItem: 'ENG-1' });
+  await first.finish('failed', { error: 'disk full' });
+  const second = runs.start({ source: 'cron', workflowId: 'nightly' });
+  const child = runs.start({ source: 'subworkflow', workflowId: 'nightly', parentRunId: second.id, workItem: 'ENG-1' });
+  runs.start({ source: 'chat', workItem: 'eng/ENG-1' });
+  runs.start({ source: 'manual', workflowId: 'other' });
+
+  assert.equal(runs.lastRunOf('nightly')?.runId, second.id, 'a subworkflow run is not the last run of its workflow');
+  assert.equal(runs.lastRunOf('nightly')?.status, 'running');
+  await second.finish('completed');
+  assert.equal(runs.lastRunOf('nightly')?.status, 'completed', 'the entry is the record itself');
+  assert.equal(runs.lastRunOf('never-ran'), undefined);
+  assert.deepEqual(runs.runsForWorkItem('ENG-1').map((r) => r.runId), [first.id, child.id]);
+  assert.equal(runs.runsForWorkItem('eng/ENG-1').length, 1);
+  assert.deepEqual(runs.runsForWorkItem('ENG-2'), []);
+  await runs.close();
+
+  const again = await ledgerAt(root);
+  assert.equal(again.lastRunOf('nightly')?.runId, second.id);
+  assert.equal(again.lastRunOf('nightly')?.status, 'completed');
+  assert.equal(again.lastRunOf('other')?.status, 'interrupted', 'a run left live by the last engine is marked, in place');
+  assert.deepEqual(again.runsForWorkItem('ENG-1').map((r) => r.runId), [first.id, child.id]);
+  const resumed = again.reopen(first.id);
+  assert.equal(again.lastRunOf('nightly')?.runId, second.id, 'a resumed run keeps its start time, so its place');
+  await resumed.finish('completed');
+  await again.close();
+});
+
+test("a pool's records from other engines are filed as they come in, a known one updated in place and filed once", async () => {
+  const root = await tempDir();
+  const runs = await ledgerAt(root);
+  const here = runs.start({ source: 'manual', workflowId: 'nightly' });
+  await here.finish('completed');
+  const usage = { input: 0, output: 0, cached: 0, reasoning: 0 };
+  const startedAt = here.record.startedAt + 1000;
+  const elsewhere: RunRecord = { runId: `run-${startedAt}-7`, status: 'running', startedAt, usage, source: 'cron', workflowId: 'nightly', workItem: 'ENG-9', worker: 'w2' };
+  runs.ingest(elsewhere);
+  assert.equal(runs.lastRunOf('nightly')?.runId, elsewhere.runId, "another engine's newer run is the workflow's last");
+  runs.ingest({ ...elsewhere, status: 'completed', endedAt: startedAt + 5 });
+  assert.equal(runs.lastRunOf('nightly')?.status, 'completed', 'an update lands in the filed record');
+  assert.deepEqual(runs.runsForWorkItem('ENG-9').map((r) => r.runId), [elsewhere.runId], 'a known run is filed once');
+  runs.ingest({ ...elsewhere, runId: 'run-1-1', startedAt: 1, status: 'failed' });
+  assert.equal(runs.lastRunOf('nightly')?.runId, elsewhere.runId, 'an older run learnt late is not the last');
+  assert.deepEqual(runs.runsForWorkItem('ENG-9').map((r) => r.runId), ['run-1-1', elsewhere.runId], 'oldest first');
+  await runs.close();
+});
