@@ -32,6 +32,8 @@ const ALLOWED: Record<string, string> = {
   'src/capabilities/agents/service.ts': HOME,
   'src/capabilities/atlas/store.ts': HOME,
   'src/capabilities/brain/service.ts': HOME,
+  'src/capabilities/brain/log.ts': `${HOME} (graph.jsonl, the brain's record)`,
+  'src/capabilities/brain/store.ts': `${HOME} (graph.sqlite, the index derived from the record)`,
   'src/capabilities/browser/pairing.ts': HOME,
   'src/capabilities/chat/store.ts': HOME,
   'src/capabilities/codeindex/store.ts': `${HOME} (index/code.sqlite)`,
@@ -60,6 +62,7 @@ const ALLOWED: Record<string, string> = {
   'src/capabilities/system/pick-folder.ts': `${INSTALL} (the folder picker program)`,
   'src/sandbox/probe.ts': `${INSTALL} (bwrap, a probe folder in the temp dir)`,
   'src/sandbox/linux.ts': `${INSTALL} (system folders to bind)`,
+  'src/sandbox/egress-session.ts': "/proc (the namespace holder's listening sockets)",
   'src/sandbox/egress-proxy.ts': `${INSTALL} (its socket's temp folder)`,
   'src/sandbox/sandbox.ts': `${INSTALL} (temp folders, the person's home folder to protect)`,
   // Model-writable trees, for something other than reading them for a model.
