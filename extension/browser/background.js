@@ -179,6 +179,15 @@ async function inPage(tabId, func, args = []) {
   }
 }
 
+/**
+ * Per tab, the number the next ref gets: refs are numbered on across the tab's documents, so one from
+ * an earlier page is stale, never an element of this one. Kept while the worker lives (its socket's
+ * keep-alive keeps it); after a restart refs number on from each document's own count.
+ */
+const refsIssued = new Map();
+chrome.tabs.onRemoved.addListener((tabId) => refsIssued.delete(tabId));
+const issued = (tabId) => refsIssued.get(tabId) || 1;
+
 function check(answer, ref) {
   if (!answer) throw new Error('the page did not answer; it may still be loading');
   if (answer.unknown) throw new Error(UNKNOWN(ref));
@@ -334,15 +343,17 @@ const OPS = {
 
   async snapshot({ tabId, interactiveOnly, maxChars, query }) {
     const tab = await resolveTab(tabId);
-    const text = await inPage(tab.id, snapshotPage, [!!interactiveOnly, maxChars || 18000, query || '']);
-    if (typeof text !== 'string') throw new Error('the page did not answer the snapshot; it may still be loading');
+    const answer = await inPage(tab.id, snapshotPage, [!!interactiveOnly, maxChars || 18000, query || '', issued(tab.id)]);
+    if (typeof answer?.text !== 'string') throw new Error('the page did not answer the snapshot; it may still be loading');
+    refsIssued.set(tab.id, Math.max(issued(tab.id), answer.next));
+    const text = answer.text;
     // The thumbnail (a debugger attach and a capture) is taken after the answer has gone.
     return { text, tabId: tab.id, url: isPrivate(tab.url) ? undefined : tab.url, thumbnailLater: withDebugger(tab.id, thumbnail) };
   },
 
   async click({ tabId, ref, button = 'left', double, quiet }) {
     const tab = await resolveTab(tabId);
-    const at = check(await inPage(tab.id, locateRef, [ref]), ref);
+    const at = check(await inPage(tab.id, locateRef, [ref, issued(tab.id)]), ref);
     if (at.empty) throw new Error(`${at.label} takes no space on the page (hidden or collapsed); take a new snapshot`);
     return act(tab, async (send) => {
       const base = { x: at.x, y: at.y, button, modifiers: 0 };
@@ -357,7 +368,7 @@ const OPS = {
 
   async type({ tabId, ref, text, clear, submit, quiet }) {
     const tab = await resolveTab(tabId);
-    const field = await inPage(tab.id, prepareType, [ref || null, !!clear]);
+    const field = await inPage(tab.id, prepareType, [ref || null, !!clear, issued(tab.id)]);
     if (field?.refused) throw new Error(`refused: ${ref || 'the focused field'} is ${field.refused}; the browser tools never type passwords, keys or card numbers. Ask the user to fill it in themselves.`);
     const target = check(field, ref);
     return act(tab, async (send) => {
@@ -379,12 +390,12 @@ const OPS = {
   async select({ tabId, ref, value, quiet }) {
     const tab = await resolveTab(tabId);
     // The page is watched from before the option changes, so what its change handler starts is waited for.
-    return act(tab, async () => check(await inPage(tab.id, selectOption, [ref, value]), ref).label, 0, quiet);
+    return act(tab, async () => check(await inPage(tab.id, selectOption, [ref, value, issued(tab.id)]), ref).label, 0, quiet);
   },
 
   async scroll({ tabId, ref, dy }) {
     const tab = await resolveTab(tabId);
-    const done = check(await inPage(tab.id, scrollPage, [ref || null, dy ?? 600]), ref);
+    const done = check(await inPage(tab.id, scrollPage, [ref || null, dy ?? 600, issued(tab.id)]), ref);
     return act(tab, async () => done.label, 0);
   },
 

@@ -3,7 +3,9 @@
  * world: the page's own scripts cannot see or change what is kept here). Each one is serialised on
  * its own, so none may use anything outside its body. Refs live in `globalThis.__engineRefs` of the
  * document they were taken on: an element keeps its ref across snapshots while it stays in the page,
- * and a ref whose element left (or whose document was replaced) is stale.
+ * and a ref whose element left (or whose document was replaced) is stale. Numbers go on across the
+ * tab's documents (`issued`, the tab's next number, kept by the service worker), so a ref of an
+ * earlier page never names an element of this one, and one at or past `issued` was never given.
  */
 
 /**
@@ -11,8 +13,9 @@
  * starts at the viewport (what lies wholly above is counted, not shown). With `query`, only the
  * elements of the whole page whose name or text holds it, each with a ref and a line of context.
  */
-export function snapshotPage(interactiveOnly, maxChars, query) {
+export function snapshotPage(interactiveOnly, maxChars, query, issued) {
   const R = (globalThis.__engineRefs ??= { byRef: new Map(), byEl: new WeakMap(), next: 1 });
+  R.next = Math.max(R.next, issued || 1);
   const INTERACTIVE = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem']);
   // Roles whose name is their content: the outline does not repeat that content below them.
   const LEAF = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'option', 'heading', 'img']);
@@ -167,15 +170,19 @@ export function snapshotPage(interactiveOnly, maxChars, query) {
   walk(document.body || document.documentElement, 0);
   const title = `page "${clip(document.title, 120)}"`;
   const reach = 'browser_snapshot with query (text to look for) finds any element of the whole page with its ref';
-  if (q) {
-    const shown = lines.length;
-    if (!shown && !omitted) return `${title}: nothing in the page (all frames and open shadow roots) holds "${clip(query, 100)}"; try a shorter or different text, or browser_snapshot without query for the outline`;
-    return `${title}: ${shown + omitted} match${shown + omitted === 1 ? '' : 'es'} for "${clip(query, 100)}" in the whole page (all frames and open shadow roots)\n${lines.join('\n')}` + (omitted ? `\n… ${omitted} more match${omitted === 1 ? '' : 'es'} not shown (capped at ${maxChars} characters; make the query longer or more precise)` : '');
+  return { text: q ? matches() : outline(), next: R.next };
+
+  function matches() {
+    const total = lines.length + omitted;
+    if (!total) return `${title}: nothing in the page (all frames and open shadow roots) holds "${clip(query, 100)}"; try a shorter or different text, or browser_snapshot without query for the outline`;
+    return `${title}: ${total} match${total === 1 ? '' : 'es'} for "${clip(query, 100)}" in the whole page (all frames and open shadow roots)\n${lines.join('\n')}` + (omitted ? `\n… ${omitted} more match${omitted === 1 ? '' : 'es'} not shown (capped at ${maxChars} characters; make the query longer or more precise)` : '');
   }
-  const max = Math.max(0, document.documentElement.scrollHeight - window.innerHeight);
-  const start = fromViewport ? ` from the viewport down (scrolled to ${Math.round(window.scrollY)} of ${max} px; ${above} element${above === 1 ? '' : 's'} above not shown: browser_scroll up, or ${reach})` : '';
-  const head = `${title}${interactiveOnly ? ' (interactive elements only)' : ''}${start}`;
-  return head + '\n' + lines.join('\n') + (omitted ? `\n… ${omitted} more element${omitted === 1 ? '' : 's'} not shown below (the outline is capped at ${maxChars} characters; ${reach}, or browser_scroll down: a snapshot after a scroll starts at the viewport)` : '');
+  function outline() {
+    const max = Math.max(0, document.documentElement.scrollHeight - window.innerHeight);
+    const start = fromViewport ? ` from the viewport down (scrolled to ${Math.round(window.scrollY)} of ${max} px; ${above} element${above === 1 ? '' : 's'} above not shown: browser_scroll up, or ${reach})` : '';
+    const head = `${title}${interactiveOnly ? ' (interactive elements only)' : ''}${start}`;
+    return head + '\n' + lines.join('\n') + (omitted ? `\n… ${omitted} more element${omitted === 1 ? '' : 's'} not shown below (the outline is capped at ${maxChars} characters; ${reach}, or browser_scroll down: a snapshot after a scroll starts at the viewport)` : '');
+  }
 }
 
 /**
@@ -194,10 +201,10 @@ export function quietFor(restart) {
 }
 
 /** Where a ref's element is (viewport coordinates of the top page, iframes included), after scrolling it into view. */
-export function locateRef(ref) {
+export function locateRef(ref, issued) {
   const R = globalThis.__engineRefs;
   const el = R?.byRef.get(ref)?.deref();
-  if (!el || !el.isConnected) return R && !R.byRef.has(ref) ? { unknown: true } : { stale: true };
+  if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
   el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   const r = el.getBoundingClientRect();
   let x = r.left + r.width / 2;
@@ -214,12 +221,12 @@ export function locateRef(ref) {
 }
 
 /** Focuses the field to type into (by ref, else the focused element), or says why not: never a password, key or card field. */
-export function prepareType(ref, clear) {
+export function prepareType(ref, clear, issued) {
   let el;
   if (ref) {
     const R = globalThis.__engineRefs;
     el = R?.byRef.get(ref)?.deref();
-    if (!el || !el.isConnected) return R && !R.byRef.has(ref) ? { unknown: true } : { stale: true };
+    if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
   } else {
     el = document.activeElement;
     while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -258,10 +265,10 @@ export function prepareType(ref, clear) {
 }
 
 /** Chooses an option by value or visible label. */
-export function selectOption(ref, value) {
+export function selectOption(ref, value, issued) {
   const R = globalThis.__engineRefs;
   const el = R?.byRef.get(ref)?.deref();
-  if (!el || !el.isConnected) return R && !R.byRef.has(ref) ? { unknown: true } : { stale: true };
+  if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
   if (el.localName !== 'select') return { error: `${ref} is a ${el.localName}, not a select; browser_click it instead` };
   const options = [...el.options];
   const option = options.find((o) => o.value === value) || options.find((o) => o.textContent.trim() === value) || options.find((o) => o.textContent.trim().toLowerCase() === String(value).toLowerCase());
@@ -274,11 +281,11 @@ export function selectOption(ref, value) {
 }
 
 /** Scrolls by dy or brings a ref into view; says where the page is. */
-export function scrollPage(ref, dy) {
+export function scrollPage(ref, dy, issued) {
   if (ref) {
     const R = globalThis.__engineRefs;
     const el = R?.byRef.get(ref)?.deref();
-    if (!el || !el.isConnected) return R && !R.byRef.has(ref) ? { unknown: true } : { stale: true };
+    if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
     el.scrollIntoView({ block: 'center', behavior: 'instant' });
   } else {
     window.scrollBy({ top: Number(dy) || 0, behavior: 'instant' });

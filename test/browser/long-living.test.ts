@@ -96,11 +96,22 @@ describe('the browser bridge on long and living pages', () => {
     assert.match((await call('browser_snapshot', { interactiveOnly: true })).text, /page "Long" \(interactive elements only\)\n- button "Open 0"/);
   });
 
-  it('a ref never issued is unknown, not stale', async () => {
+  it('a ref never issued is unknown, not stale; one of an earlier page in the tab is stale, never an element of the new page', async () => {
     const r = await call('browser_click', { ref: 'e99999' });
     assert.equal(r.ok, false);
     assert.match(r.text, /e99999 is not a ref of the current snapshot of this page; take a snapshot/);
     assert.doesNotMatch(r.text, /stale/);
+
+    const before = (await call('browser_snapshot', { interactiveOnly: true })).text;
+    const old = refIn(before, 'button "Open 0"');
+    const tabId = Number(/Snapshot of tab (\d+)/.exec(before)![1]);
+    await call('browser_navigate', { url: `${FIXTURE}/living`, tabId });
+    const after = (await call('browser_snapshot', { interactiveOnly: true })).text;
+    const fresh = [...after.matchAll(/\[e(\d+)\]/g)].map((m) => Number(m[1]));
+    assert.ok(fresh.length > 0 && Math.min(...fresh) > Number(old.slice(1)), `the new page's refs number on from the old page's:\n${after}`);
+    const stale = await call('browser_click', { ref: old });
+    assert.equal(stale.ok, false);
+    assert.match(stale.text, new RegExp(`ref ${old} is stale: the page changed`));
   });
 
   it("the snapshot's thumbnail comes after its answer, in its browser.action event", async () => {
