@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
+import type { EmitPayload } from '../../src/kernel/bus.js';
 import { allowAllGate } from '../../src/tools/types.js';
 import type { TestEngine } from '../support/engine.js';
 import { FIXTURE, launchChromium, serveFixtures, startBridgeEngine, waitConnected, type Fixtures, type TestChromium } from './harness.js';
@@ -18,7 +19,7 @@ describe('the browser bridge on long and living pages', () => {
   let t: TestEngine;
   let fixtures: Fixtures;
   let chromium: TestChromium;
-  const emitted: Array<{ kind: string; data: Record<string, unknown> }> = [];
+  const emitted: Array<{ kind: string; data: EmitPayload }> = [];
   let calls = 0;
 
   before(async () => {
@@ -41,7 +42,7 @@ describe('the browser bridge on long and living pages', () => {
 
   /** One tool call as a conversation makes it (its own session, so its own current tab); the text, or the error's. */
   async function call(name: string, args: Record<string, unknown>, callId = `c${++calls}`) {
-    const ctx = { signal: new AbortController().signal, emit: (kind: string, data: Record<string, unknown>) => void emitted.push({ kind, data }), attended: false, sessionId: 'long-living' };
+    const ctx = { signal: new AbortController().signal, emit: (kind: string, data?: EmitPayload) => void emitted.push({ kind, data: data ?? {} }), attended: false, sessionId: 'long-living' };
     const out = await t.engine.tools.call({ callId, name, args }, ctx, { gate: allowAllGate });
     return { ok: !out.isError, text: out.text };
   }
