@@ -71,7 +71,7 @@ describe('ENGINE_ALLOW_HOSTS in a running engine', () => {
     assert.match(ok.text, /named service/);
     const no = await call('web_fetch', { url: `http://127.0.0.1:${portOf(unnamed)}/` });
     assert.equal(no.isError, true);
-    assert.match(no.text, /the URL floor refuses http:\/\/127\.0\.0\.1:\d+\/: a loopback address/);
+    assert.match(no.text, /the engine does not fetch http:\/\/127\.0\.0\.1:\d+\/: a loopback address/);
     assert.doesNotMatch(no.text, /unnamed service/);
   });
 
@@ -106,7 +106,7 @@ describe('ENGINE_ALLOW_HOSTS in a running engine', () => {
     assert.match(JSON.stringify(ok), /named service/);
     const no = await outcome('reach-unnamed', portOf(unnamed));
     assert.equal(no.kind, 'node.failed');
-    assert.match(JSON.stringify(no), /the URL floor refuses http:\/\/127\.0\.0\.1:\d+\/status: a loopback address/);
+    assert.match(JSON.stringify(no), /the engine does not fetch http:\/\/127\.0\.0\.1:\d+\/status: a loopback address/);
   });
 
   it('a push endpoint on the named service is taken and pushed to; one not named is refused at subscribe', async () => {
@@ -125,7 +125,7 @@ describe('ENGINE_ALLOW_HOSTS in a running engine', () => {
     const elsewhere = { ...push.subscriber('phone-b').subscription, endpoint: `https://127.0.0.1:${portOf(unnamed)}/push/phone-b` };
     const refused = await t.api('POST', '/api/mobile/push/subscribe', { subscription: elsewhere, deviceId: 'phone-b' });
     assert.equal(refused.status, 400);
-    assert.match(refused.body.error, /subscription\.endpoint cannot be pushed to: the URL floor refuses https:\/\/127\.0\.0\.1:\d+\/push\/phone-b: a loopback address/);
+    assert.match(refused.body.error, /subscription\.endpoint cannot be pushed to: the engine does not fetch https:\/\/127\.0\.0\.1:\d+\/push\/phone-b: a loopback address/);
   });
 
   it("the sandbox's egress proxy carries a command to the named service and refuses the one not named", async (ctx) => {
@@ -136,7 +136,7 @@ describe('ENGINE_ALLOW_HOSTS in a running engine', () => {
     const ok = await call('run_shell', { command: curl(portOf(named)) });
     assert.match(ok.text, /named service\n200/, ok.text);
     const no = await call('run_shell', { command: curl(portOf(unnamed)) });
-    assert.match(no.text, /the URL floor refuses http:\/\/127\.0\.0\.1:\d+\/: a loopback address\n+403/, no.text);
+    assert.match(no.text, /the engine does not fetch http:\/\/127\.0\.0\.1:\d+\/: a loopback address\n+403/, no.text);
     assert.doesNotMatch(no.text, /unnamed service/);
   });
 });
@@ -163,7 +163,7 @@ it('the real CLI: --allow-hosts reaches the engine process through the superviso
     };
     assert.match(await reach('by-flag', portOf(named)), /named by flag/);
     const refused = await reach('not-by-flag', portOf(unnamed));
-    assert.match(refused, /the URL floor refuses http:\/\/127\.0\.0\.1:\d+\/: a loopback address/);
+    assert.match(refused, /the engine does not fetch http:\/\/127\.0\.0\.1:\d+\/: a loopback address/);
     assert.doesNotMatch(refused, /not named/);
   } finally {
     engine.kill('SIGTERM');

@@ -119,7 +119,7 @@ test('at connect time the address dialled is judged with its port (DNS rebinding
   rebindCalls = 0;
   await passes('http://rebind.example:8081/'); // public at the check
   const rebound = await dial(floor, 'rebind.example', 8081); // 10.0.0.5, listed only for 8080
-  assert.match(String(rebound.err?.message), /the URL floor refuses the connection to rebind\.example: it resolves to 10\.0\.0\.5, a private address/);
+  assert.match(String(rebound.err?.message), /the engine does not connect to rebind\.example: it resolves to 10\.0\.0\.5, a private address/);
   const listedPort = await dial(floor, 'rebind.example', 8080);
   assert.equal(listedPort.err, null);
   assert.equal(listedPort.address, '10.0.0.5');

@@ -81,18 +81,18 @@ export function createUrlFloor(options: UrlFloorOptions = {}): UrlFloor {
       throw new FloorRefusal(`"${String(input).slice(0, 200)}" is not a valid URL; pass an absolute http(s) URL`);
     }
     const shown = withoutCredentials(url.href).slice(0, 200);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`the URL floor refuses ${shown}: only http and https URLs can be fetched`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`the engine does not fetch ${shown}: only http and https URLs can be fetched`);
     const host = bareHost(url.hostname);
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     if (net.isIP(host)) {
       const reason = connectRefusal(host, port, false);
-      if (reason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${reason}`);
+      if (reason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${reason}`);
       return url;
     }
     // A name a person allowed is judged again at connect time, by the address dialled (lookupFor).
     if (allowed(host, port)) return url;
     const hostReason = hostRefusal(host);
-    if (hostReason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${hostReason}`);
+    if (hostReason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${hostReason}`);
     let addresses: ResolvedAddress[];
     try {
       addresses = await resolve(host);
@@ -103,7 +103,7 @@ export function createUrlFloor(options: UrlFloorOptions = {}): UrlFloor {
     if (addresses.length === 0) throw new EngineError(502, `could not resolve ${host}; check the URL`);
     for (const a of addresses) {
       const reason = connectRefusal(a.address, port, false);
-      if (reason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${host} resolves to ${a.address}, ${reason}`);
+      if (reason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${host} resolves to ${a.address}, ${reason}`);
     }
     return url;
   }
@@ -117,7 +117,7 @@ export function createUrlFloor(options: UrlFloorOptions = {}): UrlFloor {
         const wanted = typeof options === 'object' && options.family ? addresses.filter((a) => a.family === options.family) : addresses;
         for (const a of wanted) {
           const reason = connectRefusal(a.address, port, named);
-          if (reason) return callback(new FloorRefusal(`the URL floor refuses the connection to ${hostname}: it resolves to ${a.address}, ${reason}`), '', 0);
+          if (reason) return callback(new FloorRefusal(`the engine does not connect to ${hostname}: it resolves to ${a.address}, ${reason}`), '', 0);
         }
         if (!wanted.length) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
         if (typeof options === 'object' && options.all) return (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, wanted);
