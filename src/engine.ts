@@ -48,7 +48,8 @@ import { runsRoutes } from './capabilities/runs/routes.js';
 import { skillsRoutes } from './capabilities/skills/routes.js';
 import { createSkillsService } from './capabilities/skills/service.js';
 import { loadSkillTool } from './capabilities/skills/tool.js';
-import { urlFloor, type UrlFloor } from './capabilities/web/floor.js';
+import { createUrlFloor, urlFloor, type UrlFloor } from './capabilities/web/floor.js';
+import type { AllowedHost } from './capabilities/web/allow-hosts.js';
 import { floorGet } from './capabilities/web/http-get.js';
 import { secretsRoutes } from './capabilities/secrets/routes.js';
 import { createSecretStore, type SecretsBackendChoice } from './capabilities/secrets/service.js';
@@ -177,6 +178,8 @@ export interface EngineOptions {
   worker?: boolean;
   /** In a pool: runs this engine executes at once (ENGINE_CONCURRENCY, --concurrency; default LIMITS.poolConcurrency). */
   concurrency?: number;
+  /** Private hosts the URL floor lets through (ENGINE_ALLOW_HOSTS, --allow-hosts; never from the API or settings). */
+  allowHosts?: AllowedHost[];
 }
 
 export interface Engine {
@@ -248,6 +251,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
+  // The URL floor of web_fetch, load_skill, workflow http nodes, push and the sandbox's egress: the
+  // private hosts the person starting the engine allowed pass, never onto the engine's own listeners.
+  let gatewayPort: () => number | null = () => null;
+  const floor = createUrlFloor({ allow: options.allowHosts, ownPorts: () => [port, gatewayPort()] });
   const webApp = createWebApp();
   const app = createServer({ guard, log, webApp, redactor });
   installResponseRedaction(app, redactor);
@@ -337,7 +344,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   permissionsRoutes(app, { rules: permissionRules, gate });
   const permissions = { gate, rules: permissionRules, masker };
   // Phone push (docs/push.md): every endpoint passes the URL floor, at subscribe and at each send.
-  const pushFloor = options.push?.floor ?? urlFloor;
+  const pushFloor = options.push?.floor ?? floor;
   const push = await createPushService({
     home,
     bus,
@@ -414,10 +421,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
 
   // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.
-  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, log, ...options.sandbox });
+  const sandbox = createSandbox({ settings: () => settings.get().sandbox, engineHome: home.root, log, egressFloor: floor, ...options.sandbox });
   closers.push(() => sandbox.close());
 
-  // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
+  // Shell, diagnostics, terminal and web. The web tools always get the engine's URL floor.
   // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
   // The login shell runs in the sandbox (its profile may source what a command wrote), with vaults' hidden paths not there.
   const loginEnv = createLoginEnv({ log, home: options.shellLoginHome, confine: async (profileHome) => sandbox.confineLogin(profileHome, await hidden.existing()) });
@@ -425,11 +432,12 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
   sockets.push(termSocket({ cwd: () => fence.root('workspace').path, env: () => shell.env() }));
-  tools.register(...webTools(createWebService()));
+  tools.register(...webTools(createWebService({ floor })));
   // The browser bridge (issue 29): the paired extension's socket, its pairing routes, the 13 tools.
   const browser = createBrowserService({ home, secrets, emit });
   sockets.push(browserSocket(browser));
   browserRoutes(app, browser);
+  // The browser keeps the strict floor: its extension refuses private pages itself (docs/browser.md).
   tools.register(...browserTools({ browser, floor: options.browserUrlFloor ?? urlFloor }));
   // Databases (issue 18): saved connections, drivers, the read-only policy for models.
   const db = createDb({ home, secrets, workspace: () => fence.root('workspace').path, mask: masker.mask, emit });
@@ -467,7 +475,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     delegateTool({ agents, runSubagent: () => runSubagent }),
     loadSkillTool({
       skills,
-      fetch: (url, o) => floorGet(url, { floor: options.skillUrlFloor ?? urlFloor, signal: o.signal, maxBytes: o.maxBytes, headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.5' } }),
+      fetch: (url, o) => floorGet(url, { floor: options.skillUrlFloor ?? floor, signal: o.signal, maxBytes: o.maxBytes, headers: { accept: 'text/markdown, text/plain;q=0.9, */*;q=0.5' } }),
       allowedSkills: async (agent) => (agent ? (await agents.find(agent))?.skills : undefined),
       takeOn: (runId, authority) => gate.takeOn(runId, authority),
     }),
@@ -592,6 +600,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   reportsRoutes(app, reports);
   // The completions gateway: its own listener (started after the API listens), only /v1/*.
   const gateway = await createGatewayService({ config, providers, runs, secrets, guard, mask: masker.mask, emit, log, port: options.gatewayPort ?? LIMITS.defaultGatewayPort, local: models.gatewayModels });
+  gatewayPort = () => gateway.status().port;
   modelsRoutes(app, models);
   gatewayRoutes(app, gateway, { schema: modelsStatusSchema, status: models.status });
   closers.push(() => gateway.close());
@@ -617,7 +626,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
         resolveModel: (provider, model) => providers.resolve(provider, model),
         settings: () => settings.get(),
         shell,
-        floor: urlFloor,
+        floor,
         secret: (name) => secrets.get(name),
         notify: (input) => notifications.notify(input),
         rules: () => permissionRules.get(),

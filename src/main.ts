@@ -15,6 +15,7 @@ import { status, stop } from './cli/commands.js';
 import { engineCommand } from './cli/invocation.js';
 import { isEngine, readPidFile, removePidFile, writePidFile } from './cli/pidfile.js';
 import { ConfigError, EXIT_CONFIG, resolveSettings, type StartSettings } from './cli/settings.js';
+import { formatAllowHosts } from './capabilities/web/allow-hosts.js';
 import { describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
 import { engineVersion, packageRoot } from './kernel/version.js';
@@ -60,7 +61,7 @@ function recordPid(home: string, engine: Omit<ReadyMessage, 'type'>, startedAt: 
  * `serve --no-supervisor`, where this process is all there is and keeps the pid file itself.
  */
 async function runEngine(start: StartSettings = settings({}), alone = false): Promise<void> {
-  const { port, gatewayPort, bind, home, secretsBackend, databaseUrl, worker, concurrency } = start;
+  const { port, gatewayPort, bind, home, secretsBackend, databaseUrl, worker, concurrency, allowHosts } = start;
   // The pool's URL is a secret: no shell, terminal or server this engine starts inherits it.
   delete process.env.ENGINE_DATABASE_URL;
   const startedAt = Date.now();
@@ -87,6 +88,7 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
       databaseUrl,
       worker,
       concurrency,
+      allowHosts,
       onRestart: (next) => {
         // Exit only once the supervisor has the new home; otherwise it would restart the old one.
         if (process.send) process.send({ type: 'home', home: next }, () => void stop(EXIT.restart));
@@ -123,6 +125,7 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
     const p = running.pool.status();
     say(`engine: in a pool of ${p.engines.length} engine(s) as worker ${p.worker}, ${p.servesOnly ? 'serving only (--no-worker)' : `executing up to ${p.concurrency} runs at once`}`);
   }
+  if (allowHosts.length) say(`engine: the URL floor lets through the private hosts ${formatAllowHosts(allowHosts)} (ENGINE_ALLOW_HOSTS), and no other`);
   say(`engine: events at ${running.url.replace('http', 'ws')}/events; the API is described at ${running.url}/api/openapi.json`);
   say(`engine: engine process pid ${process.pid}; stop everything with ${engineCommand('stop')} (or kill ${supervisor})`);
   say(`engine: open ${running.url}/ in a browser for the workbench`);
@@ -160,6 +163,7 @@ function supervise(start: StartSettings): void {
         ENGINE_GATEWAY_PORT: String(start.gatewayPort),
         ENGINE_BIND: start.bind,
         ENGINE_SECRETS: start.secretsBackend,
+        ENGINE_ALLOW_HOSTS: formatAllowHosts(start.allowHosts),
         // Pool mode travels as variables too (the URL never on a command line, where ps shows it).
         ...(start.databaseUrl ? { ENGINE_DATABASE_URL: start.databaseUrl, ENGINE_WORKER: start.worker ? '1' : '0', ENGINE_CONCURRENCY: String(start.concurrency) } : {}),
       },

@@ -5,11 +5,12 @@
  * runs and detached as soon as it ends, so the "started debugging this browser" bar does not stay.
  * Tabs on private or local pages are reported without their URL or title.
  */
-import { locateRef, pageHasText, prepareType, scrollPage, selectOption, snapshotPage } from './page.js';
+import { locateRef, pageHasText, prepareType, quietFor, scrollPage, selectOption, snapshotPage } from './page.js';
 
 const VERSION = chrome.runtime.getManifest().version;
 const KEEPALIVE_MS = 20_000; // MV3: a message at least this often keeps the worker and its socket alive
 const CLOSE_REPLACED = 4001;
+const UNKNOWN = (ref) => `${ref} is not a ref of the current snapshot of this page; take a snapshot (browser_snapshot, with query to find an element by its text) and use its refs`;
 const STALE = (ref) => `ref ${ref} is stale: the page changed since the snapshot it came from; take a new snapshot (browser_snapshot) and use its refs`;
 
 let socket = null;
@@ -82,7 +83,17 @@ async function handle(ws, data) {
     reply = { id: request.id, ok: false, error: String(err?.message || err) };
   }
   reply.ms = performance.now() - started;
+  // A thumbnail taken after answering follows the answer in its own frame (the model does not wait for it).
+  const later = reply.result?.thumbnailLater;
+  if (later) {
+    delete reply.result.thumbnailLater;
+    reply.result.thumbnailFollows = true;
+  }
   if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(reply));
+  if (later) {
+    const thumbnail = await later.catch(() => undefined);
+    if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: 'thumbnail', id: request.id, thumbnail }));
+  }
 }
 
 // --- tabs ---------------------------------------------------------------------------------------
@@ -168,8 +179,18 @@ async function inPage(tabId, func, args = []) {
   }
 }
 
+/**
+ * Per tab, the number the next ref gets: refs are numbered on across the tab's documents, so one from
+ * an earlier page is stale, never an element of this one. Kept while the worker lives (its socket's
+ * keep-alive keeps it); after a restart refs number on from each document's own count.
+ */
+const refsIssued = new Map();
+chrome.tabs.onRemoved.addListener((tabId) => refsIssued.delete(tabId));
+const issued = (tabId) => refsIssued.get(tabId) || 1;
+
 function check(answer, ref) {
   if (!answer) throw new Error('the page did not answer; it may still be loading');
+  if (answer.unknown) throw new Error(UNKNOWN(ref));
   if (answer.stale) throw new Error(STALE(ref));
   if (answer.error) throw new Error(answer.error);
   return answer;
@@ -212,14 +233,60 @@ async function thumbnail(send) {
   }
 }
 
-/** Acts with the debugger attached, waits for any navigation the action started, then reports where the tab is. */
-async function act(tab, action, settleMs = 80) {
+/** Network requests in flight per tab, counted from the debugger's events while an action settles. */
+const inflight = new Map();
+chrome.debugger.onEvent.addListener((source, method, params) => {
+  const requests = inflight.get(source.tabId);
+  if (!requests) return;
+  if (method === 'Network.requestWillBeSent') requests.add(params.requestId);
+  else if (method === 'Network.loadingFinished' || method === 'Network.loadingFailed') requests.delete(params.requestId);
+});
+
+/** Starts counting the tab's requests and watching its document, before an action (the debugger attached). */
+async function watch(tabId, send) {
+  inflight.set(tabId, new Set());
+  await send('Network.enable').catch(() => {});
+  await inPage(tabId, quietFor, [true]).catch(() => {});
+}
+
+/**
+ * Waits until the page is quiet (no request in flight, no DOM change for `quietMs`), at most `maxMs`,
+ * as Playwright MCP does after an action: what the action started (a fetch, a button added 200 ms
+ * later) is in the next snapshot. Says what was still pending when the bound ran out, else nothing.
+ */
+async function settle(tabId, { quietMs, maxMs }) {
+  const until = Date.now() + maxMs;
+  for (;;) {
+    // A page that cannot be read (a browser error page) counts as quiet.
+    const quiet = await inPage(tabId, quietFor).catch(() => Infinity);
+    const pending = inflight.get(tabId)?.size ?? 0;
+    if (!pending && quiet >= quietMs) return '';
+    if (Date.now() >= until) {
+      const still = [pending && `${pending} request${pending === 1 ? '' : 's'} in flight`, quiet < quietMs && 'the page still changing'].filter(Boolean).join(' and ');
+      return ` (not settled after ${maxMs} ms: ${still}; browser_wait for what you expect)`;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Acts with the debugger attached, waits for any navigation the action started and (with `quiet`)
+ * for the page to settle, then reports where the tab is.
+ */
+async function act(tab, action, settleMs = 80, quiet) {
   return withDebugger(tab.id, async (send) => {
-    const text = await action(send);
-    // A click or a key may start a navigation a moment later: give it that moment, then wait for the load.
-    if (settleMs) await new Promise((r) => setTimeout(r, settleMs));
-    const now = (await loaded(tab.id, 10_000)) || tab;
-    return { text: `${text}; the page is now ${where(now)}`, tabId: tab.id, url: isPrivate(now.url) ? undefined : now.url, thumbnail: await thumbnail(send) };
+    if (quiet) await watch(tab.id, send);
+    try {
+      const text = await action(send);
+      // A click or a key may start a navigation a moment later: give it that moment, then wait for the load.
+      if (settleMs) await new Promise((r) => setTimeout(r, settleMs));
+      await loaded(tab.id, 10_000);
+      const still = quiet ? await settle(tab.id, quiet) : '';
+      const now = await chrome.tabs.get(tab.id).catch(() => tab);
+      return { text: `${text}; the page is now ${where(now)}${still}`, tabId: tab.id, url: isPrivate(now.url) ? undefined : now.url, thumbnail: await thumbnail(send) };
+    } finally {
+      inflight.delete(tab.id);
+    }
   });
 }
 
@@ -258,23 +325,35 @@ const OPS = {
     return { text: '', tabId: tab.id, url: isPrivate(tab.url) ? undefined : tab.url };
   },
 
-  async navigate({ url, tabId }) {
+  async navigate({ url, tabId, quiet }) {
     const tab = tabId !== undefined && tabId !== null ? await chrome.tabs.update((await resolveTab(tabId)).id, { url }) : await chrome.tabs.create({ url, active: true });
-    const now = (await loaded(tab.id, 15_000, true)) || tab;
-    return withDebugger(tab.id, async (send) => ({ text: `tab ${tab.id} shows ${where(now)}`, tabId: tab.id, url: isPrivate(now.url) ? undefined : now.url, thumbnail: await thumbnail(send) }));
+    await loaded(tab.id, 15_000, true);
+    return withDebugger(tab.id, async (send) => {
+      // The load is done; what the page's scripts fetch and draw after it settles too.
+      if (quiet) await watch(tab.id, send);
+      try {
+        const still = quiet ? await settle(tab.id, quiet) : '';
+        const now = await chrome.tabs.get(tab.id).catch(() => tab);
+        return { text: `tab ${tab.id} shows ${where(now)}${still}`, tabId: tab.id, url: isPrivate(now.url) ? undefined : now.url, thumbnail: await thumbnail(send) };
+      } finally {
+        inflight.delete(tab.id);
+      }
+    });
   },
 
-  async snapshot({ tabId, interactiveOnly, maxChars }) {
+  async snapshot({ tabId, interactiveOnly, maxChars, query }) {
     const tab = await resolveTab(tabId);
-    const text = await inPage(tab.id, snapshotPage, [!!interactiveOnly, maxChars || 18000]);
-    if (typeof text !== 'string') throw new Error('the page did not answer the snapshot; it may still be loading');
-    const shot = await withDebugger(tab.id, thumbnail);
-    return { text, tabId: tab.id, url: isPrivate(tab.url) ? undefined : tab.url, thumbnail: shot };
+    const answer = await inPage(tab.id, snapshotPage, [!!interactiveOnly, maxChars || 18000, query || '', issued(tab.id)]);
+    if (typeof answer?.text !== 'string') throw new Error('the page did not answer the snapshot; it may still be loading');
+    refsIssued.set(tab.id, Math.max(issued(tab.id), answer.next));
+    const text = answer.text;
+    // The thumbnail (a debugger attach and a capture) is taken after the answer has gone.
+    return { text, tabId: tab.id, url: isPrivate(tab.url) ? undefined : tab.url, thumbnailLater: withDebugger(tab.id, thumbnail) };
   },
 
-  async click({ tabId, ref, button = 'left', double }) {
+  async click({ tabId, ref, button = 'left', double, quiet }) {
     const tab = await resolveTab(tabId);
-    const at = check(await inPage(tab.id, locateRef, [ref]), ref);
+    const at = check(await inPage(tab.id, locateRef, [ref, issued(tab.id)]), ref);
     if (at.empty) throw new Error(`${at.label} takes no space on the page (hidden or collapsed); take a new snapshot`);
     return act(tab, async (send) => {
       const base = { x: at.x, y: at.y, button, modifiers: 0 };
@@ -284,12 +363,12 @@ const OPS = {
         await send('Input.dispatchMouseEvent', { ...base, type: 'mouseReleased', clickCount: n });
       }
       return `${double ? 'double-clicked' : button === 'right' ? 'right-clicked' : 'clicked'} ${at.label}`;
-    });
+    }, 80, quiet);
   },
 
-  async type({ tabId, ref, text, clear, submit }) {
+  async type({ tabId, ref, text, clear, submit, quiet }) {
     const tab = await resolveTab(tabId);
-    const field = await inPage(tab.id, prepareType, [ref || null, !!clear]);
+    const field = await inPage(tab.id, prepareType, [ref || null, !!clear, issued(tab.id)]);
     if (field?.refused) throw new Error(`refused: ${ref || 'the focused field'} is ${field.refused}; the browser tools never type passwords, keys or card numbers. Ask the user to fill it in themselves.`);
     const target = check(field, ref);
     return act(tab, async (send) => {
@@ -297,26 +376,26 @@ const OPS = {
       else if (clear) await pressKey(send, 'Delete');
       if (submit) await pressKey(send, 'Enter');
       return `typed ${[...text].length} character${[...text].length === 1 ? '' : 's'} into ${target.label}${submit ? ' and pressed Enter' : ''}`;
-    });
+    }, 80, quiet);
   },
 
-  async press({ tabId, key, modifiers }) {
+  async press({ tabId, key, modifiers, quiet }) {
     const tab = await resolveTab(tabId);
     return act(tab, async (send) => {
       await pressKey(send, key, modifiers || []);
       return `pressed ${[...(modifiers || []), key].join('+')}`;
-    });
+    }, 80, quiet);
   },
 
-  async select({ tabId, ref, value }) {
+  async select({ tabId, ref, value, quiet }) {
     const tab = await resolveTab(tabId);
-    const chosen = check(await inPage(tab.id, selectOption, [ref, value]), ref);
-    return act(tab, async () => chosen.label, 0);
+    // The page is watched from before the option changes, so what its change handler starts is waited for.
+    return act(tab, async () => check(await inPage(tab.id, selectOption, [ref, value, issued(tab.id)]), ref).label, 0, quiet);
   },
 
   async scroll({ tabId, ref, dy }) {
     const tab = await resolveTab(tabId);
-    const done = check(await inPage(tab.id, scrollPage, [ref || null, dy ?? 600]), ref);
+    const done = check(await inPage(tab.id, scrollPage, [ref || null, dy ?? 600, issued(tab.id)]), ref);
     return act(tab, async () => done.label, 0);
   },
 

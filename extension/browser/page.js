@@ -3,12 +3,19 @@
  * world: the page's own scripts cannot see or change what is kept here). Each one is serialised on
  * its own, so none may use anything outside its body. Refs live in `globalThis.__engineRefs` of the
  * document they were taken on: an element keeps its ref across snapshots while it stays in the page,
- * and a ref whose element left (or whose document was replaced) is stale.
+ * and a ref whose element left (or whose document was replaced) is stale. Numbers go on across the
+ * tab's documents (`issued`, the tab's next number, kept by the service worker), so a ref of an
+ * earlier page never names an element of this one, and one at or past `issued` was never given.
  */
 
-/** The outline with [eN] refs; open shadow roots and same-origin iframes included. */
-export function snapshotPage(interactiveOnly, maxChars) {
+/**
+ * The outline with [eN] refs; open shadow roots and same-origin iframes included. Scrolled down, it
+ * starts at the viewport (what lies wholly above is counted, not shown). With `query`, only the
+ * elements of the whole page whose name or text holds it, each with a ref and a line of context.
+ */
+export function snapshotPage(interactiveOnly, maxChars, query, issued) {
   const R = (globalThis.__engineRefs ??= { byRef: new Map(), byEl: new WeakMap(), next: 1 });
+  R.next = Math.max(R.next, issued || 1);
   const INTERACTIVE = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'treeitem']);
   // Roles whose name is their content: the outline does not repeat that content below them.
   const LEAF = new Set(['link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'option', 'heading', 'img']);
@@ -17,6 +24,10 @@ export function snapshotPage(interactiveOnly, maxChars) {
   const lines = [];
   let chars = 0;
   let omitted = 0;
+  let above = 0;
+  const q = String(query || '').replace(/\s+/g, ' ').trim().toLowerCase();
+  // Scrolled down: the top document's elements wholly above the viewport are left out (counted).
+  const fromViewport = !q && window.scrollY > 0;
   const clip = (s, n) => { s = String(s ?? '').replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n - 1) + '…' : s; };
   const push = (depth, line) => {
     const s = '  '.repeat(depth) + '- ' + line;
@@ -98,7 +109,10 @@ export function snapshotPage(interactiveOnly, maxChars) {
   function walk(node, depth) {
     for (const child of childrenOf(node)) {
       if (child.nodeType === 3) {
-        if (!interactiveOnly) {
+        if (q) {
+          const text = clip(child.data, 200);
+          if (text.toLowerCase().includes(q) && child.parentElement) found(child.parentElement, `text "${text.replace(/"/g, '\\"')}"`, text);
+        } else if (!interactiveOnly) {
           const text = clip(child.data, 200);
           if (text) push(depth, `text "${text}"`);
         }
@@ -109,17 +123,31 @@ export function snapshotPage(interactiveOnly, maxChars) {
       if (SKIP.has(el.localName) || el.hidden || el.getAttribute('aria-hidden') === 'true') continue;
       const style = el.ownerDocument.defaultView.getComputedStyle(el);
       if (style.display === 'none') continue;
+      if (fromViewport && el.ownerDocument === document) {
+        const r = el.getBoundingClientRect();
+        if (r.bottom <= 0 && (r.height > 0 || r.top < 0)) { above++; continue; }
+      }
       if (el.localName === 'iframe') {
         let doc = null;
         try { doc = el.contentDocument; } catch { doc = null; }
-        if (!doc || !doc.body) { if (!interactiveOnly) push(depth, `iframe "${clip(el.title || el.src, 80)}" (another site: not shown)`); continue; }
-        push(depth, `iframe "${clip(el.title || doc.title, 80)}"`);
+        if (!doc || !doc.body) { if (!interactiveOnly && !q) push(depth, `iframe "${clip(el.title || el.src, 80)}" (another site: not shown)`); continue; }
+        if (!q) push(depth, `iframe "${clip(el.title || doc.title, 80)}"`);
         walk(doc.body, depth + 1);
         continue;
       }
       const role = roleOf(el);
       const interactive = INTERACTIVE.has(role) && style.visibility !== 'hidden';
       let next = depth;
+      if (q) {
+        const name = role ? nameOf(el, role) : '';
+        // Elements named by their own content or label; a list item's or a cell's text matches as text.
+        if ((LEAF.has(role) || INTERACTIVE.has(role)) && style.visibility !== 'hidden' && name.toLowerCase().includes(q)) {
+          found(el, `${role} "${name.replace(/"/g, '\\"')}"${details(el, role)}`, name);
+          if (LEAF.has(role) && !el.shadowRoot) continue;
+        }
+        walk(el, depth);
+        continue;
+      }
       if (role && (interactive || (!interactiveOnly && style.visibility !== 'hidden'))) {
         const name = nameOf(el, role);
         push(depth, `${role}${name ? ` "${name.replace(/"/g, '\\"')}"` : ''}${details(el, role)}${interactive ? ` [${refOf(el)}]` : ''}`);
@@ -129,15 +157,54 @@ export function snapshotPage(interactiveOnly, maxChars) {
       walk(el, next);
     }
   }
+  /** A match: the element's line with its ref, and the text around it with the refs there (the row it sits in). */
+  function found(el, line, matched) {
+    let around = el;
+    for (let i = 0; i < 4 && around.parentElement && clip(around.textContent, 400).length <= matched.length + 2; i++) around = around.parentElement;
+    const text = clip(around.textContent, 160);
+    const near = [...around.querySelectorAll('a[href], button, input, select, textarea, [role=button], [role=link]')].filter((x) => x !== el && !x.contains(el)).slice(0, 3);
+    const refs = near.map((x) => `${roleOf(x) || x.localName} "${clip(nameOf(x, roleOf(x)), 40).replace(/"/g, '\\"')}" [${refOf(x)}]`);
+    const context = text.length > matched.length + 2 ? ` in "${text.replace(/"/g, '\\"')}"` : '';
+    push(0, `${line} [${refOf(el)}]${context}${refs.length ? `; near ${refs.join(', ')}` : ''}`);
+  }
   walk(document.body || document.documentElement, 0);
-  const head = `page "${clip(document.title, 120)}"${interactiveOnly ? ' (interactive elements only)' : ''}`;
-  return head + '\n' + lines.join('\n') + (omitted ? `\n… ${omitted} more element${omitted === 1 ? '' : 's'} not shown (the outline is capped at ${maxChars} characters; use interactiveOnly or scroll)` : '');
+  const title = `page "${clip(document.title, 120)}"`;
+  const reach = 'browser_snapshot with query (text to look for) finds any element of the whole page with its ref';
+  return { text: q ? matches() : outline(), next: R.next };
+
+  function matches() {
+    const total = lines.length + omitted;
+    if (!total) return `${title}: nothing in the page (all frames and open shadow roots) holds "${clip(query, 100)}"; try a shorter or different text, or browser_snapshot without query for the outline`;
+    return `${title}: ${total} match${total === 1 ? '' : 'es'} for "${clip(query, 100)}" in the whole page (all frames and open shadow roots)\n${lines.join('\n')}` + (omitted ? `\n… ${omitted} more match${omitted === 1 ? '' : 'es'} not shown (capped at ${maxChars} characters; make the query longer or more precise)` : '');
+  }
+  function outline() {
+    const max = Math.max(0, document.documentElement.scrollHeight - window.innerHeight);
+    const start = fromViewport ? ` from the viewport down (scrolled to ${Math.round(window.scrollY)} of ${max} px; ${above} element${above === 1 ? '' : 's'} above not shown: browser_scroll up, or ${reach})` : '';
+    const head = `${title}${interactiveOnly ? ' (interactive elements only)' : ''}${start}`;
+    return head + '\n' + lines.join('\n') + (omitted ? `\n… ${omitted} more element${omitted === 1 ? '' : 's'} not shown below (the outline is capped at ${maxChars} characters; ${reach}, or browser_scroll down: a snapshot after a scroll starts at the viewport)` : '');
+  }
+}
+
+/**
+ * Milliseconds since the document last changed (a MutationObserver, set up on the first call: then
+ * 0). `restart`: count from now (an action begins: quiet from before it says nothing).
+ */
+export function quietFor(restart) {
+  let W = globalThis.__engineChanges;
+  if (!W || W.doc !== document) {
+    const watch = (W = globalThis.__engineChanges = { doc: document, at: performance.now() });
+    new MutationObserver(() => { watch.at = performance.now(); }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  } else if (restart) {
+    W.at = performance.now();
+  }
+  return performance.now() - W.at;
 }
 
 /** Where a ref's element is (viewport coordinates of the top page, iframes included), after scrolling it into view. */
-export function locateRef(ref) {
-  const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
-  if (!el || !el.isConnected) return { stale: true };
+export function locateRef(ref, issued) {
+  const R = globalThis.__engineRefs;
+  const el = R?.byRef.get(ref)?.deref();
+  if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
   el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   const r = el.getBoundingClientRect();
   let x = r.left + r.width / 2;
@@ -154,11 +221,12 @@ export function locateRef(ref) {
 }
 
 /** Focuses the field to type into (by ref, else the focused element), or says why not: never a password, key or card field. */
-export function prepareType(ref, clear) {
+export function prepareType(ref, clear, issued) {
   let el;
   if (ref) {
-    el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
-    if (!el || !el.isConnected) return { stale: true };
+    const R = globalThis.__engineRefs;
+    el = R?.byRef.get(ref)?.deref();
+    if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
   } else {
     el = document.activeElement;
     while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -197,9 +265,10 @@ export function prepareType(ref, clear) {
 }
 
 /** Chooses an option by value or visible label. */
-export function selectOption(ref, value) {
-  const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
-  if (!el || !el.isConnected) return { stale: true };
+export function selectOption(ref, value, issued) {
+  const R = globalThis.__engineRefs;
+  const el = R?.byRef.get(ref)?.deref();
+  if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
   if (el.localName !== 'select') return { error: `${ref} is a ${el.localName}, not a select; browser_click it instead` };
   const options = [...el.options];
   const option = options.find((o) => o.value === value) || options.find((o) => o.textContent.trim() === value) || options.find((o) => o.textContent.trim().toLowerCase() === String(value).toLowerCase());
@@ -212,10 +281,11 @@ export function selectOption(ref, value) {
 }
 
 /** Scrolls by dy or brings a ref into view; says where the page is. */
-export function scrollPage(ref, dy) {
+export function scrollPage(ref, dy, issued) {
   if (ref) {
-    const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
-    if (!el || !el.isConnected) return { stale: true };
+    const R = globalThis.__engineRefs;
+    const el = R?.byRef.get(ref)?.deref();
+    if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
     el.scrollIntoView({ block: 'center', behavior: 'instant' });
   } else {
     window.scrollBy({ top: Number(dy) || 0, behavior: 'instant' });

@@ -9,7 +9,7 @@ export type Command = (typeof COMMANDS)[number];
 export interface Parsed {
   command: Command;
   help: boolean;
-  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string; noSupervisor?: boolean; databaseUrl?: string; noWorker?: boolean; concurrency?: string };
+  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string; noSupervisor?: boolean; databaseUrl?: string; noWorker?: boolean; concurrency?: string; allowHosts?: string };
 }
 
 /** Flags without a value (switches), and the commands that take them. */
@@ -19,7 +19,8 @@ const SWITCHES: Record<string, { key: 'noSupervisor' | 'noWorker'; commands: Com
 };
 
 /** Flags with a value, and the commands that take them. */
-const FLAGS: Record<string, { key: 'port' | 'gatewayPort' | 'bind' | 'home' | 'databaseUrl' | 'concurrency'; commands: Command[] }> = {
+const FLAGS: Record<string, { key: 'port' | 'gatewayPort' | 'bind' | 'home' | 'databaseUrl' | 'concurrency' | 'allowHosts'; commands: Command[] }> = {
+  '--allow-hosts': { key: 'allowHosts', commands: ['serve'] },
   '--database-url': { key: 'databaseUrl', commands: ['serve'] },
   '--concurrency': { key: 'concurrency', commands: ['serve'] },
   '--port': { key: 'port', commands: ['serve'] },
@@ -87,6 +88,7 @@ Run engine <command> --help for the flags of a command.`;
 export const COMMAND_USAGE: Record<Command, string> = {
   serve: `usage: engine serve [--port <n>] [--gateway-port <n>] [--bind <address>] [--home <absolute path>] [--no-supervisor]
                     [--database-url <postgres://...>] [--concurrency <n>] [--no-worker]
+                    [--allow-hosts <host[:port],...>]
 
 Starts the engine under a supervisor that restarts it after a crash or a move of home
 (POST /api/home). The first line printed is the address really bound and the supervisor's pid:
@@ -104,6 +106,10 @@ Flags (each beats its environment variable):
                      (ENGINE_DATABASE_URL; a secret, never printed; docs/pool.md)
   --concurrency <n>  in a pool: runs this engine executes at once (ENGINE_CONCURRENCY, default 4)
   --no-worker        in a pool: serve the API only, execute no runs (ENGINE_WORKER=0)
+  --allow-hosts <list> private hosts web_fetch, workflow http nodes, push and the sandbox's
+                     network may reach, comma-separated host or host:port (ENGINE_ALLOW_HOSTS,
+                     e.g. wiki.corp.example,10.0.0.5:8080; every other private address stays
+                     refused; docs/security.md)
 
 Environment only:
   ENGINE_SECRETS     secret store: auto (OS keychain when it answers, else file), keychain or file

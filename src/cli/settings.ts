@@ -8,6 +8,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseAllowHosts, type AllowedHost } from '../capabilities/web/allow-hosts.js';
 import { defaultHome } from '../kernel/home.js';
 import { LIMITS } from '../kernel/limits.js';
 import { databaseUrlProblem } from '../pool/url.js';
@@ -29,13 +30,15 @@ export interface StartSettings {
   worker: boolean;
   /** In a pool: runs executed at once (--concurrency, ENGINE_CONCURRENCY). */
   concurrency: number;
+  /** Private hosts the URL floor lets through (--allow-hosts, ENGINE_ALLOW_HOSTS; docs/security.md). */
+  allowHosts: AllowedHost[];
 }
 
 export class ConfigError extends Error {}
 
 /** `source` names where a value came from in the sentence: `--port 99999` or `ENGINE_PORT=99999`. */
 export function resolveSettings(
-  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string; databaseUrl?: string; noWorker?: boolean; concurrency?: string },
+  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string; databaseUrl?: string; noWorker?: boolean; concurrency?: string; allowHosts?: string },
   env: NodeJS.ProcessEnv = process.env,
 ): StartSettings {
   const pick = (flag: string | undefined, name: string, variable: string) =>
@@ -78,5 +81,14 @@ export function resolveSettings(
   }
   if (!databaseUrl && (flags.noWorker || concurrencyIn)) throw new ConfigError(`${flags.noWorker ? '--no-worker' : concurrencyIn!.source.split(/[ =]/)[0]} applies to an engine of a pool; give the pool's database too (--database-url or ENGINE_DATABASE_URL)`);
 
-  return { port, gatewayPort, bind, home: path.resolve(home), secretsBackend: secrets, databaseUrl, worker, concurrency };
+  // Only whoever starts the engine names private hosts: no route or setting can add one.
+  const allowIn = flags.allowHosts !== undefined ? { value: flags.allowHosts, source: '--allow-hosts' } : env.ENGINE_ALLOW_HOSTS ? { value: env.ENGINE_ALLOW_HOSTS, source: 'ENGINE_ALLOW_HOSTS' } : undefined;
+  let allowHosts: AllowedHost[] = [];
+  try {
+    allowHosts = allowIn ? parseAllowHosts(allowIn.value) : [];
+  } catch (err) {
+    throw new ConfigError(`${allowIn!.source}: ${(err as Error).message}`);
+  }
+
+  return { port, gatewayPort, bind, home: path.resolve(home), secretsBackend: secrets, databaseUrl, worker, concurrency, allowHosts };
 }

@@ -58,6 +58,8 @@ export const LIMITS = {
   browserWaitMs: 10_000,
   browserActionTimeoutMs: 30_000, // one browser operation (a page load included) gives up after this
   browserSnapshotChars: 18_000, // a snapshot outline is cut here, the rest counted (under the 24 000 tool clip)
+  browserSettleQuietMs: 300, // after click, type, press, select, navigate: the page counts as settled once no request is in flight and its DOM is unchanged this long
+  browserSettleMaxMs: 1_000, // ... waiting at most this long (Playwright MCP's bound); the answer says what was still pending
   activityLimitDefault: 50,
   activityLimitCap: 200,
   activitySinceHoursDefault: 24,

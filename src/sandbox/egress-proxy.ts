@@ -3,9 +3,10 @@
  * (nothing but its own loopback), and this proxy, run by the engine on a unix socket that is bound
  * into the sandbox, carries its HTTP traffic: `CONNECT host:port` tunnels (https, git over https)
  * and absolute-form plain HTTP requests (`GET http://host/path`). Every destination passes the URL
- * floor twice, by name and again at connect time, so loopback, private ranges and the machine's own
- * addresses (the engine's API, gateway and webhooks among them) are never reached, whatever a name
- * resolves to.
+ * floor twice, by name and again at connect time (by the address and port dialled), so loopback,
+ * private ranges and the machine's own addresses (the engine's API, gateway and webhooks among them)
+ * are never reached, whatever a name resolves to, except the private hosts a person allowed
+ * (ENGINE_ALLOW_HOSTS), never on the engine's own ports.
  *
  * The socket lives in a private folder (0700) of the system temp dir: a unix socket path is short
  * (108 bytes), and the engine home may sit deep.
@@ -55,7 +56,7 @@ export function createEgressProxy(floor: UrlFloor): EgressProxy {
     } catch (err) {
       return refuse(client, ...failure(err));
     }
-    const upstream = net.connect({ host, port, lookup: floor.lookup });
+    const upstream = net.connect({ host, port, lookup: floor.lookupFor?.(port) ?? floor.lookup });
     track(upstream);
     upstream.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -87,7 +88,8 @@ export function createEgressProxy(floor: UrlFloor): EgressProxy {
     }
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_HEADERS.has(name) && value !== undefined) headers[name] = value;
-    const upstream = http.request({ host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || 80, path: url.pathname + url.search, method: req.method, headers, lookup: floor.lookup, agent: false }, (answer) => {
+    const port = Number(url.port) || 80;
+    const upstream = http.request({ host: url.hostname.replace(/^\[|\]$/g, ''), port, path: url.pathname + url.search, method: req.method, headers, lookup: floor.lookupFor?.(port) ?? floor.lookup, agent: false }, (answer) => {
       const out: http.OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(answer.headers)) if (!HOP_HEADERS.has(name) && value !== undefined) out[name] = value;
       res.writeHead(answer.statusCode ?? 502, out);

@@ -19,7 +19,7 @@ export const FIXTURE_HOST = 'shop.example.test';
 export const FIXTURE = `http://${FIXTURE_HOST}`;
 
 /** Pages by path; a function answers per request. */
-export type Pages = Record<string, string | (() => string)>;
+export type Pages = Record<string, string | (() => string | Promise<string>)>;
 
 export interface Fixtures {
   port: number;
@@ -27,10 +27,12 @@ export interface Fixtures {
 }
 
 export async function serveFixtures(pages: Pages): Promise<Fixtures> {
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     const page = pages[new URL(req.url ?? '/', 'http://x').pathname];
     if (page === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('no such fixture');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(typeof page === 'function' ? page() : page);
+    // A function may answer late, or never (a request the page leaves in flight).
+    const body = typeof page === 'function' ? await page() : page;
+    if (!res.destroyed) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -65,6 +65,8 @@ describe('browser tools in chat', () => {
       await t.api('POST', '/api/permissions/resolve', { runId: started.runId, callId: next.callId, decision: decision === 'deny' ? 'deny' : 'allow', scope: decision === 'always' ? 'always' : 'once' });
     }
     const results = events.events.filter((e) => e.kind === 'tool.result' && e.runId === started.runId);
+    // A snapshot's browser.action (its thumbnail) follows its result: wait for those of the snapshots that answered.
+    for (const result of results.filter((x) => x.tool === 'browser_snapshot' && x.ok)) await events.waitFor((e) => e.kind === 'browser.action' && e.callId === result.callId, 30_000);
     const actions = events.events.filter((e) => e.kind === 'browser.action' && e.runId === started.runId);
     return { results, prompts, actions, text: (i: number) => String(results[i]?.result ?? ''), runId: started.runId };
   }
@@ -132,7 +134,8 @@ describe('browser tools in chat', () => {
       assert.match(r.text(1), /heading "Shop" \(level=1\)/);
     });
 
-    const refOf = (outline: string, label: string) => new RegExp(`"${label}"[^\\n]*\\[(e\\d+)\\]`).exec(outline)![1];
+    // The first ref after the label (a query line names nearby elements with their refs after it).
+    const refOf = (outline: string, label: string) => new RegExp(`"${label}"[^\\n]*?\\[(e\\d+)\\]`).exec(outline)![1];
 
     it('browser_click, browser_type, browser_select, browser_press act on the page; a password field is refused', async () => {
       const snap = (await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0);
@@ -272,7 +275,7 @@ describe('browser tools in chat', () => {
       assert.equal(await attached(true), 1, 'the probe sees a held tab');
       assert.equal(await attached(), 0, 'nothing holds the tab between turns');
       const seq = events.events.at(-1)?.seq ?? 0;
-      const acting = turn([{ name: 'browser_wait', args: { ms: 2500 } }, { name: 'browser_click', args: { ref: refOf((await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0), 'Add(?:ed| to cart)') } }]);
+      const acting = turn([{ name: 'browser_wait', args: { ms: 2500 } }, { name: 'browser_click', args: { ref: refOf((await turn([{ name: 'browser_snapshot', args: { query: 'Add' } }])).text(0), 'Add(?:ed| to cart)') } }]);
       await events.waitFor((e) => e.kind === 'tool.call' && e.tool === 'browser_wait' && e.seq > seq);
       let seenAttached = 0;
       const until = Date.now() + 1500;
@@ -305,7 +308,8 @@ describe('browser tools in chat', () => {
     });
 
     it('browser_click onto a link, browser_back, browser_tabs, browser_close', async () => {
-      const snap = (await turn([{ name: 'browser_snapshot', args: { interactiveOnly: true } }])).text(0);
+      // The shop page may be scrolled (an outline would start at the viewport): a query reaches the link wherever it is.
+      const snap = (await turn([{ name: 'browser_snapshot', args: { query: 'Next page' } }])).text(0);
       const r = await turn([{ name: 'browser_click', args: { ref: refOf(snap, 'Next page') } }, { name: 'browser_back', args: {} }, { name: 'browser_tabs', args: {} }]);
       assert.match(r.text(0), /the page is now "Next" at http:\/\/shop\.example\.test\/next/);
       assert.match(r.text(1), /the page is now "Shop" at http:\/\/shop\.example\.test\//);

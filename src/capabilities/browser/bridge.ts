@@ -6,7 +6,8 @@
 import { WebSocket, type RawData } from 'ws';
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError } from '../../kernel/errors.js';
-import type { ActionResult, BridgeResponse, ExtensionMessage } from './types.js';
+import { LIMITS } from '../../kernel/limits.js';
+import type { BridgeAnswer, BridgeResponse, ExtensionMessage } from './types.js';
 
 /** Close codes the extension understands (extension/browser/background.js). */
 const CLOSE_REPLACED = 4001;
@@ -17,7 +18,7 @@ export const NOT_CONNECTED =
   'not connected: no browser extension is paired. Load the folder GET /api/browser names as an unpacked extension in Chrome or Chromium (chrome://extensions, Developer mode, Load unpacked); it pairs by itself.';
 
 interface Pending {
-  resolve: (value: { result: ActionResult; ms: number }) => void;
+  resolve: (value: BridgeAnswer) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
   ws: WebSocket;
@@ -35,6 +36,8 @@ export class Bridge {
   private ws: WebSocket | undefined;
   private client: Client | undefined;
   private readonly pending = new Map<number, Pending>();
+  /** Thumbnails announced by an answer and not yet arrived, by request id. */
+  private readonly following = new Map<number, { ws: WebSocket; done: (thumbnail: string | undefined) => void }>();
   private nextId = 1;
 
   constructor(private readonly emit: Emit) {}
@@ -68,7 +71,7 @@ export class Bridge {
     if (this.ws) this.drop(this.ws, code, reason);
   }
 
-  request(op: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<{ result: ActionResult; ms: number }> {
+  request(op: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<BridgeAnswer> {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) return Promise.reject(new EngineError(503, NOT_CONNECTED));
     const id = this.nextId++;
@@ -107,7 +110,10 @@ export class Bridge {
     if (ws === this.ws && this.client) this.client.lastSeenAt = new Date().toISOString();
     if ('type' in msg) {
       if (msg.type === 'ping') ws.send('{"type":"pong"}');
-      else if (msg.type === 'hello' && ws === this.ws && this.client) {
+      else if (msg.type === 'thumbnail') {
+        const follower = this.following.get(msg.id);
+        if (follower?.ws === ws) follower.done(typeof msg.thumbnail === 'string' ? msg.thumbnail : undefined);
+      } else if (msg.type === 'hello' && ws === this.ws && this.client) {
         this.client.version = String(msg.version).slice(0, 40);
         this.client.userAgent = String(msg.userAgent).slice(0, 300);
       }
@@ -116,11 +122,25 @@ export class Bridge {
     const reply = msg as BridgeResponse;
     const entry = this.pending.get(reply.id);
     if (!entry || entry.ws !== ws) return;
-    if (reply.ok) entry.resolve({ result: reply.result, ms: reply.ms ?? 0 });
+    if (reply.ok) entry.resolve({ result: reply.result, ms: reply.ms ?? 0, ...(reply.result.thumbnailFollows ? { thumbnail: this.follow(ws, reply.id) } : {}) });
     else entry.reject(new EngineError(422, String(reply.error))); // the browser's own sentence, for the model
   }
 
+  /** The thumbnail frame that follows answer `id`; undefined if the socket closes or it is late. */
+  private follow(ws: WebSocket, id: number): Promise<string | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(undefined), LIMITS.browserActionTimeoutMs);
+      const done = (thumbnail: string | undefined) => {
+        clearTimeout(timer);
+        this.following.delete(id);
+        resolve(thumbnail);
+      };
+      this.following.set(id, { ws, done });
+    });
+  }
+
   private onClose(ws: WebSocket): void {
+    for (const [, follower] of this.following) if (follower.ws === ws) follower.done(undefined);
     for (const entry of [...this.pending.values()]) if (entry.ws === ws) entry.reject(new EngineError(503, 'the browser extension disconnected before answering; try again once it reconnects'));
     if (this.ws !== ws) return;
     this.ws = undefined;

@@ -10,7 +10,7 @@ import type { Home } from '../../kernel/home.js';
 import type { SecretStore } from '../secrets/types.js';
 import { Bridge, CLOSE_ENGINE, CLOSE_ROTATED } from './bridge.js';
 import { extensionIdOf, extensionKey, extensionSource, installExtension, mintToken, storedExtensionKey, writePairing } from './pairing.js';
-import type { ActionResult, BrowserStatus } from './types.js';
+import type { BridgeAnswer, BrowserStatus } from './types.js';
 
 export const TOKEN_SECRET = 'browser.pairing-token';
 /** The subprotocol the extension offers; the token rides as a second one (`token.<token>`), since a browser WebSocket cannot set headers. */
@@ -34,7 +34,7 @@ export interface BrowserService {
   admission(origin: string | undefined, protocols: string[]): string | undefined;
   accept(ws: WebSocket): void;
   /** One operation on the paired browser; throws 'not connected' without one. */
-  call(op: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<{ result: ActionResult; ms: number }>;
+  call(op: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<BridgeAnswer>;
   close(): void;
 }
 

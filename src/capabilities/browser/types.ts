@@ -37,7 +37,16 @@ export interface ActionResult {
   image?: string;
   /** A small base64 JPEG of the tab after the action, for the browser.action event. */
   thumbnail?: string;
+  /** The thumbnail comes after the answer, in a `thumbnail` frame of the same id (browser_snapshot). */
+  thumbnailFollows?: boolean;
+}
+
+/** An answer as the engine holds it: `thumbnail` settles when a following thumbnail frame arrives (undefined if none comes). */
+export interface BridgeAnswer {
+  result: ActionResult;
+  ms: number;
+  thumbnail?: Promise<string | undefined>;
 }
 
 /** Frames the extension sends on its own: who it is, and the keep-alive. */
-export type ExtensionMessage = { type: 'hello'; version: string; userAgent: string } | { type: 'ping' } | BridgeResponse;
+export type ExtensionMessage = { type: 'hello'; version: string; userAgent: string } | { type: 'ping' } | { type: 'thumbnail'; id: number; thumbnail?: string } | BridgeResponse;

@@ -20,6 +20,8 @@ export interface RequestFloor {
   check(url: string | URL): Promise<URL>;
   /** The connection's own name lookup (the floor's, against DNS rebinding); absent: the system's. */
   lookup?: net.LookupFunction;
+  /** The same for a connection to one port (hosts a person allowed may be listed with a port). */
+  lookupFor?(port: number): net.LookupFunction;
 }
 
 export interface FloorRequestOptions {
@@ -115,7 +117,8 @@ function requestOnce(url: URL, method: string, follow: boolean, options: FloorRe
       const code = (err as NodeJS.ErrnoException).code;
       reject(new EngineError(502, `could not fetch ${shown}: ${code ?? (err as Error).message}`));
     };
-    const req = mod.request(url, { method, signal, headers: options.headers, ...(options.floor.lookup ? { lookup: options.floor.lookup } : {}) }, (res) => {
+    const lookup = options.floor.lookupFor?.(Number(url.port) || (url.protocol === 'https:' ? 443 : 80)) ?? options.floor.lookup;
+    const req = mod.request(url, { method, signal, headers: options.headers, ...(lookup ? { lookup } : {}) }, (res) => {
       const status = res.statusCode ?? 0;
       const headers = flatHeaders(res.headers);
       const contentType = String(res.headers['content-type'] ?? '');

@@ -10,12 +10,18 @@
  * at connect time through `lookup`, so a name that resolves to a public address for the check and a
  * private one for the connection (DNS rebinding) is still refused. Exported for the browser tools
  * and load_skill.
+ *
+ * Hosts a person allowed (ENGINE_ALLOW_HOSTS, allow-hosts.ts) pass: a listed name or address
+ * literal on its port at the check, and at connect time a listed name, or an address listed (with
+ * the port actually dialled) that an unlisted name resolved to. The engine's own ports on this
+ * machine stay refused whatever is listed.
  */
 import dns from 'node:dns';
 import net from 'node:net';
 import { EngineError } from '../../kernel/errors.js';
+import { hostAllowance, type AllowedHost } from './allow-hosts.js';
 import { v6Bytes } from './ip-bytes.js';
-import { localInterfaceRefusal } from './local-addresses.js';
+import { isThisMachine, localInterfaceRefusal } from './local-addresses.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -30,6 +36,16 @@ export interface UrlFloor {
   check(url: string | URL): Promise<URL>;
   /** A `net` lookup for the actual connection: resolves, then refuses forbidden addresses. */
   lookup: net.LookupFunction;
+  /** The lookup of a connection to `port` (an allowed host may be listed for one port only). */
+  lookupFor?(port: number): net.LookupFunction;
+}
+
+export interface UrlFloorOptions {
+  resolve?: ResolveAll;
+  /** Private hosts a person allowed (ENGINE_ALLOW_HOSTS). */
+  allow?: AllowedHost[];
+  /** The engine's own listening ports, refused on this machine's addresses whatever `allow` says. */
+  ownPorts?: () => Array<number | null | undefined>;
 }
 
 export class FloorRefusal extends EngineError {
@@ -41,8 +57,21 @@ export class FloorRefusal extends EngineError {
 
 const defaultResolve: ResolveAll = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
-export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor {
+export function createUrlFloor(options: UrlFloorOptions = {}): UrlFloor {
   const resolve = options.resolve ?? defaultResolve;
+  const allowed = hostAllowance(options.allow);
+
+  /**
+   * Why connecting to `address` on `port` is refused, or undefined. `named`: the name it came from
+   * is allowed on this port. An allowed host's address stays refused where it is this machine and
+   * the port is the engine's own: the API takes a request without an Origin as a local person's.
+   */
+  function connectRefusal(address: string, port: number, named: boolean): string | undefined {
+    const reason = addressRefusal(address);
+    if (!reason || !(named || allowed(address, port))) return reason;
+    if (options.ownPorts?.().includes(port) && isThisMachine(address)) return `${reason} where the engine itself listens on port ${port}, which no allowed host opens`;
+    return undefined;
+  }
 
   async function check(input: string | URL): Promise<URL> {
     let url: URL;
@@ -54,9 +83,16 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
     const shown = withoutCredentials(url.href).slice(0, 200);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`the engine does not fetch ${shown}: only http and https URLs can be fetched`);
     const host = bareHost(url.hostname);
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    if (net.isIP(host)) {
+      const reason = connectRefusal(host, port, false);
+      if (reason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${reason}`);
+      return url;
+    }
+    // A name a person allowed is judged again at connect time, by the address dialled (lookupFor).
+    if (allowed(host, port)) return url;
     const hostReason = hostRefusal(host);
     if (hostReason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${hostReason}`);
-    if (net.isIP(host)) return url;
     let addresses: ResolvedAddress[];
     try {
       addresses = await resolve(host);
@@ -66,18 +102,21 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
     }
     if (addresses.length === 0) throw new EngineError(502, `could not resolve ${host}; check the URL`);
     for (const a of addresses) {
-      const reason = addressRefusal(a.address);
+      const reason = connectRefusal(a.address, port, false);
       if (reason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${host} resolves to ${a.address}, ${reason}`);
     }
     return url;
   }
 
-  const lookup: net.LookupFunction = (hostname, options, callback) => {
-    resolve(bareHost(hostname)).then(
+  /** Port 0 (unknown) matches only hosts listed without a port. */
+  const lookupFor = (port: number): net.LookupFunction => (hostname, options, callback) => {
+    const host = bareHost(hostname);
+    const named = allowed(host, port);
+    resolve(host).then(
       (addresses) => {
         const wanted = typeof options === 'object' && options.family ? addresses.filter((a) => a.family === options.family) : addresses;
         for (const a of wanted) {
-          const reason = addressRefusal(a.address);
+          const reason = connectRefusal(a.address, port, named);
           if (reason) return callback(new FloorRefusal(`the engine does not connect to ${hostname}: it resolves to ${a.address}, ${reason}`), '', 0);
         }
         if (!wanted.length) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
@@ -88,7 +127,7 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
     );
   };
 
-  return { check, lookup };
+  return { check, lookup: lookupFor(0), lookupFor };
 }
 
 /** The engine's floor: real DNS. */

@@ -38,3 +38,17 @@ export function localInterfaceRefusal(bytes: number[]): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Whether connecting to an address reaches this machine: loopback, unspecified (0.0.0.0 and ::
+ * reach local listeners), or one of its interfaces, in any IPv4-in-IPv6 form. The floor keeps the
+ * engine's own ports there closed even to hosts a person allowed (floor.ts).
+ */
+export function isThisMachine(address: string): boolean {
+  const bytes = ipBytes(address);
+  if (!bytes) return false;
+  const v4 = bytes.length === 4 ? bytes : embeddedV4(bytes);
+  if (v4 && (v4[0] === 127 || v4[0] === 0)) return true;
+  if (bytes.length === 16 && bytes.slice(0, 15).every((x) => x === 0) && bytes[15] <= 1) return true;
+  return localInterfaceRefusal(bytes) !== undefined;
+}

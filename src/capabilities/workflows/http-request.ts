@@ -5,10 +5,12 @@
  * replayed to another host); an answer past LIMITS.webFetchMaxBytes fails the node rather than
  * being cut; a JSON answer is parsed.
  */
+import type net from 'node:net';
 import { floorRequest, schemeOnly, type RequestFloor } from '../web/floor-request.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
-export type FloorLike = Required<RequestFloor>;
+/** A floor with its connect-time lookup (never the system's: DNS rebinding). */
+export type FloorLike = RequestFloor & { lookup: net.LookupFunction };
 
 export function createHttpRequester(floor: FloorLike) {
   return async function request(req: HttpRequest): Promise<HttpResponse> {
