@@ -141,19 +141,21 @@ export class ToolRegistry {
     const ctx: ToolContext = { ...base, callId: call.callId };
     const started = Date.now();
     ctx.emit('tool.call', { callId: call.callId, tool: call.name, args: this.maskValue(call.args), agent: ctx.agent });
-    const finish = (text: string, isError: boolean, image?: CallOutcome['image']): CallOutcome => {
+    const finish = (text: string, isError: boolean, out: Pick<CallOutcome, 'image' | 'diff'> = {}): CallOutcome => {
+      const diff = out.diff ? this.mask(out.diff) : undefined;
       ctx.emit('tool.result', {
         callId: call.callId,
         tool: call.name,
         ok: !isError,
         result: this.mask(clipText(text, LIMITS.toolEventResultChars)),
         durationMs: Date.now() - started,
+        ...(diff ? { diff } : {}),
       });
-      return { callId: call.callId, name: call.name, text, isError, ...(image ? { image } : {}) };
+      return { callId: call.callId, name: call.name, text, isError, ...(out.image ? { image: out.image } : {}), ...(diff ? { diff } : {}) };
     };
     try {
       const out = await this.execute(call, ctx, options);
-      return finish(out.text, false, out.image);
+      return finish(out.text, false, out);
     } catch (err) {
       if (err instanceof ToolRefusal || isEngineError(err)) return finish(describeError(err), true);
       if (ctx.signal.aborted) return finish(`Tool "${call.name}" was stopped before it finished.`, true);
@@ -161,7 +163,7 @@ export class ToolRegistry {
     }
   }
 
-  private async execute(call: ToolCall, ctx: ToolContext, options: CallOptions): Promise<{ text: string; image?: CallOutcome['image'] }> {
+  private async execute(call: ToolCall, ctx: ToolContext, options: CallOptions): Promise<{ text: string; image?: CallOutcome['image']; diff?: string }> {
     const tool = this.tools.get(call.name);
     if (!tool) {
       const names = this.visible(options.allowlist).map((t) => t.name);
@@ -194,7 +196,7 @@ export class ToolRegistry {
     }
     const out = typeof result === 'string' ? { text: result } : result;
     if (out.isError) throw new ToolRefusal(out.unclipped ? out.text : clipResult(out.text));
-    return { text: out.unclipped ? out.text : clipResult(out.text), image: out.image };
+    return { text: out.unclipped ? out.text : clipResult(out.text), image: out.image, diff: out.diff };
   }
 
   private maskValue(value: unknown): unknown {

@@ -1,9 +1,10 @@
 /** One chat session in memory, rebuilt by replaying its records (store.ts). */
 import type { ModelMessage } from 'ai';
-import { summaryMessage } from '../../agent/index.js';
+import { resultText, summaryMessage } from '../../agent/index.js';
+import { LIMITS } from '../../kernel/limits.js';
 import type { LiveRun } from '../../kernel/runs.js';
 import type { SessionRecord, TurnStatus } from './store.js';
-import type { ChatMessageView, ChatSessionSummary, PermissionMode, QueuedMessage } from './types.js';
+import type { ChatMessageView, ChatSessionSummary, ChatToolCallView, PermissionMode, QueuedMessage } from './types.js';
 
 type MessageRecord = Extract<SessionRecord, { type: 'message' }>;
 
@@ -63,6 +64,8 @@ export class Session {
   private readonly viewAt = new Map<string, number>();
   /** The last view of each run: a turn that ends badly marks it. */
   private readonly lastOfRun = new Map<string, ChatMessageView>();
+  /** Tool calls shown but not answered yet, by call id: the tool message that answers one fills it in. */
+  private readonly openCalls = new Map<string, ChatToolCallView>();
   /** The conversation as the model sees it (compactions applied). */
   context: ModelMessage[] = [];
   mode: PermissionMode | undefined;
@@ -116,6 +119,7 @@ export class Session {
     this.views = [];
     this.viewAt.clear();
     this.lastOfRun.clear();
+    this.openCalls.clear();
   }
 
   apply(record: SessionRecord): void {
@@ -199,6 +203,17 @@ export class Session {
       this.viewAt.set(view.id, this.views.length);
       this.views.push(view);
       if (r.runId) this.lastOfRun.set(r.runId, view);
+      for (const call of view.toolCalls ?? []) this.openCalls.set(call.callId, call);
+    } else if (r.type === 'message' && r.message.role === 'tool') {
+      for (const part of r.message.content) {
+        const call = part.type === 'tool-result' ? this.openCalls.get(part.toolCallId) : undefined;
+        if (!call || part.type !== 'tool-result') continue;
+        this.openCalls.delete(part.toolCallId);
+        call.ok = part.output.type !== 'error-text' && part.output.type !== 'error-json';
+        call.result = clipMiddle(resultText(part.output), LIMITS.chatToolResultViewChars);
+        const diff = r.diffs?.[part.toolCallId];
+        if (diff) call.diff = diff;
+      }
     } else if (r.type === 'turn' && r.status !== 'started' && r.status !== 'completed') {
       const last = this.lastOfRun.get(r.runId);
       if (last) {
@@ -237,6 +252,13 @@ export function viewOf(r: MessageRecord): ChatMessageView {
     if (images) view.images = images;
   }
   return view;
+}
+
+/** `text` cut to `max` characters keeping its start and its end (a command's errors are at its end). */
+function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max / 4);
+  return `${text.slice(0, head)}\n[... ${text.length - max} characters not shown ...]\n${text.slice(text.length - (max - head))}`;
 }
 
 export function textOf(m: ModelMessage): string {
