@@ -115,6 +115,7 @@ export const LIMITS = {
   chatTitleChars: 200,
   chatPageMax: 500, // GET /api/chat/<id>?limit=: messages in one page
   chatSessionIdChars: 128,
+  chatModelIdChars: 200, // a model id a chat session picks (POST /api/chat model, PUT /api/chat/model)
   chatToolResultViewChars: 6_000, // a tool call's result in GET /api/chat/<id> (its start and end; the model had up to toolResultChars)
 
   searchVerifyParallel: 8, // files re-read at once to prove search rows came from inside the fence

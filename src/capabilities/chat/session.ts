@@ -4,7 +4,7 @@ import { resultText, summaryMessage } from '../../agent/index.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { LiveRun } from '../../kernel/runs.js';
 import type { SessionRecord, TurnStatus } from './store.js';
-import type { ChatMessageView, ChatSessionSummary, ChatToolCallView, PermissionMode, QueuedMessage } from './types.js';
+import type { ChatMessageView, ChatSessionSummary, ChatToolCallView, ModelChoice, PermissionMode, QueuedMessage } from './types.js';
 
 type MessageRecord = Extract<SessionRecord, { type: 'message' }>;
 
@@ -38,6 +38,8 @@ export interface SessionSnapshot {
   messageCount: number;
   mode?: PermissionMode;
   selection: Selection;
+  /** The provider and model picked for the session's next turns. */
+  choice?: ModelChoice;
   openTurns: string[];
 }
 
@@ -70,6 +72,8 @@ export class Session {
   context: ModelMessage[] = [];
   mode: PermissionMode | undefined;
   selection: Selection = {};
+  /** The provider and model the session's next turns run on (`model` records); empty: the default. */
+  choice: ModelChoice = {};
   messageCount = 0;
   private readonly openTurns = new Set<string>();
   busy = false;
@@ -87,7 +91,7 @@ export class Session {
 
   static fromSnapshot(id: string, snap: SessionSnapshot, bytes: number): Session {
     const s = new Session(id);
-    Object.assign(s, { title: snap.title, createdAt: snap.createdAt, updatedAt: snap.updatedAt, messageCount: snap.messageCount, mode: snap.mode, selection: { ...snap.selection } });
+    Object.assign(s, { title: snap.title, createdAt: snap.createdAt, updatedAt: snap.updatedAt, messageCount: snap.messageCount, mode: snap.mode, selection: { ...snap.selection }, choice: { ...snap.choice } });
     for (const runId of snap.openTurns) s.openTurns.add(runId);
     s.persisted = true;
     s.loaded = false;
@@ -96,12 +100,12 @@ export class Session {
   }
 
   snapshot(): SessionSnapshot {
-    return { title: this.title, createdAt: this.createdAt, updatedAt: this.updatedAt, messageCount: this.messageCount, mode: this.mode, selection: this.selection, openTurns: [...this.openTurns] };
+    return { title: this.title, createdAt: this.createdAt, updatedAt: this.updatedAt, messageCount: this.messageCount, mode: this.mode, selection: this.selection, choice: this.choice, openTurns: [...this.openTurns] };
   }
 
   /** Replaces everything with a replay of the whole file (`records`), transcript and context included. */
   reload(records: SessionRecord[]): void {
-    Object.assign(this, { title: '', messageCount: 0, mode: undefined, selection: {}, transcript: [], context: [], partial: undefined, loaded: true });
+    Object.assign(this, { title: '', messageCount: 0, mode: undefined, selection: {}, choice: {}, transcript: [], context: [], partial: undefined, loaded: true });
     this.clearViews();
     this.openTurns.clear();
     for (const r of records) this.apply(r);
@@ -155,6 +159,9 @@ export class Session {
         break;
       case 'mode':
         this.mode = record.permissionMode;
+        break;
+      case 'model':
+        this.choice = { ...(record.provider ? { provider: record.provider } : {}), ...(record.model ? { model: record.model } : {}) };
         break;
       case 'turn':
         if (record.status === 'started') this.openTurns.add(record.runId);

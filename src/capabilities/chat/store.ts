@@ -30,7 +30,9 @@ export type SessionRecord =
   /** Reply text streamed since the last save, appended every chatPartialFlushMs while a step streams; superseded by the step's message. */
   | { type: 'partial'; ts: number; runId: string; text?: string; reasoning?: string }
   | { type: 'title'; ts: number; title: string }
-  | { type: 'mode'; ts: number; permissionMode: PermissionMode };
+  | { type: 'mode'; ts: number; permissionMode: PermissionMode }
+  /** The session's own provider and model for its next turns (absent: the default provider, its own model). */
+  | { type: 'model'; ts: number; provider?: string; model?: string };
 
 export class ChatStore {
   constructor(

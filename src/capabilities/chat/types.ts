@@ -30,6 +30,12 @@ export interface ChatGateHooks {
   pending(): Array<{ callId: string; tool: string; display: string; sessionId?: string }>;
 }
 
+/** A session's own provider and model (the picker); a field left out means the default provider, or the provider's own model. */
+export interface ModelChoice {
+  provider?: string;
+  model?: string;
+}
+
 export interface ChatSessionSummary {
   id: string;
   title: string;
