@@ -6,6 +6,7 @@
  */
 import { signal } from '@preact/signals';
 import { onEvent, onReset, type EngineEvent } from './sync';
+import { LiveOutput } from './live-output';
 
 export interface ToolRun {
   callId: string;
@@ -17,6 +18,12 @@ export interface ToolRun {
   durationMs?: number;
   /** browser_* tools: a small JPEG of the tab after the action (browser.action). */
   thumbnail?: string;
+  /** A file write's unified diff (tool.result). */
+  diff?: string;
+  /** What the call printed while it ran (shell.output): appended outside the render, drawn by its card. */
+  output: LiveOutput;
+  /** An MCP tool's last progress notification (tool.progress). */
+  progress?: { progress: number; total?: number; message?: string };
 }
 
 export interface LiveTurn {
@@ -60,11 +67,26 @@ function handle(e: EngineEvent): void {
       turn().reasoning += e.text;
       break;
     case 'tool.call':
-      turn().tools.push({ callId: e.callId, tool: e.tool, args: e.args });
+      turn().tools.push({ callId: e.callId, tool: e.tool, args: e.args, output: new LiveOutput() });
       break;
     case 'tool.result': {
       const t = turn().tools.find((x) => x.callId === e.callId);
-      if (t) Object.assign(t, { ok: e.ok, result: e.result, error: e.error, durationMs: e.durationMs });
+      if (t) Object.assign(t, { ok: e.ok, result: e.result, error: e.error, durationMs: e.durationMs, diff: e.diff });
+      break;
+    }
+    case 'shell.output': {
+      // Many a second: appended to the card's buffer, which draws itself; the page re-renders only
+      // for the first piece (the card then shows its output instead of "waiting for output").
+      const out = turn().tools.find((x) => x.callId === e.callId)?.output;
+      if (!out) return;
+      const first = out.empty;
+      out.push(String(e.text ?? ''));
+      if (!first) return;
+      break;
+    }
+    case 'tool.progress': {
+      const t = turn().tools.find((x) => x.callId === e.callId);
+      if (t) t.progress = { progress: e.progress, total: e.total, message: e.message };
       break;
     }
     case 'browser.action': {

@@ -26,6 +26,8 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
   const atBottom = useRef(!!bottom);
   const [, setVersion] = useState(0);
   const [view, setView] = useState({ top: 0, height: 800 });
+  // A row that changes height by itself (a tool card's output growing, markdown drawn once loaded) is measured again.
+  const rowSizes = useRef<ResizeObserver>();
 
   const offsets = new Array<number>(items.length + 1);
   offsets[0] = 0;
@@ -48,6 +50,7 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
     const el = box.current!;
     let changed = false;
     for (const row of el.querySelectorAll<HTMLElement>(':scope > .vl-inner > [data-row]')) {
+      rowSizes.current?.observe(row);
       const key = row.dataset.row!;
       const h = row.offsetHeight;
       if (h && heights.current.get(key) !== h) {
@@ -70,9 +73,11 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
     el.addEventListener('scroll', onScroll, { passive: true });
     const ro = new ResizeObserver(measure);
     ro.observe(el);
+    rowSizes.current = new ResizeObserver(() => setVersion((v) => v + 1));
     return () => {
       el.removeEventListener('scroll', onScroll);
       ro.disconnect();
+      rowSizes.current?.disconnect();
     };
   }, []);
 
