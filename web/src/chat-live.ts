@@ -46,6 +46,25 @@ export const sessionsTick = signal(0);
 
 const sessionOfRun = new Map<string, string>();
 
+/**
+ * What each call printed, kept past its turn (the card of the saved call shows it instead of the
+ * shorter saved result) for the last OUTPUTS_KEPT calls of this page.
+ */
+const outputs = new Map<string, LiveOutput>();
+const OUTPUTS_KEPT = 50;
+
+function outputFor(callId: string): LiveOutput {
+  let out = outputs.get(callId);
+  if (!out) {
+    outputs.set(callId, (out = new LiveOutput()));
+    if (outputs.size > OUTPUTS_KEPT) outputs.delete(outputs.keys().next().value!);
+  }
+  return out;
+}
+
+/** The output a call printed while this page watched it (none for calls of earlier pages). */
+export const outputOf = (callId: string): LiveOutput | undefined => outputs.get(callId);
+
 function handle(e: EngineEvent): void {
   const sid: string | undefined = e.sessionId ?? (e.runId ? sessionOfRun.get(e.runId) : undefined);
   if (!sid) return;
@@ -67,7 +86,7 @@ function handle(e: EngineEvent): void {
       turn().reasoning += e.text;
       break;
     case 'tool.call':
-      turn().tools.push({ callId: e.callId, tool: e.tool, args: e.args, output: new LiveOutput() });
+      turn().tools.push({ callId: e.callId, tool: e.tool, args: e.args, output: outputFor(e.callId) });
       break;
     case 'tool.result': {
       const t = turn().tools.find((x) => x.callId === e.callId);

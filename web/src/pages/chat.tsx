@@ -303,13 +303,21 @@ function MessageRow({ m, live, running, changes }: { m: Message; live: Map<strin
 }
 
 function LiveRow({ t }: { t: LiveTurn }) {
+  // Nothing new beyond the saved steps (a call runs, the model thinks): a line, not another reply.
+  if (!t.text && !t.reasoning && !t.tools.length) {
+    return (
+      <div class="msg live muted small" data-live>
+        <span class="dot live" /> working…
+      </div>
+    );
+  }
   return (
     <div class="msg assistant live" data-live>
       <div class="msg-role">
         Assistant <span class="dot live" />
       </div>
       {t.reasoning && <details class="reasoning"><summary>thinking</summary>{t.reasoning}</details>}
-      {t.text ? <Markdown class="msg-text" text={t.text} /> : !t.tools.length && <div class="muted">working…</div>}
+      {t.text && <Markdown class="msg-text" text={t.text} />}
       {t.tools.map((c) => (
         <ToolCard key={c.callId} live={c} turnRunning />
       ))}

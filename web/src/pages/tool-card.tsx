@@ -6,7 +6,7 @@
  * diff. Failed calls, diffs and calls watched while they ran are open; the others start closed.
  */
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { chatTick, type ToolRun } from '../chat-live';
+import { chatTick, outputOf, type ToolRun } from '../chat-live';
 import type { LiveOutput } from '../live-output';
 import { short } from '../ui';
 
@@ -57,7 +57,8 @@ export function ToolCard({ saved, live, turnRunning }: { saved?: SavedCall; live
   const liveResult = live ? (live.ok === false ? (live.error ?? live.result) : live.result) : undefined;
   const result = saved?.result ?? (liveResult === undefined ? undefined : typeof liveResult === 'string' ? liveResult : JSON.stringify(liveResult, null, 2));
   const diff = saved?.diff ?? live?.diff;
-  const output = live && !live.output.empty ? live.output : undefined;
+  const printed = live?.output ?? outputOf(callId);
+  const output = printed && !printed.empty ? printed : undefined;
   const exit = exitCode(tool, result);
   const state = ok === undefined ? (turnRunning && live ? 'running' : 'unanswered') : ok === false ? 'failed' : exit ? 'exit' : 'done';
   // A card watched while it ran stays open when it ends (no jump under the reader); saved ones start closed.
@@ -133,25 +134,38 @@ export function DiffView({ diff }: { diff: string }) {
 }
 
 /**
- * What a call prints, drawn outside Preact's render: the text so far once, then each new piece is
- * appended as a text node at most once a frame, following the end while the reader is at the end.
+ * What a call prints, drawn outside Preact's render: the text so far once, then what arrives is
+ * appended at most once a frame as a block of its own, so the browser lays out only the new block
+ * (text added to one long block would lay it all out again, every frame, as it grows). The view
+ * follows the end while the reader is at the end.
  */
 function OutputView({ out }: { out: LiveOutput }) {
   const pre = useRef<HTMLPreElement>(null);
   useLayoutEffect(() => {
     const el = pre.current!;
-    const whole = () => (el.textContent = (out.dropped ? `[… ${out.dropped} earlier characters not kept …]\n` : '') + out.text());
-    whole();
+    const block = (text: string) => {
+      const div = document.createElement('div');
+      div.textContent = text;
+      el.appendChild(div);
+    };
+    el.textContent = '';
+    block((out.dropped ? `[… ${out.dropped} earlier characters not kept …]\n` : '') + out.text());
     el.scrollTop = el.scrollHeight;
     let pending = '';
     let frame = 0;
     const flush = () => {
       frame = 0;
       const following = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
-      // Many small text nodes are folded into one now and then, so the element stays cheap to lay out.
-      if (el.childNodes.length > 256) whole();
-      else el.appendChild(document.createTextNode(pending));
+      block(pending);
       pending = '';
+      // A long stream leaves many blocks: the older half becomes one now and then (laid out once).
+      if (el.childElementCount > OUTPUT_BLOCKS) {
+        const old = [...el.children].slice(0, OUTPUT_BLOCKS / 2);
+        const merged = document.createElement('div');
+        merged.textContent = old.map((d) => d.textContent).join('');
+        old.forEach((d) => d.remove());
+        el.prepend(merged);
+      }
       if (following) el.scrollTop = el.scrollHeight;
     };
     const stop = out.subscribe((added) => {
@@ -165,3 +179,6 @@ function OutputView({ out }: { out: LiveOutput }) {
   }, [out]);
   return <pre ref={pre} class="tool-output" data-output />;
 }
+
+/** Blocks an output view holds before folding the older half into one. */
+const OUTPUT_BLOCKS = 512;
