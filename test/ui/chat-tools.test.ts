@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { startChat, type ChatHarness } from '../chat/harness.js';
 import { openBrowser, type TestBrowser } from '../support/browser.js';
 import { isolateGitHome } from '../git/helpers.js';
+import { connected, EVERYTHING, stdio, waitForMcp } from '../mcp/support.js';
 
 describe('the chat page: tool cards and markdown', () => {
   let h: ChatHarness;
@@ -58,6 +59,16 @@ describe('the chat page: tool cards and markdown', () => {
     await saved.click();
     const result = await card('run_shell').locator('.tool-result').innerText();
     assert.match(result, /^exit 0\n[\s\S]*building step 2[\s\S]*all-built/);
+  });
+
+  it('an MCP tool’s progress shows in its card while it runs', async () => {
+    assert.equal((await h.t.api('PUT', '/api/mcp', { mcpServers: { everything: stdio(EVERYTHING, 'stdio') } })).status, 200);
+    await waitForMcp(h.t, connected('everything'), 'the everything server');
+    h.model.script({ toolCalls: [{ name: 'everything_trigger-long-running-operation', args: { duration: 4, steps: 4 } }] }, { text: 'The long operation ended.' });
+    await ask('ui-progress', 'run the long operation');
+    await card('everything_trigger-long-running-operation').locator('.tool-progress', { hasText: /step [12] of 4/ }).waitFor();
+    assert.equal(await card('everything_trigger-long-running-operation').locator('progress').getAttribute('max'), '4');
+    await b.page.getByText('The long operation ended.').waitFor();
   });
 
   it('a failed call is marked failed with its error, and a command that exits non-zero shows its code, after a reload too', async () => {
