@@ -40,6 +40,9 @@ interface Message {
   toolCalls?: SavedCall[];
 }
 
+/** Messages a page of the session brings (the newest first, then older ones while scrolling up). */
+const PAGE = 100;
+
 const newId = () => `s-${new Date().toISOString().slice(0, 10)}-${Math.random().toString(36).slice(2, 8)}`;
 
 export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?: boolean }) {
@@ -104,10 +107,17 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   const painted = useRef(false);
   const checkpoints = useCheckpoints();
 
+  // The newest page of messages comes first (a long session paints as fast as a short one); older
+  // pages come as the reader scrolls up. A reload keeps the older pages already read.
+  const older = useSignal(false);
+  const paging = useRef(false);
+  const url = (before?: string) => `/api/chat/${encodeURIComponent(id)}?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`;
   const load = async () => {
     try {
-      const r = await get<{ messages: Message[]; busy: boolean; lastTurn?: any; modelChoice?: ModelChoice }>(`/api/chat/${encodeURIComponent(id)}`);
-      messages.value = r.messages;
+      const r = await get<{ messages: Message[]; hasMore?: boolean; busy: boolean; lastTurn?: any; modelChoice?: ModelChoice }>(url());
+      const at = r.messages.length ? messages.value.findIndex((m) => m.id === r.messages[0].id) : -1;
+      if (at > 0) messages.value = [...messages.value.slice(0, at), ...r.messages];
+      else [messages.value, older.value] = [r.messages, !!r.hasMore];
       busy.value = r.busy;
       lastTurn.value = r.lastTurn ?? null;
       choice.value = r.modelChoice ?? {};
@@ -120,6 +130,19 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
       else error.value = sentence(e);
     }
     loaded.value = true;
+  };
+  const loadOlder = async () => {
+    if (!older.value || paging.current || !messages.value.length) return;
+    paging.current = true;
+    try {
+      const r = await get<{ messages: Message[]; hasMore?: boolean }>(url(messages.value[0].id));
+      messages.value = [...r.messages, ...messages.value];
+      older.value = !!r.hasMore;
+    } catch (e) {
+      error.value = sentence(e);
+    } finally {
+      paging.current = false;
+    }
   };
 
   useEffect(() => {
@@ -242,6 +265,7 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
         items={rows}
         tick={chatTick.value}
         keyOf={(r) => (r.kind === 'msg' ? r.m.id : `live-${r.t.runId}`)}
+        onNearTop={loadOlder}
         render={(r) => (r.kind === 'msg' ? <MessageRow m={r.m} live={liveTools} running={running} changes={r.changes} /> : <LiveRow t={r.t} />)}
       />
       <div class="composer-area">
