@@ -61,6 +61,26 @@ describe('the chat page: tool cards and markdown', () => {
     assert.match(result, /^exit 0\n[\s\S]*building step 2[\s\S]*all-built/);
   });
 
+  it('a long output draws its last 1 000 lines, and Show all draws every line the card kept', async () => {
+    // 1 500 short lines fit one shell.output event (8 000 characters), so the page gets every one.
+    h.model.script({ toolCalls: [{ name: 'run_shell', args: { command: 'seq 1 1500' } }] }, { text: 'Counted.' });
+    await ask('ui-long-output', 'count');
+    await b.page.getByText('Counted.').waitFor();
+    const head = card('run_shell').getByRole('button', { name: /run_shell/ });
+    if ((await head.getAttribute('aria-expanded')) === 'false') await head.click(); // a call that ended before it was seen running starts closed
+    const out = card('run_shell').locator('[data-output]');
+    const note = out.getByText(/^\[\d+ earlier lines not shown\]$/);
+    await note.waitFor();
+    const drawn = async () => (await out.innerText()).split('\n').filter((l) => /^\d+$/.test(l)).length;
+    const hidden = Number(/\d+/.exec(await note.innerText())![0]);
+    assert.ok((await drawn()) <= 1100, `${await drawn()} lines drawn`);
+    assert.equal((await drawn()) + hidden, 1500, 'every line is drawn or behind Show all');
+    assert.match(await out.innerText(), /\n1500\s*$/);
+    await out.getByRole('button', { name: 'Show all' }).click();
+    await out.getByRole('button', { name: 'Show all' }).waitFor({ state: 'hidden' });
+    assert.equal(await drawn(), 1500);
+  });
+
   it('an MCP tool’s progress shows in its card while it runs', async () => {
     assert.equal((await h.t.api('PUT', '/api/mcp', { mcpServers: { everything: stdio(EVERYTHING, 'stdio') } })).status, 200);
     await waitForMcp(h.t, connected('everything'), 'the everything server');
@@ -84,6 +104,7 @@ describe('the chat page: tool cards and markdown', () => {
     );
     await ask('ui-fail', 'try it');
     await b.page.getByText('Both went wrong.').waitFor();
+    await b.page.locator('[data-live]').waitFor({ state: 'detached' }); // the turn's row became its saved messages
     for (const pass of ['live', 'reloaded']) {
       const edit = card('edit_file');
       assert.equal(await edit.locator('.badge', { hasText: 'failed' }).count(), 1, `${pass}: the failed call says so`);
@@ -169,8 +190,24 @@ describe('the chat page: tool cards and markdown', () => {
   });
 
   it('looks right at 1400 x 900 and on a 390 x 844 phone (screenshots)', async () => {
-    await b.page.goto(`${h.t.url}/chat/ui-diff`);
-    await card('edit_file').locator('[data-diff]').waitFor();
+    // One turn with all of it: commands, a diff, a failed edit, a markdown answer.
+    await writeFile(path.join(h.t.home, 'workspace', 'app.ts'), 'const a = 1;\nconst b = 2;\nconst c = 3;\n');
+    h.model.script(
+      { text: 'Let me look first.', toolCalls: [{ name: 'run_shell', args: { command: 'ls && echo "tests: 12 passed"' } }, { name: 'read_file', args: { path: 'app.ts' } }] },
+      {
+        toolCalls: [
+          { name: 'edit_file', args: { path: 'app.ts', old_string: 'const b = 2;', new_string: 'const b = 20;' } },
+          { name: 'edit_file', args: { path: 'app.ts', old_string: 'nope', new_string: 'x' } },
+        ],
+      },
+      { text: 'I changed **b** to `20` in `app.ts`:\n\n- the edit is above\n- one edit failed: its text was not in the file\n\n| file | change |\n|---|---|\n| app.ts | b = 20 |' },
+    );
+    await ask('ui-demo', 'Set b to 20 in app.ts');
+    const reply = b.page.locator('.msg.assistant').filter({ hasText: 'I changed' });
+    await reply.locator('td', { hasText: 'b = 20' }).waitFor();
+    await b.page.locator('[data-diff] .add', { hasText: '+const b = 20;' }).waitFor();
+    assert.equal(await b.page.locator('.tool-card.failed[data-tool="edit_file"]').count(), 1);
+    await b.page.mouse.move(0, 0);
     await b.shot('chat-tools-1400');
     const phone = await openBrowser({ viewport: { width: 390, height: 844 }, isMobile: true });
     const { token } = JSON.parse(await readFile(path.join(h.t.home, 'mobile-token.json'), 'utf8'));

@@ -10,7 +10,8 @@ interface Props<T> {
   items: T[];
   keyOf: (item: T) => string;
   render: (item: T) => ComponentChildren;
-  estimate?: number;
+  /** A row's height before it was measured: a number, or one guessed from the item (fewer re-measures when rows differ). */
+  estimate?: number | ((item: T) => number);
   /** Rows mounted above and below the visible ones. */
   overscan?: number;
   class?: string;
@@ -25,6 +26,8 @@ interface Props<T> {
 export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan = 8, class: cls, bottom, tick, onNearTop }: Props<T>) {
   const box = useRef<HTMLDivElement>(null);
   const heights = useRef(new Map<string, number>());
+  const guess = typeof estimate === 'number' ? () => estimate : estimate;
+  const heightOf = (item: T) => heights.current.get(keyOf(item)) ?? guess(item);
   const atBottom = useRef(!!bottom);
   const [, setVersion] = useState(0);
   const [view, setView] = useState({ top: 0, height: 800 });
@@ -38,7 +41,7 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
   const anchorAt = (top: number) => {
     let y = 0;
     for (const it of items) {
-      const h = heights.current.get(keyOf(it)) ?? estimate;
+      const h = heightOf(it);
       if (y + h > top) return { key: keyOf(it), delta: top - y };
       y += h;
     }
@@ -49,7 +52,7 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
 
   const offsets = new Array<number>(items.length + 1);
   offsets[0] = 0;
-  for (let i = 0; i < items.length; i++) offsets[i + 1] = offsets[i] + (heights.current.get(keyOf(items[i])) ?? estimate);
+  for (let i = 0; i < items.length; i++) offsets[i + 1] = offsets[i] + heightOf(items[i]);
   const total = offsets[items.length];
   // The first row whose bottom passes the top of the view (binary search).
   let lo = 0;
@@ -82,7 +85,7 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
       const { key, delta } = anchor.current;
       const at = items.findIndex((it) => keyOf(it) === key);
       let y = 0;
-      for (let i = 0; i < at; i++) y += heights.current.get(keyOf(items[i])) ?? estimate;
+      for (let i = 0; i < at; i++) y += heightOf(items[i]);
       if (at >= 0 && Math.abs(el.scrollTop - (y + delta)) >= 1) {
         el.scrollTop = y + delta;
         setView({ top: el.scrollTop, height: el.clientHeight || 800 });

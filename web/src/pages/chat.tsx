@@ -40,6 +40,23 @@ interface Message {
   toolCalls?: SavedCall[];
 }
 
+/**
+ * A row's height before it is drawn, from what it holds (a line of text a 90 characters, a closed
+ * card, an open diff), so a session of tool cards settles in a measure or two instead of many.
+ */
+function rowHeight(r: Row): number {
+  if (r.kind === 'live') return 120;
+  let h = guessed.get(r.m);
+  if (h === undefined) {
+    const calls = r.m.toolCalls ?? [];
+    const diffLines = calls.reduce((n, c) => n + (c.diff ? c.diff.split('\n').length : 0), 0);
+    const failed = calls.filter((c) => c.ok === false).length;
+    guessed.set(r.m, (h = 44 + Math.ceil(r.m.text.length / 90) * 22 + calls.length * 40 + diffLines * 17 + failed * 60));
+  }
+  return h + (r.changes ? 46 : 0);
+}
+const guessed = new WeakMap<Message, number>();
+
 /** Messages a page of the session brings (the newest first, then older ones while scrolling up). */
 const PAGE = 100;
 
@@ -266,6 +283,7 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
         tick={chatTick.value}
         keyOf={(r) => (r.kind === 'msg' ? r.m.id : `live-${r.t.runId}`)}
         onNearTop={loadOlder}
+        estimate={rowHeight}
         render={(r) => (r.kind === 'msg' ? <MessageRow m={r.m} live={liveTools} running={running} changes={r.changes} /> : <LiveRow t={r.t} />)}
       />
       <div class="composer-area">

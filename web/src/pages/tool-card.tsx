@@ -5,7 +5,7 @@
  * (`shell.output`), an MCP tool's progress, its result as saved with the session, or a file write's
  * diff. Failed calls, diffs and calls watched while they ran are open; the others start closed.
  */
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { chatTick, outputOf, type ToolRun } from '../chat-live';
 import type { LiveOutput } from '../live-output';
 import { short } from '../ui';
@@ -47,8 +47,6 @@ function exitCode(tool: string, result: string | undefined): string | undefined 
   return m && m[1] !== '0' ? m[1] : undefined;
 }
 
-const lineCount = (text: string) => (text.match(/\n/g)?.length ?? 0) + (text && !text.endsWith('\n') ? 1 : 0);
-
 export function ToolCard({ saved, live, turnRunning }: { saved?: SavedCall; live?: ToolRun; turnRunning: boolean }) {
   const callId = (live?.callId ?? saved?.callId)!;
   const tool = live?.tool ?? saved?.name ?? '';
@@ -68,7 +66,7 @@ export function ToolCard({ saved, live, turnRunning }: { saved?: SavedCall; live
     opened.set(callId, !open);
     chatTick.value++; // the list measures the row again
   };
-  const size = output ? `${output.lines} lines` : result ? `${lineCount(result)} line${lineCount(result) === 1 ? '' : 's'}` : '';
+  const size = output ? `${output.lines} lines` : result ? `${countLines(result)} line${countLines(result) === 1 ? '' : 's'}` : '';
   return (
     <div class={`tool-card ${state}`} data-tool={tool} data-call={callId}>
       <button class="tool-head" aria-expanded={open} onClick={toggle}>
@@ -134,22 +132,48 @@ export function DiffView({ diff }: { diff: string }) {
 }
 
 /**
- * What a call prints, drawn outside Preact's render: the text so far once, then what arrives is
- * appended at most once a frame as a block of its own, so the browser lays out only the new block
- * (text added to one long block would lay it all out again, every frame, as it grows). The view
- * follows the end while the reader is at the end.
+ * What a call prints, drawn outside Preact's render: its last OUTPUT_DRAWN_LINES lines once, then
+ * what arrives is appended at most once a frame as a block of its own, so the browser lays out only
+ * the new block; the oldest blocks leave as new ones come, as a terminal's scrollback does, and
+ * "Show all" draws everything kept. The view follows the end while the reader is at the end.
  */
 function OutputView({ out }: { out: LiveOutput }) {
   const pre = useRef<HTMLPreElement>(null);
+  const [all, setAll] = useState(false);
   useLayoutEffect(() => {
     const el = pre.current!;
+    let hidden = 0; // lines kept but not drawn (the earliest)
+    const note = document.createElement('div');
+    note.className = 'output-note';
+    const noteText = document.createElement('span');
+    const showAll = document.createElement('button');
+    showAll.className = 'btn plain small';
+    showAll.textContent = 'Show all';
+    showAll.onclick = () => setAll(true);
+    note.append(noteText, ' ', showAll);
+    const renote = () => {
+      const dropped = out.dropped ? ` (and ${out.dropped} characters before them, not kept)` : '';
+      noteText.textContent = hidden ? `[${hidden} earlier lines not shown${dropped}]` : out.dropped ? `[${out.dropped} earlier characters not kept]` : '';
+      showAll.hidden = !hidden;
+      note.hidden = !hidden && !out.dropped;
+    };
+    const blocks: Array<{ div: HTMLDivElement; lines: number }> = [];
+    let drawn = 0;
     const block = (text: string) => {
       const div = document.createElement('div');
       div.textContent = text;
       el.appendChild(div);
+      const lines = countLines(text);
+      blocks.push({ div, lines });
+      drawn += lines;
     };
     el.textContent = '';
-    block((out.dropped ? `[… ${out.dropped} earlier characters not kept …]\n` : '') + out.text());
+    el.appendChild(note);
+    const text = out.text();
+    const cut = all ? 0 : tailStart(text, OUTPUT_DRAWN_LINES);
+    hidden = countLines(text.slice(0, cut));
+    block(text.slice(cut));
+    renote();
     el.scrollTop = el.scrollHeight;
     let pending = '';
     let frame = 0;
@@ -158,14 +182,23 @@ function OutputView({ out }: { out: LiveOutput }) {
       const following = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
       block(pending);
       pending = '';
-      // A long stream leaves many blocks: the older half becomes one now and then (laid out once).
-      if (el.childElementCount > OUTPUT_BLOCKS) {
-        const old = [...el.children].slice(0, OUTPUT_BLOCKS / 2);
-        const merged = document.createElement('div');
-        merged.textContent = old.map((d) => d.textContent).join('');
-        old.forEach((d) => d.remove());
-        el.prepend(merged);
+      // The oldest lines leave once a tenth past the lines drawn: whole blocks, then the start of the first (all: never).
+      if (!all && drawn > OUTPUT_DRAWN_LINES * 1.1) {
+        while (blocks.length > 1 && drawn - blocks[0].lines >= OUTPUT_DRAWN_LINES) {
+          const gone = blocks.shift()!;
+          gone.div.remove();
+          drawn -= gone.lines;
+          hidden += gone.lines;
+        }
+        const first = blocks[0];
+        const excess = drawn - OUTPUT_DRAWN_LINES;
+        if (excess > 0) {
+          const text = first.div.textContent ?? '';
+          first.div.textContent = text.slice(tailStart(text, first.lines - excess));
+          [first.lines, drawn, hidden] = [first.lines - excess, drawn - excess, hidden + excess];
+        }
       }
+      renote();
       if (following) el.scrollTop = el.scrollHeight;
     };
     const stop = out.subscribe((added) => {
@@ -176,9 +209,25 @@ function OutputView({ out }: { out: LiveOutput }) {
       stop();
       cancelAnimationFrame(frame);
     };
-  }, [out]);
+  }, [out, all]);
   return <pre ref={pre} class="tool-output" data-output />;
 }
 
-/** Blocks an output view holds before folding the older half into one. */
-const OUTPUT_BLOCKS = 512;
+/** Lines an output view draws (its end); the rest is one click away. */
+const OUTPUT_DRAWN_LINES = 1_000;
+
+const countLines = (text: string) => {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n + (text && !text.endsWith('\n') ? 1 : 0);
+};
+
+/** Where the last `lines` lines of `text` start. */
+function tailStart(text: string, lines: number): number {
+  let at = text.endsWith('\n') ? text.length - 1 : text.length;
+  for (let n = 0; n < lines; n++) {
+    at = text.lastIndexOf('\n', at - 1);
+    if (at < 0) return 0;
+  }
+  return at + 1;
+}
