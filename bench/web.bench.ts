@@ -138,8 +138,9 @@ async function stream(session: string, open: boolean, flood: boolean): Promise<{
     await b.page.waitForSelector('.msg.assistant >> text=built', { timeout: 120_000 });
     if (!open) await b.page.click('.tool-card .tool-head');
     // Lines that reached the card: those drawn (its last 1 000) and those behind its "Show all".
+    // innerText: the note above the lines is a line of its own (textContent glues it to the first one).
     const drawn: number = await b.page.evaluate(`(() => {
-      const text = document.querySelector('[data-output]')?.textContent ?? '';
+      const text = document.querySelector('[data-output]')?.innerText ?? '';
       return text.split('\\n').filter((l) => l.startsWith('line ')).length + Number(/\\[(\\d+) earlier lines/.exec(text)?.[1] ?? 0);
     })()`);
     const tasks: Array<{ start: number; ms: number }> = (await b.page.evaluate('window.__long')) as Array<{ start: number; ms: number }>;
