@@ -11,7 +11,7 @@ import { chatTick, context, live, queues, sessionsTick, type LiveTurn, type Tool
 import { loadMarkdown, Markdown, markdownReady } from '../markdown';
 import { navigate } from '../router';
 import { epoch, prompts } from '../sync';
-import { Action, ago, ErrorLine, short } from '../ui';
+import { Action, ErrorLine, short, Time } from '../ui';
 import { VirtualList } from '../virtual-list';
 import { TurnChanges, useCheckpoints, type Checkpoint } from './checkpoints';
 import { ModelPicker, type ModelChoice } from './model-picker';
@@ -90,7 +90,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
                 <span class="session-title">{s.title || s.id}</span>
                 <span class="muted small">
                   {s.busy ? <span class="dot live" /> : null}
-                  {s.messageCount ?? 0} msgs · {ago(s.updatedAt)}
+                  {s.messageCount ?? 0} msgs · <Time ts={s.updatedAt} />
                 </span>
               </a>
             ))}

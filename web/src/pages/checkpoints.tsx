@@ -10,7 +10,7 @@ import { get, post } from '../api';
 import { Confirm } from '../confirm';
 import { navigate } from '../router';
 import { epoch, onEvent } from '../sync';
-import { Action, ago } from '../ui';
+import { Action, ago, Time } from '../ui';
 import { DiffView } from './tool-card';
 
 export interface Checkpoint {
@@ -118,9 +118,7 @@ export function CheckpointList() {
         <div class="checkpoint" key={c.sha + c.root} data-checkpoint={c.sha}>
           <span class="checkpoint-what small">
             {rootLabel(c.root)} · {reasonLabel(c.reason)} ·{' '}
-            <time dateTime={new Date(c.ts).toISOString()} title={new Date(c.ts).toLocaleString()}>
-              {ago(c.ts)}
-            </time>{' '}
+            <Time ts={c.ts} />{' '}
             {c.runId && (
               <a href={`/runs/${encodeURIComponent(c.runId)}`} onClick={(e) => (e.preventDefault(), navigate(`/runs/${encodeURIComponent(c.runId)}`))}>
                 run

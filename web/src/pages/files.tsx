@@ -5,7 +5,7 @@
  */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { encPath, get, post, put, sentence } from '../api';
+import { ApiError, encPath, get, post, put, sentence } from '../api';
 import { epoch, onEvent } from '../sync';
 import { Action, Empty, ErrorLine, PageHead } from '../ui';
 import { CheckpointList } from './checkpoints';
@@ -261,7 +261,14 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
   useEffect(() => {
     error.value = null;
     const r = encodeURIComponent(root.value);
-    get(`/api/git/status?root=${r}`).then((s) => (st.value = s), (e) => ((st.value = null), (error.value = sentence(e))));
+    get(`/api/git/status?root=${r}`).then(
+      (s) => (st.value = s),
+      (e) => {
+        st.value = null;
+        // The engine's sentence for API clients names a route; a person needs what to do.
+        error.value = e instanceof ApiError && e.status === 404 && /not a git repository/.test(e.message) ? `${root.value === 'workspace' ? 'The workspace' : `"${root.value}"`} is not a git repository: run git init in it to track its changes here.` : sentence(e);
+      },
+    );
     get<{ diff?: string } | string>(`/api/git/contextual-diff?root=${r}`).then((d) => (diff.value = typeof d === 'string' ? d : (d.diff ?? '')), () => (diff.value = ''));
   }, [root.value, tick.value, epoch.value]);
   const s = st.value;
