@@ -70,7 +70,8 @@ export function renderTranscript(messages: readonly ModelMessage[]): string {
 }
 
 /** A tool result as text: its text parts, an image named (browser_screenshot). */
-function resultText(output: { type?: string; value?: unknown } | undefined): string {
+/** A tool result's text as people and the summariser read it (an image is `[image]`). */
+export function resultText(output: { type?: string; value?: unknown } | undefined): string {
   if (output?.type !== 'content' || !Array.isArray(output.value)) return String(output?.value ?? '');
   return output.value.map((p: { type: string; text?: string }) => (p.type === 'text' ? p.text : '[image]')).join(' ');
 }

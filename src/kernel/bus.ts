@@ -16,7 +16,7 @@ export interface EngineEvent {
 export type Listener = (event: EngineEvent, json: string) => void;
 
 /** Kinds that reach the socket but never a run log (seed 000 §6 rule 1). */
-export const UNLOGGED_KINDS: ReadonlySet<string> = new Set(['fs.changed', 'config.reloaded', 'chat.renamed', 'shell.output']);
+export const UNLOGGED_KINDS: ReadonlySet<string> = new Set(['fs.changed', 'config.reloaded', 'chat.renamed', 'shell.output', 'tool.progress']);
 
 export type EmitPayload = Record<string, unknown> & { runId?: string };
 

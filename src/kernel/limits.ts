@@ -23,6 +23,9 @@ export const LIMITS = {
   toolResultChars: 24_000,
   toolDescriptionChars: 300, // GET /api/tools clips each description to this
   toolEventResultChars: 2_000, // a tool.result event carries at most this much of the result
+  toolDiffChars: 16_000, // the diff a file write shows people (tool.result, the chat transcript) is cut here
+  toolDiffAlignLines: 4_000, // changed lines aligned line by line in that diff; more are shown as one replacement hunk
+  toolDiffAlignMs: 30, // aligning them gives up after this (then: one replacement hunk), so a rewrite never stalls the engine
   promptDisplayChars: 4_000, // a prompt shows at most this much of a call's arguments (tools with no display of their own)
   protectedPromptChars: 4_000, // a protected-path prompt shows at most this much of what would be written
   mcpTextChars: 20_000,
@@ -114,6 +117,8 @@ export const LIMITS = {
   chatTitleChars: 200,
   chatPageMax: 500, // GET /api/chat/<id>?limit=: messages in one page
   chatSessionIdChars: 128,
+  chatModelIdChars: 200, // a model id a chat session picks (POST /api/chat model, PUT /api/chat/model)
+  chatToolResultViewChars: 6_000, // a tool call's result in GET /api/chat/<id> (its start and end; the model had up to toolResultChars)
 
   searchVerifyParallel: 8, // files re-read at once to prove search rows came from inside the fence
   searchVerifySyncBytes: 256 * 1024, // files up to this size are proven in one synchronous burst (no thread-pool round trips)

@@ -38,7 +38,7 @@ export class ToolRegistry {
   private readonly tools = new Map<string, AnyTool>();
   private gate: Gate = allowAllGate;
   private mask: (text: string) => string = (t) => t;
-  private beforeWrite: ((ctx: ToolContext) => Promise<void>) | undefined;
+  private beforeWrite: ((ctx: ToolContext) => Promise<AfterWrite>) | undefined;
 
   register(...tools: AnyTool[]): void {
     for (const tool of tools) {
@@ -59,9 +59,10 @@ export class ToolRegistry {
 
   /**
    * Called once a call that may change files (any tool not marked readOnly) has passed the gate and
-   * before it runs, for calls that belong to a run: the checkpoints take their snapshot here.
+   * before it runs, for calls that belong to a run: the checkpoints take their snapshot here. What it
+   * answers runs when the call has ended, however it ended (a checkpoint is kept only if a root changed).
    */
-  setBeforeWrite(hook: (ctx: ToolContext) => Promise<void>): void {
+  setBeforeWrite(hook: (ctx: ToolContext) => Promise<AfterWrite>): void {
     this.beforeWrite = hook;
   }
 
@@ -140,19 +141,21 @@ export class ToolRegistry {
     const ctx: ToolContext = { ...base, callId: call.callId };
     const started = Date.now();
     ctx.emit('tool.call', { callId: call.callId, tool: call.name, args: this.maskValue(call.args), agent: ctx.agent });
-    const finish = (text: string, isError: boolean, image?: CallOutcome['image']): CallOutcome => {
+    const finish = (text: string, isError: boolean, out: Pick<CallOutcome, 'image' | 'diff'> = {}): CallOutcome => {
+      const diff = out.diff ? this.mask(out.diff) : undefined;
       ctx.emit('tool.result', {
         callId: call.callId,
         tool: call.name,
         ok: !isError,
         result: this.mask(clipText(text, LIMITS.toolEventResultChars)),
         durationMs: Date.now() - started,
+        ...(diff ? { diff } : {}),
       });
-      return { callId: call.callId, name: call.name, text, isError, ...(image ? { image } : {}) };
+      return { callId: call.callId, name: call.name, text, isError, ...(out.image ? { image: out.image } : {}), ...(diff ? { diff } : {}) };
     };
     try {
       const out = await this.execute(call, ctx, options);
-      return finish(out.text, false, out.image);
+      return finish(out.text, false, out);
     } catch (err) {
       if (err instanceof ToolRefusal || isEngineError(err)) return finish(describeError(err), true);
       if (ctx.signal.aborted) return finish(`Tool "${call.name}" was stopped before it finished.`, true);
@@ -160,7 +163,7 @@ export class ToolRegistry {
     }
   }
 
-  private async execute(call: ToolCall, ctx: ToolContext, options: CallOptions): Promise<{ text: string; image?: CallOutcome['image'] }> {
+  private async execute(call: ToolCall, ctx: ToolContext, options: CallOptions): Promise<{ text: string; image?: CallOutcome['image']; diff?: string }> {
     const tool = this.tools.get(call.name);
     if (!tool) {
       const names = this.visible(options.allowlist).map((t) => t.name);
@@ -184,11 +187,16 @@ export class ToolRegistry {
     const decision = await (options.gate ?? this.gate).check(tool, request, args, ctx);
     if (!decision.allow) throw new ToolRefusal(decision.reason);
     if (ctx.signal.aborted) throw new ToolRefusal(`Tool "${tool.name}" was stopped before it started.`);
-    if (!tool.readOnly && tool.checkpoint !== false && ctx.runId && this.beforeWrite) await this.beforeWrite(ctx);
-    const result = await tool.run(args, ctx);
+    const afterWrite = !tool.readOnly && tool.checkpoint !== false && ctx.runId && this.beforeWrite ? await this.beforeWrite(ctx) : undefined;
+    let result: Awaited<ReturnType<AnyTool['run']>>;
+    try {
+      result = await tool.run(args, ctx);
+    } finally {
+      await afterWrite?.();
+    }
     const out = typeof result === 'string' ? { text: result } : result;
     if (out.isError) throw new ToolRefusal(out.unclipped ? out.text : clipResult(out.text));
-    return { text: out.unclipped ? out.text : clipResult(out.text), image: out.image };
+    return { text: out.unclipped ? out.text : clipResult(out.text), image: out.image, diff: out.diff };
   }
 
   private maskValue(value: unknown): unknown {
@@ -200,6 +208,9 @@ export class ToolRegistry {
     }
   }
 }
+
+/** What runs once a file-changing call has ended (setBeforeWrite). */
+type AfterWrite = (() => Promise<void>) | void;
 
 /** `text` cut to at most `max` characters, an ellipsis marking the cut. */
 const clipText = (text: string, max: number) => (text.length > max ? text.slice(0, max - 1) + '…' : text);

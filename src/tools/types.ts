@@ -57,6 +57,8 @@ export interface ToolResult {
   unclipped?: boolean;
   /** An image the model sees with the text (browser_screenshot): base64 bytes and their media type. */
   image?: { data: string; mediaType: string };
+  /** What the call changed in a file, as a unified diff: shown to people with the call (tool.result, chat), never sent to the model. */
+  diff?: string;
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -121,4 +123,6 @@ export interface CallOutcome {
   text: string;
   isError: boolean;
   image?: { data: string; mediaType: string };
+  /** The unified diff of a file write (ToolResult.diff), for people. */
+  diff?: string;
 }

@@ -4,7 +4,8 @@
  * work, and the user's own repository (status, index bytes, stash, refs) is byte-identical throughout.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startChat, type ChatHarness } from '../chat/harness.js';
@@ -51,8 +52,13 @@ describe('checkpoints', () => {
     userState = userRepoState(ws);
   });
   after(async () => h?.close());
+  /** The shadow repository of a root, to read a checkpoint's own content. */
+  const shadowOf = (root: string) => {
+    const shadows = path.join(h.t.home, 'checkpoints', 'shadows');
+    return path.join(shadows, readdirSync(shadows).find((n) => n.startsWith(`${root}-`))!);
+  };
 
-  it('a chat turn snapshots every root before its first file-changing tool call, once', async () => {
+  it('a chat turn keeps the checkpoint of each root it changed, taken before its first file-changing tool call, once', async () => {
     h.model.script(
       { toolCalls: [{ name: 'read_file', args: { path: 'app.ts' } }] },
       {
@@ -75,16 +81,47 @@ describe('checkpoints', () => {
     assert.deepEqual(created.map((e) => e.root).sort(), ['@memory', 'workspace']);
     const firstWrite = events.find((e) => e.kind === 'tool.call' && e.tool === 'write_file')!;
     const readCall = events.find((e) => e.kind === 'tool.result' && e.tool === 'read_file')!;
-    for (const c of created) {
-      assert.ok(c.seq > readCall.seq, 'a read-only call does not checkpoint');
-      assert.ok(c.seq < events.find((e) => e.kind === 'tool.result' && e.callId === firstWrite.callId)!.seq, 'the checkpoint comes before the write');
-    }
-    firstSha = created.find((e) => e.root === 'workspace')!.sha as string;
+    const memoryCall = events.find((e) => e.kind === 'tool.call' && e.tool === 'memory')!;
+    for (const c of created) assert.ok(c.seq > readCall.seq, 'a read-only call does not checkpoint');
+    // Each is announced once its root changed: the workspace by the first write, the memory folder by the memory call.
+    const workspaceCp = created.find((e) => e.root === 'workspace')!;
+    assert.ok(workspaceCp.seq > firstWrite.seq && workspaceCp.seq < events.find((e) => e.kind === 'tool.result' && e.callId === firstWrite.callId)!.seq);
+    assert.ok(created.find((e) => e.root === '@memory')!.seq > memoryCall.seq);
+    firstSha = workspaceCp.sha as string;
+    // ...but holds the state from before the run's first write (the memory folder's too: taken at that moment).
+    assert.equal(git(ws, '--git-dir', shadowOf('workspace'), 'show', `${firstSha}:app.ts`), 'export const version = 1;\n');
     assert.match(firstSha, /^[0-9a-f]{40}$/);
     assert.equal(readFileSync(path.join(ws, 'app.ts'), 'utf8'), 'export const version = 99;\n');
     const list = await h.t.api('GET', `/api/git/checkpoints?runId=${runId}`);
     assert.equal(list.body.checkpoints.length, 2);
     assert.deepEqual(userRepoState(ws).stash, userState.stash);
+  });
+
+  it('a turn that changed nothing makes no checkpoint; one that changed only the workspace makes one', async () => {
+    h.model.script({ toolCalls: [{ name: 'run_shell', args: { command: 'ls' } }] }, { toolCalls: [{ name: 'write_file', args: { path: 'app.ts', content: 'export const version = 99;\n' } }] }, { text: 'nothing to do' });
+    const seq = h.lastSeq();
+    assert.ok((await h.send('cp-none', 'look around', { permissionMode: 'allow' })).status < 300);
+    const end = await h.turnEnd('cp-none', seq);
+    assert.equal(end.kind, 'run.completed', JSON.stringify(end));
+    assert.equal(h.events.events.filter((e) => e.runId === end.runId && e.kind === 'checkpoint.created').length, 0);
+    assert.deepEqual((await h.t.api('GET', `/api/git/checkpoints?runId=${end.runId}`)).body.checkpoints, []);
+    const none = await h.t.api('POST', '/api/checkpoints/revert-run', { runId: end.runId });
+    assert.equal(none.status, 404);
+    assert.match(none.body.error, /has no checkpoint/);
+
+    h.model.script({ toolCalls: [{ name: 'write_file', args: { path: 'other.txt', content: 'changed\n' } }] }, { text: 'wrote it' });
+    const seq2 = h.lastSeq();
+    assert.ok((await h.send('cp-none', 'write one file', { permissionMode: 'allow' })).status < 300);
+    const end2 = await h.turnEnd('cp-none', seq2);
+    const made = (await h.t.api('GET', `/api/git/checkpoints?runId=${end2.runId}`)).body.checkpoints;
+    assert.deepEqual(made.map((c: { root: string }) => c.root), ['workspace']);
+    // The pending snapshots of the unchanged roots are gone with the next snapshot's pruning, refs included.
+    const { pending } = JSON.parse(readFileSync(path.join(h.t.home, 'checkpoints', 'index.json'), 'utf8')).checkpoints.reduce(
+      (acc: { pending: number }, c: { pending?: boolean; runId: string }) => ({ pending: acc.pending + (c.pending && c.runId === end.runId ? 1 : 0) }),
+      { pending: 0 },
+    );
+    assert.equal(pending, 0);
+    await rm(path.join(ws, 'other.txt'));
   });
 
   it('mode=run shows what the run changed since its first checkpoint, memory writes included', async () => {

@@ -1,7 +1,7 @@
 /** The pruning policy: per root, the newest N and nothing older than the age bound, but never the first or last checkpoint of a live run. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -100,5 +100,26 @@ describe('checkpoint pruning', () => {
     assert.equal(made.length, 1);
     await live.finish('completed');
     await again.close();
+  });
+
+  it('the engine dying mid-call keeps the pending checkpoint of a root the call changed, and drops the others', async () => {
+    const dying = runs.start({ source: 'test' });
+    await cps.beforeWrite(dying.id); // the after-call half never runs: the engine dies in the call
+    write(home.path('workspace'), { 'f.txt': 'written by the call the engine died in\n' });
+    assert.deepEqual(cps.list({ runId: dying.id }), [], 'nothing is shown before a change is seen');
+    await runs.close();
+    const restarted = new RunLedger(home, new Bus());
+    await restarted.init();
+    assert.ok(restarted.interruptedAtStart.some((r) => r.runId === dying.id));
+    const again = createCheckpoints({ home, fence: new Fence(home.path('workspace'), () => []), runs: restarted, emit: () => undefined, memoryDir: home.path('memory'), now: () => clock });
+    await again.init();
+    const kept = again.list({ runId: dying.id });
+    assert.deepEqual(kept.map((c) => c.root), ['workspace'], 'the memory folder did not change');
+    await again.revert(kept[0].sha);
+    assert.equal(readFileSync(path.join(home.path('workspace'), 'f.txt'), 'utf8'), 'after restart\n');
+    await again.close();
+    await restarted.close();
+    runs = new RunLedger(home, new Bus()); // for after()
+    await runs.init();
   });
 });

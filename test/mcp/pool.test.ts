@@ -38,6 +38,17 @@ describe('mcp pool (stdio reference servers)', () => {
     assert.match(out.text, /hello pool/);
   });
 
+  it('a server’s progress notifications go out as tool.progress with the call id while the call runs', async () => {
+    const events: Array<{ kind: string; payload: any }> = [];
+    const ctx = { signal: new AbortController().signal, emit: (kind: string, payload?: any) => void events.push({ kind, payload }), attended: false };
+    const out = await t.engine.tools.call({ callId: 'long-1', name: 'everything_trigger-long-running-operation', args: { duration: 0.4, steps: 4 } }, ctx);
+    assert.equal(out.isError, false, out.text);
+    // The last notification and the answer race in the SDK: the steps before it always arrive, in order.
+    const progress = events.filter((e) => e.kind === 'tool.progress').map((e) => e.payload);
+    assert.deepEqual(progress.slice(0, 3), [1, 2, 3].map((n) => ({ callId: 'long-1', tool: 'everything_trigger-long-running-operation', progress: n, total: 4 })));
+    assert.ok(events.findIndex((e) => e.kind === 'tool.progress') < events.findIndex((e) => e.kind === 'tool.result'));
+  });
+
   it('clips a 100 KB text result at 20 000 characters with a note, and passes errors whole', async () => {
     await writeFile(path.join(t.home, 'workspace', 'big.txt'), 'y'.repeat(100_000));
     const big = await callTool(t, 'files_read_text_file', { path: path.join(t.home, 'workspace', 'big.txt') });

@@ -240,6 +240,20 @@ describe('the web workbench in Chromium', () => {
     const measure = await b.page.evaluate(() => performance.getEntriesByName('chat-paint').length);
     assert.ok(measure >= 1, 'the page records its paint time (chat-paint) for the bench');
     await b.shot('chat-long');
+    // The newest page comes first; scrolling up brings the older ones, a page at a time.
+    for (let page = 1; page < 10; page++) {
+      // Pages of 100 messages: before this one, the oldest loaded is question 500 - 50 x page.
+      const oldest = `long-u${500 - 50 * page}`;
+      await b.page.locator('.messages').evaluate((el) => (el.scrollTop = 0));
+      // The older page comes in above, and the view moves down by its height...
+      await b.page.waitForFunction(() => document.querySelector('.messages')!.scrollTop > 0);
+      // ...so the reader keeps their place: the message that was at the top still is.
+      const top = await b.page.evaluate((key) => {
+        const list = document.querySelector('.messages')!.getBoundingClientRect().top;
+        return (document.querySelector(`[data-row="${key}"]`)?.getBoundingClientRect().top ?? Infinity) - list;
+      }, oldest);
+      assert.ok(Math.abs(top) < 120, `${oldest}, at the top before the older page came, moved ${top}px`);
+    }
     await b.page.locator('.messages').evaluate((el) => (el.scrollTop = 0));
     await b.page.waitForSelector('[data-row="long-u0"]');
     assert.ok((await b.page.locator('[data-row]').count()) <= 200);

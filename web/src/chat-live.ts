@@ -6,6 +6,7 @@
  */
 import { signal } from '@preact/signals';
 import { onEvent, onReset, type EngineEvent } from './sync';
+import { LiveOutput } from './live-output';
 
 export interface ToolRun {
   callId: string;
@@ -17,6 +18,12 @@ export interface ToolRun {
   durationMs?: number;
   /** browser_* tools: a small JPEG of the tab after the action (browser.action). */
   thumbnail?: string;
+  /** A file write's unified diff (tool.result). */
+  diff?: string;
+  /** What the call printed while it ran (shell.output): appended outside the render, drawn by its card. */
+  output: LiveOutput;
+  /** An MCP tool's last progress notification (tool.progress). */
+  progress?: { progress: number; total?: number; message?: string };
 }
 
 export interface LiveTurn {
@@ -39,6 +46,25 @@ export const sessionsTick = signal(0);
 
 const sessionOfRun = new Map<string, string>();
 
+/**
+ * What each call printed, kept past its turn (the card of the saved call shows it instead of the
+ * shorter saved result) for the last OUTPUTS_KEPT calls of this page.
+ */
+const outputs = new Map<string, LiveOutput>();
+const OUTPUTS_KEPT = 50;
+
+function outputFor(callId: string): LiveOutput {
+  let out = outputs.get(callId);
+  if (!out) {
+    outputs.set(callId, (out = new LiveOutput()));
+    if (outputs.size > OUTPUTS_KEPT) outputs.delete(outputs.keys().next().value!);
+  }
+  return out;
+}
+
+/** The output a call printed while this page watched it (none for calls of earlier pages). */
+export const outputOf = (callId: string): LiveOutput | undefined => outputs.get(callId);
+
 function handle(e: EngineEvent): void {
   const sid: string | undefined = e.sessionId ?? (e.runId ? sessionOfRun.get(e.runId) : undefined);
   if (!sid) return;
@@ -60,11 +86,26 @@ function handle(e: EngineEvent): void {
       turn().reasoning += e.text;
       break;
     case 'tool.call':
-      turn().tools.push({ callId: e.callId, tool: e.tool, args: e.args });
+      turn().tools.push({ callId: e.callId, tool: e.tool, args: e.args, output: outputFor(e.callId) });
       break;
     case 'tool.result': {
       const t = turn().tools.find((x) => x.callId === e.callId);
-      if (t) Object.assign(t, { ok: e.ok, result: e.result, error: e.error, durationMs: e.durationMs });
+      if (t) Object.assign(t, { ok: e.ok, result: e.result, error: e.error, durationMs: e.durationMs, diff: e.diff });
+      break;
+    }
+    case 'shell.output': {
+      // Many a second: appended to the card's buffer, which draws itself; the page re-renders only
+      // for the first piece (the card then shows its output instead of "waiting for output").
+      const out = turn().tools.find((x) => x.callId === e.callId)?.output;
+      if (!out) return;
+      const first = out.empty;
+      out.push(String(e.text ?? ''));
+      if (!first) return;
+      break;
+    }
+    case 'tool.progress': {
+      const t = turn().tools.find((x) => x.callId === e.callId);
+      if (t) t.progress = { progress: e.progress, total: e.total, message: e.message };
       break;
     }
     case 'browser.action': {

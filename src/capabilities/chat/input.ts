@@ -10,6 +10,8 @@ export interface SendInput {
   message: string;
   context?: unknown;
   provider?: string;
+  /** A model id on that provider (else the provider's own model). */
+  model?: string;
   images?: unknown[];
   agent?: string;
   permissionMode?: PermissionMode;
@@ -37,7 +39,7 @@ export function checkSessionId(id: unknown): string {
 }
 
 export function parseSend(body: unknown): SendInput {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('send a JSON object {sessionId, message, context?, provider?, images?, agent?, permissionMode?}');
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('send a JSON object {sessionId, message, context?, provider?, model?, images?, agent?, permissionMode?}');
   const b = body as Record<string, unknown>;
   const sessionId = checkSessionId(b.sessionId);
   if (typeof b.message !== 'string' || !b.message.trim()) throw badRequest('message is required: the text to send');
@@ -54,12 +56,24 @@ export function parseSend(body: unknown): SendInput {
     message: b.message,
     context: b.context ?? undefined,
     provider: (b.provider as string) || undefined,
+    model: checkModelId(b.model),
     images,
     agent: (b.agent as string) || undefined,
     dashboard: (b.dashboard as string) || undefined,
     atlas: (b.atlas as string) || undefined,
     permissionMode: b.permissionMode as PermissionMode | undefined,
   };
+}
+
+const MODEL_ID = new RegExp(`^[^\\s\\x00-\\x1f\\x7f]{1,${LIMITS.chatModelIdChars}}$`);
+
+/** A model id a session or a message picks (null, '' or absent: the provider's own model). */
+export function checkModelId(model: unknown): string | undefined {
+  if (model === undefined || model === null || model === '') return undefined;
+  if (typeof model !== 'string' || !MODEL_ID.test(model)) {
+    throw badRequest(`model must be a model id the provider serves, up to ${LIMITS.chatModelIdChars} characters without spaces (e.g. "llama3.1:8b"); leave it out to use the provider's own model`);
+  }
+  return model;
 }
 
 /** The user's message as the model gets it: context first (as text), then the message, then images. */

@@ -59,7 +59,8 @@ export function createRequestBuilder(deps: RequestDeps) {
       if (!resolveAgent) throw notFound(`unknown agent "${input.agent}"; no agents are defined (PUT /api/agents/<name> creates one)`);
       agent = await resolveAgent(input.agent);
     }
-    const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model);
+    // An agent's own provider and model win over the session's pick (a model id belongs to its provider).
+    const client = await deps.providers.resolve(agent?.provider ?? input.provider, agent?.model ?? (agent?.provider ? undefined : input.model));
     if (input.dashboard) await openDashboard(input.dashboard); // an unknown one is the caller's 404 now
     if (input.atlas) await openAtlas(input.atlas);
     return { agent, client, dashboard: input.dashboard, atlas: input.atlas };

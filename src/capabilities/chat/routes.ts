@@ -17,6 +17,7 @@ const message = openObj('a message as clients show it', {
   status: oneOf('stopped', 'failed', 'interrupted', 'max_turns'),
   error: str(),
 });
+const modelChoice = obj({ provider: str('the provider name (absent: the default provider)'), model: str("the model id (absent: the provider's own model)") }, [], { description: "the session's own provider and model" });
 const tag = 'chat';
 
 /** `opened`: a client looked at its chats (a turn may follow): the engine warms the model SDK then. */
@@ -30,7 +31,8 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService, opened: () =
             sessionId,
             message: str('the text to send'),
             context: any('extra context put before the message (a string or any JSON value)'),
-            provider: { type: ['string', 'null'], description: 'a provider name from GET /api/config' },
+            provider: { type: ['string', 'null'], description: 'a provider name from GET /api/config; with model, picked for the session (a message naming neither runs on the session’s pick)' },
+            model: { type: ['string', 'null'], description: 'a model id on that provider (else its own model)' },
             agent: { type: ['string', 'null'], description: 'an agent name from GET /api/agents' },
             dashboard: { type: ['string', 'null'], description: 'a dashboard id from GET /api/dashboards: the turn can read and publish into it' },
             atlas: { type: ['string', 'null'], description: 'an atlas id from GET /api/atlas: its map joins the turn, with read_card and atlas_source' },
@@ -80,6 +82,16 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService, opened: () =
     },
   );
   app.put(
+    '/api/chat/model',
+    {
+      schema: route(tag, "pick an existing session's provider and model for its next turns (null: the default provider, the provider's own model)", {
+        body: obj({ sessionId, provider: { type: ['string', 'null'], description: 'a provider name from GET /api/config' }, model: { type: ['string', 'null'], description: 'a model id on that provider' } }, ['sessionId']),
+        response: { 200: ok({ modelChoice: modelChoice }) },
+      }),
+    },
+    async (req) => chat.setModel(req.body),
+  );
+  app.put(
     '/api/chat/queue',
     {
       schema: route(tag, 'edit the text of a queued message', {
@@ -119,6 +131,7 @@ export function chatRoutes(app: FastifyInstance, chat: ChatService, opened: () =
               hasMore: bool('with limit: whether older messages remain (page back with before=<the first message id>)'),
               busy: bool(),
               lastTurn,
+              modelChoice,
               waiting: arr(
                 obj({ callId: str(), tool: str(), display: str('what the prompt shows (masked)') }, ['callId', 'tool', 'display']),
                 'permission prompts of the turn in flight that wait on a person (POST /api/permissions/resolve answers them); absent when none',

@@ -17,14 +17,14 @@ import type { RunLedger } from '../../kernel/runs.js';
 import type { ProviderService } from '../../providers/service.js';
 import type { ToolRegistry } from '../../tools/registry.js';
 import type { AppSettings } from '../settings/types.js';
-import { parseSend } from './input.js';
+import { checkModelId, parseSend } from './input.js';
 import { createTurnQueue } from './queue.js';
 import { createRequestBuilder } from './request.js';
 import type { Session } from './session.js';
 import { createSessions } from './sessions.js';
 import { ChatStore } from './store.js';
 import { createTurnProcessor } from './turn.js';
-import type { ChatGateHooks, PermissionMode, ResolveAgent } from './types.js';
+import type { ChatGateHooks, ModelChoice, PermissionMode, ResolveAgent } from './types.js';
 
 export interface ChatServiceDeps {
   home: Home;
@@ -55,14 +55,40 @@ export function createChatService(deps: ChatServiceDeps) {
     deps.gate?.setModeLookup((sessionId) => sessions.find(sessionId)?.mode);
   }
 
-  /** POST /api/chat: starts a turn, or queues the message when the session is busy. */
+  /**
+   * POST /api/chat: starts a turn, or queues the message when the session is busy. A message naming
+   * a provider or model picks them for the session; one naming neither runs on the session's pick.
+   */
   async function send(body: unknown): Promise<{ ok: true; queued?: boolean; id?: string }> {
-    const input = parseSend(body);
+    const parsed = parseSend(body);
+    const picked = parsed.provider !== undefined || parsed.model !== undefined;
+    const choice: ModelChoice = picked ? { provider: parsed.provider, model: parsed.model } : (sessions.find(parsed.sessionId)?.choice ?? {});
+    const input = { ...parsed, provider: choice.provider, model: choice.model };
     // Resolve before answering so an unknown agent or provider is the caller's error now, not a failed turn later.
     const resolved = await request.resolve(input);
     const session = await sessions.getOrCreate(input.sessionId);
     if (input.permissionMode) await applyMode(session, input.permissionMode);
+    if (picked) await applyChoice(session, choice);
     return { ok: true, ...queue.startOrQueue(session, input, resolved) };
+  }
+
+  /** PUT /api/chat/model: an existing session's provider and model for its next turns (null or absent: the default). */
+  async function setModel(body: unknown) {
+    const b = (body ?? {}) as { sessionId?: unknown; provider?: unknown; model?: unknown };
+    const session = await sessions.load(sessions.existing(b.sessionId));
+    if (b.provider !== undefined && b.provider !== null && typeof b.provider !== 'string') throw badRequest('provider must be a provider name from GET /api/config, or null for the default provider');
+    const provider = (b.provider as string | null | undefined) || undefined;
+    if (provider && !deps.providers.names().includes(provider)) {
+      throw badRequest(`unknown provider "${provider}"; configured providers: ${deps.providers.names().join(', ') || '(none: add one in Settings)'}`);
+    }
+    const choice: ModelChoice = { provider, model: checkModelId(b.model) };
+    await applyChoice(session, choice);
+    return { ok: true, modelChoice: session.choice };
+  }
+
+  async function applyChoice(session: Session, choice: ModelChoice): Promise<void> {
+    if (session.choice.provider === choice.provider && session.choice.model === choice.model) return;
+    await sessions.record(session, { type: 'model', ts: Date.now(), ...(choice.provider ? { provider: choice.provider } : {}), ...(choice.model ? { model: choice.model } : {}) });
   }
 
   function list() {
@@ -78,7 +104,8 @@ export function createChatService(deps: ChatServiceDeps) {
     const lastTurn = session.lastTurn();
     // A client polling the session sees why a busy turn does not move: a prompt waits on a person.
     const waiting = session.busy ? (deps.gate?.pending() ?? []).filter((p) => p.sessionId === session.id).map(({ callId, tool, display }) => ({ callId, tool, display })) : [];
-    const shared = { ...(lastTurn ? { lastTurn } : {}), ...(waiting.length ? { waiting } : {}) };
+    const modelChoice = session.choice.provider || session.choice.model ? { modelChoice: session.choice } : {};
+    const shared = { ...(lastTurn ? { lastTurn } : {}), ...(waiting.length ? { waiting } : {}), ...modelChoice };
     if (!full) return { ...messages, busy: session.busy, ...shared };
     return {
       id: session.id,
@@ -153,6 +180,7 @@ export function createChatService(deps: ChatServiceDeps) {
     rename,
     stop,
     setMode,
+    setModel,
     editQueued: queue.edit,
     cancelQueued: queue.cancel,
     close,

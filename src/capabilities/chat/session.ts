@@ -1,9 +1,10 @@
 /** One chat session in memory, rebuilt by replaying its records (store.ts). */
 import type { ModelMessage } from 'ai';
-import { summaryMessage } from '../../agent/index.js';
+import { resultText, summaryMessage } from '../../agent/index.js';
+import { LIMITS } from '../../kernel/limits.js';
 import type { LiveRun } from '../../kernel/runs.js';
 import type { SessionRecord, TurnStatus } from './store.js';
-import type { ChatMessageView, ChatSessionSummary, PermissionMode, QueuedMessage } from './types.js';
+import type { ChatMessageView, ChatSessionSummary, ChatToolCallView, ModelChoice, PermissionMode, QueuedMessage } from './types.js';
 
 type MessageRecord = Extract<SessionRecord, { type: 'message' }>;
 
@@ -37,6 +38,8 @@ export interface SessionSnapshot {
   messageCount: number;
   mode?: PermissionMode;
   selection: Selection;
+  /** The provider and model picked for the session's next turns. */
+  choice?: ModelChoice;
   openTurns: string[];
 }
 
@@ -63,10 +66,14 @@ export class Session {
   private readonly viewAt = new Map<string, number>();
   /** The last view of each run: a turn that ends badly marks it. */
   private readonly lastOfRun = new Map<string, ChatMessageView>();
+  /** Tool calls shown but not answered yet, by call id: the tool message that answers one fills it in. */
+  private readonly openCalls = new Map<string, ChatToolCallView>();
   /** The conversation as the model sees it (compactions applied). */
   context: ModelMessage[] = [];
   mode: PermissionMode | undefined;
   selection: Selection = {};
+  /** The provider and model the session's next turns run on (`model` records); empty: the default. */
+  choice: ModelChoice = {};
   messageCount = 0;
   private readonly openTurns = new Set<string>();
   busy = false;
@@ -84,7 +91,7 @@ export class Session {
 
   static fromSnapshot(id: string, snap: SessionSnapshot, bytes: number): Session {
     const s = new Session(id);
-    Object.assign(s, { title: snap.title, createdAt: snap.createdAt, updatedAt: snap.updatedAt, messageCount: snap.messageCount, mode: snap.mode, selection: { ...snap.selection } });
+    Object.assign(s, { title: snap.title, createdAt: snap.createdAt, updatedAt: snap.updatedAt, messageCount: snap.messageCount, mode: snap.mode, selection: { ...snap.selection }, choice: { ...snap.choice } });
     for (const runId of snap.openTurns) s.openTurns.add(runId);
     s.persisted = true;
     s.loaded = false;
@@ -93,12 +100,12 @@ export class Session {
   }
 
   snapshot(): SessionSnapshot {
-    return { title: this.title, createdAt: this.createdAt, updatedAt: this.updatedAt, messageCount: this.messageCount, mode: this.mode, selection: this.selection, openTurns: [...this.openTurns] };
+    return { title: this.title, createdAt: this.createdAt, updatedAt: this.updatedAt, messageCount: this.messageCount, mode: this.mode, selection: this.selection, choice: this.choice, openTurns: [...this.openTurns] };
   }
 
   /** Replaces everything with a replay of the whole file (`records`), transcript and context included. */
   reload(records: SessionRecord[]): void {
-    Object.assign(this, { title: '', messageCount: 0, mode: undefined, selection: {}, transcript: [], context: [], partial: undefined, loaded: true });
+    Object.assign(this, { title: '', messageCount: 0, mode: undefined, selection: {}, choice: {}, transcript: [], context: [], partial: undefined, loaded: true });
     this.clearViews();
     this.openTurns.clear();
     for (const r of records) this.apply(r);
@@ -116,6 +123,7 @@ export class Session {
     this.views = [];
     this.viewAt.clear();
     this.lastOfRun.clear();
+    this.openCalls.clear();
   }
 
   apply(record: SessionRecord): void {
@@ -151,6 +159,9 @@ export class Session {
         break;
       case 'mode':
         this.mode = record.permissionMode;
+        break;
+      case 'model':
+        this.choice = { ...(record.provider ? { provider: record.provider } : {}), ...(record.model ? { model: record.model } : {}) };
         break;
       case 'turn':
         if (record.status === 'started') this.openTurns.add(record.runId);
@@ -199,6 +210,17 @@ export class Session {
       this.viewAt.set(view.id, this.views.length);
       this.views.push(view);
       if (r.runId) this.lastOfRun.set(r.runId, view);
+      for (const call of view.toolCalls ?? []) this.openCalls.set(call.callId, call);
+    } else if (r.type === 'message' && r.message.role === 'tool') {
+      for (const part of r.message.content) {
+        const call = part.type === 'tool-result' ? this.openCalls.get(part.toolCallId) : undefined;
+        if (!call || part.type !== 'tool-result') continue;
+        this.openCalls.delete(part.toolCallId);
+        call.ok = part.output.type !== 'error-text' && part.output.type !== 'error-json';
+        call.result = clipMiddle(resultText(part.output), LIMITS.chatToolResultViewChars);
+        const diff = r.diffs?.[part.toolCallId];
+        if (diff) call.diff = diff;
+      }
     } else if (r.type === 'turn' && r.status !== 'started' && r.status !== 'completed') {
       const last = this.lastOfRun.get(r.runId);
       if (last) {
@@ -237,6 +259,13 @@ export function viewOf(r: MessageRecord): ChatMessageView {
     if (images) view.images = images;
   }
   return view;
+}
+
+/** `text` cut to `max` characters keeping its start and its end (a command's errors are at its end). */
+function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max / 4);
+  return `${text.slice(0, head)}\n[... ${text.length - max} characters not shown ...]\n${text.slice(text.length - (max - head))}`;
 }
 
 export function textOf(m: ModelMessage): string {

@@ -23,13 +23,16 @@ export type TurnStatus = 'started' | 'completed' | 'stopped' | 'failed' | 'inter
 
 export type SessionRecord =
   | { type: 'created'; ts: number; title?: string }
-  | { type: 'message'; id: string; ts: number; runId?: string; message: ModelMessage; reasoning?: string; text?: string }
+  /** `diffs`: on a tool message, the unified diff of each file write by call id (for people; never sent to a model). */
+  | { type: 'message'; id: string; ts: number; runId?: string; message: ModelMessage; reasoning?: string; text?: string; diffs?: Record<string, string> }
   | { type: 'turn'; ts: number; runId: string; status: TurnStatus; error?: string; agent?: string; provider?: string; model?: string }
   | { type: 'compaction'; ts: number; runId?: string; summary: string; keep: number }
   /** Reply text streamed since the last save, appended every chatPartialFlushMs while a step streams; superseded by the step's message. */
   | { type: 'partial'; ts: number; runId: string; text?: string; reasoning?: string }
   | { type: 'title'; ts: number; title: string }
-  | { type: 'mode'; ts: number; permissionMode: PermissionMode };
+  | { type: 'mode'; ts: number; permissionMode: PermissionMode }
+  /** The session's own provider and model for its next turns (absent: the default provider, its own model). */
+  | { type: 'model'; ts: number; provider?: string; model?: string };
 
 export class ChatStore {
   constructor(

@@ -98,10 +98,16 @@ export function createTurnProcessor(deps: TurnDeps) {
         flushStreams();
         stepSaved();
       };
+      // A file write's diff rides on its tool.result event; it is saved with the tool message that answers the call.
+      const diffs = new Map<string, string>();
+      const toolEmit: typeof emit = (kind, payload) => {
+        if (kind === 'tool.result' && typeof payload?.diff === 'string') diffs.set(String(payload.callId), payload.diff);
+        emit(kind, payload);
+      };
       const result = await runAgent({
         ...request,
         messages: repairContext(session.context),
-        ctx: { signal: run.signal, emit, runId, agent: agent?.name, attended: true, depth: 0, sessionId: session.id },
+        ctx: { signal: run.signal, emit: toolEmit, runId, agent: agent?.name, attended: true, depth: 0, sessionId: session.id },
         onDelta: (text) => textOut(textStream.push(text)),
         onReasoning: (text) => {
           reasoning += text;
@@ -115,6 +121,10 @@ export function createTurnProcessor(deps: TurnDeps) {
             if (reasoning) r.reasoning = reasoning;
             reasoning = '';
             lastAssistant = r;
+          } else if (message.role === 'tool') {
+            const own = message.content.flatMap((p) => (p.type === 'tool-result' && diffs.has(p.toolCallId) ? [p.toolCallId] : []));
+            if (own.length) r.diffs = Object.fromEntries(own.map((id) => [id, diffs.get(id)!]));
+            own.forEach((id) => diffs.delete(id));
           }
           persist(r);
         },

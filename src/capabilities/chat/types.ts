@@ -30,6 +30,12 @@ export interface ChatGateHooks {
   pending(): Array<{ callId: string; tool: string; display: string; sessionId?: string }>;
 }
 
+/** A session's own provider and model (the picker); a field left out means the default provider, or the provider's own model. */
+export interface ModelChoice {
+  provider?: string;
+  model?: string;
+}
+
 export interface ChatSessionSummary {
   id: string;
   title: string;
@@ -48,11 +54,24 @@ export interface ChatMessageView {
   ts: number;
   runId?: string;
   reasoning?: string;
-  toolCalls?: Array<{ callId: string; name: string; args: unknown }>;
+  toolCalls?: ChatToolCallView[];
   images?: number;
   /** On the last message of a turn that did not complete: its last reply, or its user message when no reply came. */
   status?: 'stopped' | 'failed' | 'interrupted' | 'max_turns';
   error?: string;
+}
+
+/** A tool call as clients display it; `ok` and `result` once it was answered (a call cut by a crash has neither). */
+export interface ChatToolCallView {
+  callId: string;
+  name: string;
+  args: unknown;
+  /** false: the call failed (refused, denied, threw); `result` is then the error. */
+  ok?: boolean;
+  /** What the model got, cut to LIMITS.chatToolResultViewChars (its start and its end). */
+  result?: string;
+  /** A file write's unified diff (edit_file, write_file, multi_edit). */
+  diff?: string;
 }
 
 export interface QueuedMessage {

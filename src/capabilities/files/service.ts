@@ -284,6 +284,8 @@ export function createFilesService(deps: FilesDeps) {
   async function edit(virtual: string, edits: Array<{ old_string: string; new_string: string }>, emit: Emit = deps.emit) {
     const r = await fence.resolve(virtual);
     orThrow(await deps.reader.readText(r.virtual, { for: 'person' })); // missing, folder, binary or too large: refused before queueing
+    let before = '';
+    let after = '';
     await writeAt(r, (current) => {
       let text = current;
       edits.forEach((e, i) => {
@@ -297,10 +299,12 @@ export function createFilesService(deps: FilesDeps) {
         const at = text.indexOf(e.old_string);
         text = text.slice(0, at) + e.new_string + text.slice(at + e.old_string.length); // literal: no $& / $1 expansion
       });
+      [before, after] = [current, text];
       return text;
     });
     emit('file.edited', { path: r.virtual, edits: edits.length });
-    return { path: r.virtual, edits: edits.length };
+    /** The text before and after: the edit's diff is exact (tools show it to people). */
+    return { path: r.virtual, edits: edits.length, before, after };
   }
 
   /** Deletes the entry itself (a link as a link) inside its pinned parent folder. */

@@ -2,10 +2,12 @@
  * The nine file tools (seed 001 §4.1): thin adapters over the files service. Descriptions are
  * written for a model; paging headers come first because a downstream clip removes the tail.
  */
+import { isEngineError } from '../../kernel/errors.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
 import { hiddenReason, type HiddenArea } from '../../kernel/hidden.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { defineTool, type AnyTool, type PermissionClass, type PermissionRequest, type ToolContext } from '../../tools/types.js';
+import { unifiedDiff } from './diff.js';
 import type { FilesService } from './service.js';
 
 const PATHS =
@@ -29,6 +31,15 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
     const r = await files.resolve(virtual).catch(() => undefined);
     if (r) await deps.afterWrite(r.target, ctx);
   };
+  /**
+   * What a write_file is about to replace, for its diff: the text (undefined when the file is new),
+   * or null when there is no text to compare (binary, too large, unreadable). Read quietly: no file.read.
+   */
+  const textBefore = (virtual: string): Promise<string | undefined | null> =>
+    files.readText(virtual, () => undefined).then(
+      (r) => r.content,
+      (err) => (isEngineError(err) && err.status === 404 ? undefined : null),
+    );
   const areas = (): Promise<readonly HiddenArea[]> => deps.reader.areas();
   /** Why `virtual` is hidden from models (a vault's agentForbidden), judged by the fenced reader on every name it resolves to. */
   const hiddenWhy = async (virtual: string | undefined): Promise<string | undefined> => {
@@ -134,9 +145,11 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
     },
     permission: fenced('write_file', 'other', guarded<{ path: string; content: string }>('write_file', 'other', (a) => a.content)),
     async run(args, ctx) {
+      const before = await textBefore(args.path);
       const r = await files.writeText(args.path, args.content, ctx.emit);
       await wrote(r.path, ctx);
-      return `wrote ${r.path} (${r.bytes} bytes)`;
+      const text = `wrote ${r.path} (${r.bytes} bytes)`;
+      return before === null ? text : { text, diff: unifiedDiff(r.path, before, args.content) };
     },
   });
 
@@ -164,7 +177,7 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
     async run(args, ctx) {
       const r = await files.edit(args.path, [{ old_string: args.old_string, new_string: args.new_string }], ctx.emit);
       await wrote(r.path, ctx);
-      return `edited ${r.path}`;
+      return { text: `edited ${r.path}`, diff: unifiedDiff(r.path, r.before, r.after) };
     },
   });
 
@@ -185,7 +198,7 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
     async run(args, ctx) {
       const r = await files.edit(args.path, args.edits, ctx.emit);
       await wrote(r.path, ctx);
-      return `applied ${r.edits} edits to ${r.path}`;
+      return { text: `applied ${r.edits} edits to ${r.path}`, diff: unifiedDiff(r.path, r.before, r.after) };
     },
   });
 

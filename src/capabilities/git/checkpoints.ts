@@ -52,6 +52,8 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   const shadows = new Map<string, Shadow>();
   let list: Checkpoint[] | undefined;
   const firstWrite = new Map<string, Promise<void>>();
+  /** The tree of each pending checkpoint, so comparing a root with it costs no lookup (a restart looks it up). */
+  const pendingTrees = new Map<string, string>();
   const closing = new AbortController();
   const policy = deps.policy ?? { kept: LIMITS.checkpointsKept, maxAgeMs: LIMITS.checkpointMaxAgeMs };
   const now = deps.now ?? Date.now;
@@ -93,27 +95,36 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   /** Work on one shadow runs one at a time (snapshot, peek, revert). */
   const serial = <T>(shadow: Shadow, work: () => Promise<T>) => deps.home.serialize(shadow.gitDir, work);
 
+  /** The checkpoints people see: not the pending ones (taken before a write that may change nothing). */
+  const shown = async () => (await load()).filter((c) => !c.pending);
+
   async function find(sha: string): Promise<Checkpoint> {
     if (typeof sha !== 'string' || !/^[0-9a-f]{7,64}$/.test(sha)) throw badRequest('send {"sha": "<checkpoint sha>"} (7 to 64 hex digits); checkpoint.created events and GET /api/git/checkpoints carry them');
-    const all = (await load()).filter((c) => c.sha.startsWith(sha));
+    const all = (await shown()).filter((c) => c.sha.startsWith(sha));
     if (!all.length) throw notFound(`no checkpoint ${sha}; GET /api/git/checkpoints lists the kept ones`);
     if (all.length > 1) throw badRequest(`"${sha}" matches ${all.length} checkpoints; send more of the sha`);
     return all[0];
   }
 
-  async function snapshotRoot(root: ShadowRoot, req: SnapshotRequest): Promise<Checkpoint> {
+  async function snapshotRoot(root: ShadowRoot, req: SnapshotRequest, pending = false): Promise<Checkpoint> {
     const shadow = shadowFor(root);
     const cp = await serial(shadow, async () => {
       const tree = await shadow.currentTree();
       const message = `checkpoint ${root.name}: ${req.reason}\n\nrun: ${req.runId}\n${req.nodeId ? `node: ${req.nodeId}\n` : ''}`;
       const sha = await shadow.commit(tree, message);
-      return { sha, root: root.name, rootPath: root.path, runId: req.runId, ...(req.nodeId ? { nodeId: req.nodeId } : {}), reason: req.reason, ts: now() } as Checkpoint;
+      if (pending) pendingTrees.set(sha, tree);
+      return { sha, root: root.name, rootPath: root.path, runId: req.runId, ...(req.nodeId ? { nodeId: req.nodeId } : {}), reason: req.reason, ts: now(), ...(pending ? { pending } : {}) } as Checkpoint;
     });
     (await load()).push(cp);
     return cp;
   }
 
-  async function snapshot(req: SnapshotRequest): Promise<Array<{ root: string; sha: string }>> {
+  const announce = (cp: Checkpoint) => deps.emit('checkpoint.created', { runId: cp.runId, sha: cp.sha, root: cp.root, ...(cp.nodeId ? { nodeId: cp.nodeId } : {}) });
+
+  const snapshot = (req: SnapshotRequest) => take(req, false);
+
+  /** Snapshots the roots asked for (all by default); `pending`: kept back until a root changes (beforeWrite). */
+  async function take(req: SnapshotRequest, pending: boolean): Promise<Array<{ root: string; sha: string }>> {
     if (!req?.runId) throw badRequest('a checkpoint belongs to a run: send runId');
     const all = shadowRoots();
     const wanted = req.roots ? all.filter((r) => req.roots!.includes(r.name)) : all;
@@ -122,26 +133,53 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
     for (const root of wanted) {
       // A mount whose folder vanished has nothing to snapshot.
       if (root.name !== MEMORY_ROOT && !(await exists(root.path))) continue;
-      made.push(await snapshotRoot(root, req));
+      made.push(await snapshotRoot(root, req, pending));
     }
     await prune();
     await save();
-    for (const cp of made) deps.emit('checkpoint.created', { runId: cp.runId, sha: cp.sha, root: cp.root, ...(cp.nodeId ? { nodeId: cp.nodeId } : {}) });
+    if (!pending) made.forEach(announce);
     return made.map((c) => ({ root: c.root, sha: c.sha }));
   }
 
-  async function beforeWrite(runId: string): Promise<void> {
-    if ((await load()).some((c) => c.runId === runId)) return;
-    let p = firstWrite.get(runId);
-    if (!p) {
-      p = snapshot({ runId, reason: 'before the first file change of the run' }).then(
-        () => undefined,
-        (err) => deps.log?.(`checkpoint before run ${runId} failed: ${(err as Error).message}`),
-      );
-      firstWrite.set(runId, p);
-      void p.finally(() => firstWrite.delete(runId));
+  /**
+   * Every root is snapshotted before a run's first file-changing call, as a pending checkpoint; after
+   * each call, the roots that changed keep theirs (a turn that changed nothing makes no checkpoint,
+   * and one that changed only the workspace makes one).
+   */
+  async function beforeWrite(runId: string): Promise<() => Promise<void>> {
+    if (!(await load()).some((c) => c.runId === runId)) {
+      let p = firstWrite.get(runId);
+      if (!p) {
+        p = take({ runId, reason: 'before the first file change of the run' }, true).then(
+          () => undefined,
+          (err) => deps.log?.(`checkpoint before run ${runId} failed: ${(err as Error).message}`),
+        );
+        firstWrite.set(runId, p);
+        void p.finally(() => firstWrite.delete(runId));
+      }
+      await p;
     }
-    return p;
+    return () => keepChanged(runId);
+  }
+
+  /** The run's pending checkpoints whose root now differs from them become checkpoints (listed, announced). */
+  async function keepChanged(runId: string): Promise<void> {
+    const kept: Checkpoint[] = [];
+    for (const cp of (await load()).filter((c) => c.pending && c.runId === runId)) {
+      try {
+        const shadow = shadowOf(cp);
+        const before = pendingTrees.get(cp.sha) ?? (await shadow.treeOf(cp.sha));
+        if ((await currentTree(shadow)) === before) continue;
+        delete cp.pending;
+        pendingTrees.delete(cp.sha);
+        kept.push(cp);
+      } catch (err) {
+        deps.log?.(`checkpoint of run ${runId} in ${cp.root} could not be compared: ${(err as Error).message}`);
+      }
+    }
+    if (!kept.length) return;
+    await save();
+    kept.forEach(announce);
   }
 
   /** What a root looks like now as a tree in its shadow (no checkpoint is made). */
@@ -188,7 +226,7 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
     if (typeof runId !== 'string' || !runId) throw badRequest('send {"runId": "<run id>"}; GET /api/runs lists the runs');
     if (deps.runs.get(runId)) throw conflict(`run ${runId} is still running; stop it first (POST /api/runs/${runId}/stop), then revert it`);
     const firsts = new Map<string, Checkpoint>();
-    for (const c of await load()) if (c.runId === runId && !firsts.has(c.rootPath)) firsts.set(c.rootPath, c);
+    for (const c of await shown()) if (c.runId === runId && !firsts.has(c.rootPath)) firsts.set(c.rootPath, c);
     if (!firsts.size) {
       if (!deps.runs.record(runId)) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
       throw notFound(`run ${runId} has no checkpoint: it changed no files through a tool (or its checkpoints were pruned)`);
@@ -202,7 +240,7 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   }
 
   async function runChanges(runId: string, opts: { roots?: string[]; paths?: string[] } = {}): Promise<DiffAnswer & { roots: string[] }> {
-    const mine = (await load()).filter((c) => c.runId === runId && (!opts.roots || opts.roots.includes(c.root)));
+    const mine = (await shown()).filter((c) => c.runId === runId && (!opts.roots || opts.roots.includes(c.root)));
     if (!mine.length) {
       if (!deps.runs.record(runId)) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
       return { diff: '', roots: [], note: `run ${runId} has no checkpoint${opts.roots ? ` of ${opts.roots.join(', ')}` : ''}: it has not changed files through a tool yet` };
@@ -231,29 +269,35 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
   /**
    * Per root: checkpoints older than `policy.maxAgeMs`, and beyond the newest `policy.kept`,
    * are dropped, except the first and last checkpoint of a run still in flight (its changes so far
-   * and its latest undo point). Their objects go with the next `gc --auto` of that shadow.
+   * and its latest undo point); so are the pending ones of runs that ended (they changed nothing
+   * there). Their objects go with the next `gc --auto` of that shadow.
    */
   async function prune(): Promise<void> {
     const all = await load();
     const at = now();
     const keep = new Set<string>();
-    for (const run of deps.runs.live()) {
+    const live = deps.runs.live();
+    for (const run of live) {
       const byRoot = new Map<string, Checkpoint[]>();
-      for (const c of all) if (c.runId === run.id) byRoot.set(c.rootPath, [...(byRoot.get(c.rootPath) ?? []), c]);
+      for (const c of all) if (c.runId === run.id && !c.pending) byRoot.set(c.rootPath, [...(byRoot.get(c.rootPath) ?? []), c]);
       for (const cps of byRoot.values()) keep.add(cps[0].sha).add(cps[cps.length - 1].sha);
     }
     const dropped = new Map<string, string[]>();
+    const drop = (c: Checkpoint) => dropped.set(c.rootPath, [...(dropped.get(c.rootPath) ?? []), c.sha]);
     const byRoot = new Map<string, Checkpoint[]>();
-    for (const c of all) byRoot.set(c.rootPath, [...(byRoot.get(c.rootPath) ?? []), c]);
-    for (const [rootPath, cps] of byRoot) {
+    for (const c of all) if (!c.pending) byRoot.set(c.rootPath, [...(byRoot.get(c.rootPath) ?? []), c]);
+    for (const cps of byRoot.values()) {
       cps.forEach((c, i) => {
         const tooMany = cps.length - i > policy.kept;
-        if ((tooMany || at - c.ts > policy.maxAgeMs) && !keep.has(c.sha)) dropped.set(rootPath, [...(dropped.get(rootPath) ?? []), c.sha]);
+        if ((tooMany || at - c.ts > policy.maxAgeMs) && !keep.has(c.sha)) drop(c);
       });
     }
+    const liveIds = new Set(live.map((r) => r.id));
+    for (const c of all) if (c.pending && !liveIds.has(c.runId)) drop(c);
     if (!dropped.size) return;
     const gone = new Set([...dropped.values()].flat());
     list = all.filter((c) => !gone.has(c.sha));
+    for (const sha of gone) pendingTrees.delete(sha);
     for (const [rootPath, shas] of dropped) {
       const root = shadowRoots().find((r) => r.path === rootPath);
       if (!root) continue; // an unmounted folder's shadow stays until it is mounted again
@@ -264,15 +308,22 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
     }
   }
 
+  /** A run the engine died in never learnt which roots its last call changed: compare them now. */
+  async function init(): Promise<void> {
+    const pending = (await load()).filter((c) => c.pending);
+    const crashed = new Set(deps.runs.interruptedAtStart.map((r) => r.runId));
+    for (const runId of new Set(pending.map((c) => c.runId))) if (crashed.has(runId)) await keepChanged(runId);
+  }
+
   return {
-    init: async () => void (await load()),
+    init,
     snapshot,
     revert,
     revertRun,
     runChanges,
     diffSince,
     beforeWrite,
-    list: (filter = {}) => (list ?? []).filter((c) => !filter.runId || c.runId === filter.runId),
+    list: (filter = {}) => (list ?? []).filter((c) => !c.pending && (!filter.runId || c.runId === filter.runId)),
     async close() {
       closing.abort();
       await Promise.all([...firstWrite.values()]);

@@ -62,6 +62,12 @@ export interface Checkpoint {
   nodeId?: string;
   reason: string;
   ts: number;
+  /**
+   * Taken before a run's first file-changing call but not shown yet (the list, events, reverts skip
+   * it): it becomes a checkpoint once its root differs from it after a call, and is dropped when the
+   * run ends without changing that root.
+   */
+  pending?: true;
 }
 
 export interface SnapshotRequest {
@@ -103,6 +109,9 @@ export interface CheckpointsApi {
   revertRun(runId: string): Promise<RevertRunAnswer>;
   runChanges(runId: string, opts?: { roots?: string[]; paths?: string[] }): Promise<DiffAnswer & { roots: string[] }>;
   list(filter?: { runId?: string }): Checkpoint[];
-  /** Snapshots before the first file-changing tool call of a run (no-op once the run has a checkpoint). */
-  beforeWrite(runId: string): Promise<void>;
+  /**
+   * Snapshots every root before the first file-changing tool call of a run (no-op once the run has
+   * one); answers what to call when the call has ended: the roots it changed keep their checkpoint.
+   */
+  beforeWrite(runId: string): Promise<() => Promise<void>>;
 }

@@ -32,7 +32,10 @@ export function mcpTool(server: string, tool: Tool, name: string, client: () => 
       const c = client();
       if (!c) return { text: `The MCP server "${server}" is not connected right now (it may be restarting); try again shortly.`, isError: true, unclipped: true };
       try {
-        const result = await c.callTool({ name: tool.name, arguments: args }, undefined, { signal: ctx.signal, timeout: LIMITS.mcpToolTimeoutMs, resetTimeoutOnProgress: true });
+        // A server's progress notifications go out as tool.progress (a chat card shows them while the call runs).
+        const onprogress = (p: { progress: number; total?: number; message?: string }) =>
+          ctx.emit('tool.progress', { callId: ctx.callId, tool: name, progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) });
+        const result = await c.callTool({ name: tool.name, arguments: args }, undefined, { signal: ctx.signal, timeout: LIMITS.mcpToolTimeoutMs, resetTimeoutOnProgress: true, onprogress });
         return toResult(result as CallResult);
       } catch (err) {
         if (ctx.signal.aborted) return { text: 'The call was stopped.', isError: true, unclipped: true };

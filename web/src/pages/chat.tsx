@@ -1,17 +1,23 @@
 /**
- * Chat: the sessions, one session's messages (virtualised), the turn in flight as it streams (text,
- * tool calls, permission prompts inline), stop, the queue, the permission mode, the agent and the
- * context use. A turn that failed shows the engine's reason.
+ * Chat: the sessions, one session's messages (virtualised, markdown drawn safely), the turn in flight
+ * as it streams (text, tool calls as cards with their live output, permission prompts inline), stop,
+ * the queue, the permission mode, the agent, the session's model, the context use, and under a turn
+ * that changed files its revert. A turn that failed shows the engine's reason.
  */
 import { useComputed, useSignal } from '@preact/signals';
 import { useEffect, useMemo, useRef } from 'preact/hooks';
 import { del, get, post, put, sentence } from '../api';
 import { chatTick, context, live, queues, sessionsTick, type LiveTurn, type ToolRun } from '../chat-live';
+import { loadMarkdown, Markdown, markdownReady } from '../markdown';
 import { navigate } from '../router';
 import { epoch, prompts } from '../sync';
-import { Action, ago, ErrorLine, short } from '../ui';
+import { Action, ErrorLine, short, Time } from '../ui';
 import { VirtualList } from '../virtual-list';
+import { TurnChanges, useCheckpoints, type Checkpoint } from './checkpoints';
+import { ModelPicker, type ModelChoice } from './model-picker';
 import { PermissionPrompt } from './permission-prompt';
+import { ToolCard, type SavedCall } from './tool-card';
+import './chat.css';
 
 interface Session {
   id: string;
@@ -31,14 +37,35 @@ interface Message {
   status?: string;
   error?: string;
   reasoning?: string;
-  toolCalls?: { callId: string; name: string; args: unknown }[];
+  toolCalls?: SavedCall[];
 }
+
+/**
+ * A row's height before it is drawn, from what it holds (a line of text a 90 characters, a closed
+ * card, an open diff), so a session of tool cards settles in a measure or two instead of many.
+ */
+function rowHeight(r: Row): number {
+  if (r.kind === 'live') return 120;
+  let h = guessed.get(r.m);
+  if (h === undefined) {
+    const calls = r.m.toolCalls ?? [];
+    const diffLines = calls.reduce((n, c) => n + (c.diff ? c.diff.split('\n').length : 0), 0);
+    const failed = calls.filter((c) => c.ok === false).length;
+    guessed.set(r.m, (h = 44 + Math.ceil(r.m.text.length / 90) * 22 + calls.length * 40 + diffLines * 17 + failed * 60));
+  }
+  return h + (r.changes ? 46 : 0);
+}
+const guessed = new WeakMap<Message, number>();
+
+/** Messages a page of the session brings (the newest first, then older ones while scrolling up). */
+const PAGE = 100;
 
 const newId = () => `s-${new Date().toISOString().slice(0, 10)}-${Math.random().toString(36).slice(2, 8)}`;
 
 export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?: boolean }) {
   const sessions = useSignal<Session[]>([]);
   const error = useSignal<string | null>(null);
+  useEffect(loadMarkdown, []);
   useEffect(() => {
     void epoch.value;
     void sessionsTick.value;
@@ -63,7 +90,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
                 <span class="session-title">{s.title || s.id}</span>
                 <span class="muted small">
                   {s.busy ? <span class="dot live" /> : null}
-                  {s.messageCount ?? 0} msgs · {ago(s.updatedAt)}
+                  {s.messageCount ?? 0} msgs · <Time ts={s.updatedAt} />
                 </span>
               </a>
             ))}
@@ -80,7 +107,8 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
   );
 }
 
-type Row = { kind: 'msg'; m: Message } | { kind: 'live'; t: LiveTurn };
+/** A row of the list: a saved message (with its turn's file changes when it ends a turn that made some), or the turn in flight. */
+type Row = { kind: 'msg'; m: Message; changes?: Checkpoint[] } | { kind: 'live'; t: LiveTurn };
 
 function Session({ id, known, back }: { id: string; known?: Session; back?: string }) {
   const messages = useSignal<Message[]>([]);
@@ -91,15 +119,25 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   const mode = useSignal<string>(known?.permissionMode ?? 'ask');
   const agent = useSignal<string>('');
   const agents = useSignal<{ name: string }[]>([]);
+  const choice = useSignal<ModelChoice>({});
   const draft = useSignal('');
   const painted = useRef(false);
+  const checkpoints = useCheckpoints();
 
+  // The newest page of messages comes first (a long session paints as fast as a short one); older
+  // pages come as the reader scrolls up. A reload keeps the older pages already read.
+  const older = useSignal(false);
+  const paging = useRef(false);
+  const url = (before?: string) => `/api/chat/${encodeURIComponent(id)}?limit=${PAGE}${before ? `&before=${encodeURIComponent(before)}` : ''}`;
   const load = async () => {
     try {
-      const r = await get<{ messages: Message[]; busy: boolean; lastTurn?: any }>(`/api/chat/${encodeURIComponent(id)}`);
-      messages.value = r.messages;
+      const r = await get<{ messages: Message[]; hasMore?: boolean; busy: boolean; lastTurn?: any; modelChoice?: ModelChoice }>(url());
+      const at = r.messages.length ? messages.value.findIndex((m) => m.id === r.messages[0].id) : -1;
+      if (at > 0) messages.value = [...messages.value.slice(0, at), ...r.messages];
+      else [messages.value, older.value] = [r.messages, !!r.hasMore];
       busy.value = r.busy;
       lastTurn.value = r.lastTurn ?? null;
+      choice.value = r.modelChoice ?? {};
       const t = live.get(id);
       if (t?.outcome && !r.busy) live.delete(id);
       error.value = null;
@@ -109,6 +147,19 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
       else error.value = sentence(e);
     }
     loaded.value = true;
+  };
+  const loadOlder = async () => {
+    if (!older.value || paging.current || !messages.value.length) return;
+    paging.current = true;
+    try {
+      const r = await get<{ messages: Message[]; hasMore?: boolean }>(url(messages.value[0].id));
+      messages.value = [...r.messages, ...messages.value];
+      older.value = !!r.hasMore;
+    } catch (e) {
+      error.value = sentence(e);
+    } finally {
+      paging.current = false;
+    }
   };
 
   useEffect(() => {
@@ -135,6 +186,7 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   });
 
   void chatTick.value;
+  void markdownReady.value; // the rows change height once markdown draws: the list measures them again
   const turn = live.get(id);
   const running = busy.value || (!!turn && !turn.outcome);
   // The turn in flight saves each finished step as a message: the live row shows only what is not
@@ -142,7 +194,15 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   // its live state (running, its result) until the turn ends.
   const liveTools = new Map((turn?.tools ?? []).map((c) => [c.callId, c]));
   const rows = useMemo<Row[]>(() => {
-    const out: Row[] = messages.value.map((m) => ({ kind: 'msg', m }));
+    // The files each ended turn changed hang under its last message.
+    const byRun = new Map<string, Checkpoint[]>();
+    for (const c of checkpoints) byRun.set(c.runId, [...(byRun.get(c.runId) ?? []), c]);
+    const lastOfRun = new Map<string, string>();
+    for (const m of messages.value) if (m.runId) lastOfRun.set(m.runId, m.id);
+    const out: Row[] = messages.value.map((m) => {
+      const ends = m.runId && lastOfRun.get(m.runId) === m.id && m.runId !== turn?.runId;
+      return { kind: 'msg', m, ...(ends && byRun.has(m.runId!) ? { changes: byRun.get(m.runId!) } : {}) };
+    });
     if (turn && !turn.outcome) {
       const saved = messages.value.filter((m) => m.runId === turn.runId && m.role === 'assistant');
       const savedCalls = new Set(saved.flatMap((m) => m.toolCalls?.map((c) => c.callId) ?? []));
@@ -151,7 +211,7 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
       out.push({ kind: 'live', t: { ...turn, text, tools: turn.tools.filter((c) => !savedCalls.has(c.callId)) } });
     }
     return out;
-  }, [messages.value, turn, chatTick.value]);
+  }, [messages.value, turn, chatTick.value, checkpoints]);
   const waiting = useComputed(() => prompts.value.filter((p) => p.sessionId === id));
   const ctx = context.get(id);
   const queued = queues.get(id) ?? [];
@@ -162,7 +222,9 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
     if (!message) return;
     error.value = null;
     try {
-      await post('/api/chat', { sessionId: id, message, permissionMode: mode.value, ...(agent.value ? { agent: agent.value } : {}) });
+      // A new session takes the model picked for it with its first message (an existing one has it already).
+      const pick = messages.value.length ? {} : choice.value;
+      await post('/api/chat', { sessionId: id, message, permissionMode: mode.value, ...(agent.value ? { agent: agent.value } : {}), ...pick });
       draft.value = '';
       if (!messages.value.length) void load();
     } catch (e) {
@@ -193,6 +255,13 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
               ))}
             </select>
           )}
+          <ModelPicker
+            choice={choice.value}
+            onPick={async (c) => {
+              if (messages.value.length) await put('/api/chat/model', { sessionId: id, provider: c.provider ?? null, model: c.model ?? null });
+              choice.value = c;
+            }}
+          />
           <div class="seg" role="group" aria-label="permission mode">
             {['ask', 'allow'].map((m) => (
               <button class={mode.value === m ? 'on' : ''} onClick={() => setMode(m)} title={m === 'ask' ? 'ask before tools that change things' : 'run tools without asking'}>
@@ -213,7 +282,9 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
         items={rows}
         tick={chatTick.value}
         keyOf={(r) => (r.kind === 'msg' ? r.m.id : `live-${r.t.runId}`)}
-        render={(r) => (r.kind === 'msg' ? <MessageRow m={r.m} live={liveTools} /> : <LiveRow t={r.t} />)}
+        onNearTop={loadOlder}
+        estimate={rowHeight}
+        render={(r) => (r.kind === 'msg' ? <MessageRow m={r.m} live={liveTools} running={running} changes={r.changes} /> : <LiveRow t={r.t} />)}
       />
       <div class="composer-area">
         {waiting.value.map((p) => (
@@ -256,43 +327,41 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   );
 }
 
-function MessageRow({ m, live }: { m: Message; live: Map<string, ToolRun> }) {
+function MessageRow({ m, live, running, changes }: { m: Message; live: Map<string, ToolRun>; running: boolean; changes?: Checkpoint[] }) {
   return (
     <div class={`msg ${m.role} ${m.status ?? ''}`}>
       <div class="msg-role">{m.role === 'user' ? 'You' : 'Assistant'}</div>
-      {m.text && <div class="msg-text">{m.text}</div>}
-      {m.toolCalls?.map((c) => <ToolCall key={c.callId} c={live.get(c.callId) ?? { callId: c.callId, tool: c.name, args: c.args, ok: true }} saved={!live.has(c.callId)} />)}
+      {m.text && (m.role === 'assistant' ? <Markdown class="msg-text" text={m.text} /> : <div class="msg-text">{m.text}</div>)}
+      {m.toolCalls?.map((c) => <ToolCard key={c.callId} saved={c} live={live.get(c.callId)} turnRunning={running} />)}
       {m.status && m.status !== 'completed' && (
         <div class={m.status === 'failed' ? 'error-line' : 'muted small'}>
           {m.status}
           {m.error ? `: ${m.error}` : ''}
         </div>
       )}
-    </div>
-  );
-}
-
-/** A tool call: running, or done with its result (a saved call of an earlier turn shows no result). */
-function ToolCall({ c, saved }: { c: ToolRun; saved?: boolean }) {
-  return (
-    <div class={`tool ${c.ok === undefined ? 'running' : c.ok ? 'done' : 'failed'}`} data-tool={c.tool}>
-      <span class="tool-name">{c.tool}</span> <code>{short(c.args, 140)}</code>
-      {c.ok === undefined ? <span class="muted small"> running…</span> : saved ? null : <div class="tool-result">{short(c.ok ? c.result : (c.error ?? c.result), 400)}</div>}
-      {c.thumbnail && !saved && <img class="tool-thumb" src={c.thumbnail} alt={`the tab after ${c.tool}`} />}
+      {changes && m.runId && <TurnChanges runId={m.runId} checkpoints={changes} />}
     </div>
   );
 }
 
 function LiveRow({ t }: { t: LiveTurn }) {
+  // Nothing new beyond the saved steps (a call runs, the model thinks): a line, not another reply.
+  if (!t.text && !t.reasoning && !t.tools.length) {
+    return (
+      <div class="msg live muted small" data-live>
+        <span class="dot live" /> working…
+      </div>
+    );
+  }
   return (
     <div class="msg assistant live" data-live>
       <div class="msg-role">
         Assistant <span class="dot live" />
       </div>
       {t.reasoning && <details class="reasoning"><summary>thinking</summary>{t.reasoning}</details>}
-      {t.text ? <div class="msg-text">{t.text}</div> : !t.tools.length && <div class="muted">working…</div>}
+      {t.text && <Markdown class="msg-text" text={t.text} />}
       {t.tools.map((c) => (
-        <ToolCall key={c.callId} c={c} />
+        <ToolCard key={c.callId} live={c} turnRunning />
       ))}
     </div>
   );

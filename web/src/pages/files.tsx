@@ -6,9 +6,9 @@
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { ApiError, encPath, get, post, put, sentence } from '../api';
-import { navigate } from '../router';
 import { epoch, onEvent } from '../sync';
-import { Action, Empty, ErrorLine, PageHead, Time } from '../ui';
+import { Action, Empty, ErrorLine, PageHead } from '../ui';
+import { CheckpointList } from './checkpoints';
 
 interface Tree {
   mounts: { name: string; path: string }[];
@@ -257,7 +257,6 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
   const diff = useSignal('');
   const error = useSignal<string | null>(null);
   const message = useSignal('');
-  const checkpoints = useSignal<any[]>([]);
   const tick = useSignal(0);
   useEffect(() => {
     error.value = null;
@@ -271,7 +270,6 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
       },
     );
     get<{ diff?: string } | string>(`/api/git/contextual-diff?root=${r}`).then((d) => (diff.value = typeof d === 'string' ? d : (d.diff ?? '')), () => (diff.value = ''));
-    get<{ checkpoints: any[] }>('/api/git/checkpoints').then((c) => (checkpoints.value = c.checkpoints.slice(-20).reverse()), () => {});
   }, [root.value, tick.value, epoch.value]);
   const s = st.value;
   const changed = s ? [...(s.staged ?? []), ...(s.unstaged ?? []), ...(s.untracked ?? [])] : [];
@@ -307,15 +305,7 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
       )}
       {diff.value && <pre class="diff" data-diff>{diff.value.split('\n').map((l) => <div class={l.startsWith('+') ? 'add' : l.startsWith('-') ? 'del' : l.startsWith('@@') ? 'hunk' : ''}>{l || ' '}</div>)}</pre>}
       <h3>Checkpoints</h3>
-      {!checkpoints.value.length && <div class="muted small">None yet: a run takes one before its first file change.</div>}
-      {checkpoints.value.map((c) => (
-        <div class="checkpoint" key={c.sha + c.root}>
-          <span class="grow small">
-            {c.root === '@memory' ? 'agent memory' : c.root} · {c.reason} · <Time ts={c.ts} /> {c.runId && <a href={`/runs/${encodeURIComponent(c.runId)}`} onClick={(e) => (e.preventDefault(), navigate(`/runs/${encodeURIComponent(c.runId)}`))}>run</a>}
-          </span>
-          <Action onClick={async () => (await post('/api/checkpoints/revert', { sha: c.sha }), tick.value++)}>Revert</Action>
-        </div>
-      ))}
+      <CheckpointList />
     </div>
   );
 }
