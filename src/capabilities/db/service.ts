@@ -9,6 +9,7 @@ import type { SecretStore } from '../secrets/types.js';
 import { connectionSentence } from './connect-errors.js';
 import { createDriver } from './drivers/index.js';
 import { createQueryHistory, type QueryHistory } from './history.js';
+import { createJudge, type ConnectionJudge } from './judge.js';
 import { createSchemaCache } from './schema.js';
 import { createConnectionStore, type ConnectionStore } from './store.js';
 import type { ConnectionInput, DbDriver, ResolvedConnection, SchemaInfo } from './types.js';
@@ -28,11 +29,20 @@ export interface DbCore {
   history: QueryHistory;
   mask: (text: string) => string;
   emit: Emit;
-  /** The connection (secrets resolved) and its driver. */
-  open(id: string): Promise<{ conn: ResolvedConnection; driver: DbDriver }>;
+  /** The connection (secrets resolved), its driver, and (servers only) its judge of what statements call. */
+  open(id: string): Promise<OpenConnection>;
   schema(id: string, refresh?: boolean): Promise<SchemaInfo>;
-  /** Forget a connection's cached schema (after a write that may have changed it). */
+  /**
+   * Forget a connection's cached schema after a write that may have changed it, and every
+   * connection's catalog (the write may have made or replaced a function another connection reads).
+   */
   schemaChanged(id: string): void;
+}
+
+export interface OpenConnection {
+  conn: ResolvedConnection;
+  driver: DbDriver;
+  judge?: ConnectionJudge;
 }
 
 export type DbService = ReturnType<typeof createDbService>;
@@ -41,9 +51,11 @@ export function createDbService(deps: DbServiceDeps) {
   const store = createConnectionStore({ home: deps.home, secrets: deps.secrets, workspace: deps.workspace });
   const history = createQueryHistory(deps.home, deps.mask);
   const schemas = createSchemaCache();
-  const drivers = new Map<string, Promise<{ conn: ResolvedConnection; driver: DbDriver }>>();
+  const drivers = new Map<string, Promise<OpenConnection>>();
   /** The saved definition each open driver was made from, to notice a hand edit of connections.json. */
   const madeFrom = new Map<string, string>();
+  /** The judges of the open connections: a write anywhere makes each forget what it read from its catalog. */
+  const judges = new Set<ConnectionJudge>();
   /** Per connection, the privilege warning found on its last open or test (GET /api/db shows it). */
   const warnings = new Map<string, string>();
 
@@ -57,7 +69,9 @@ export function createDbService(deps: DbServiceDeps) {
     const entry = drivers.get(id);
     drivers.delete(id);
     madeFrom.delete(id);
-    if (entry) await (await entry.catch(() => undefined))?.driver.close();
+    const opened = await entry?.catch(() => undefined);
+    if (opened?.judge) judges.delete(opened.judge);
+    await opened?.driver.close();
   };
 
   const open = async (id: string) => {
@@ -70,7 +84,12 @@ export function createDbService(deps: DbServiceDeps) {
       entry = undefined;
     }
     if (!entry) {
-      const made = store.resolve(id).then((conn) => ({ conn, driver: createDriver(conn) }));
+      const made = store.resolve(id).then((conn) => {
+        const driver = createDriver(conn);
+        const judge = createJudge(driver);
+        if (judge) judges.add(judge);
+        return { conn, driver, judge };
+      });
       // In the background: the first use need not wait for it; GET /api/db shows it once known.
       void made.then(async ({ driver }) => drivers.get(id) === made && remember(id, await checkPrivileges(driver))).catch(() => undefined);
       drivers.set(id, made);
@@ -106,7 +125,10 @@ export function createDbService(deps: DbServiceDeps) {
       const { driver } = await open(id);
       return schemas.get(id, driver, refresh);
     },
-    schemaChanged: (id) => schemas.drop(id),
+    schemaChanged(id) {
+      schemas.drop(id);
+      for (const judge of judges) judge.forget();
+    },
   };
 
   return {
