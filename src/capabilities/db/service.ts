@@ -4,9 +4,10 @@
  * query, table and export operations (query.ts, table.ts, export.ts) built on them.
  */
 import type { Emit } from '../../kernel/bus.js';
+import { badRequest, notFound, type EngineError } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import type { SecretStore } from '../secrets/types.js';
-import { connectionSentence } from './connect-errors.js';
+import { connectionSentence, sqliteFileProblem } from './connect-errors.js';
 import { createDriver } from './drivers/index.js';
 import { createQueryHistory, type QueryHistory } from './history.js';
 import { createJudge, type ConnectionJudge } from './judge.js';
@@ -46,6 +47,17 @@ export interface OpenConnection {
 }
 
 export type DbService = ReturnType<typeof createDbService>;
+
+/**
+ * A SQLite file that is not there (or not a database) as the sentence a person acts on, for the
+ * routes that read the schema (schema, table-data, update-cell). The read-only handle never creates it.
+ */
+function missingFile(conn: ResolvedConnection, err: unknown): EngineError | undefined {
+  const problem = conn.engine === 'sqlite' ? sqliteFileProblem(err) : undefined;
+  if (problem === 'missing') return notFound(connectionSentence(conn, err));
+  if (problem === 'not a database') return badRequest(connectionSentence(conn, err));
+  return undefined;
+}
 
 export function createDbService(deps: DbServiceDeps) {
   const store = createConnectionStore({ home: deps.home, secrets: deps.secrets, workspace: deps.workspace });
@@ -122,8 +134,12 @@ export function createDbService(deps: DbServiceDeps) {
     emit: deps.emit,
     open,
     async schema(id, refresh = false) {
-      const { driver } = await open(id);
-      return schemas.get(id, driver, refresh);
+      const { conn, driver } = await open(id);
+      try {
+        return await schemas.get(id, driver, refresh);
+      } catch (err) {
+        throw missingFile(conn, err) ?? err;
+      }
     },
     schemaChanged(id) {
       schemas.drop(id);
