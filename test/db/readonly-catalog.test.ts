@@ -68,6 +68,16 @@ describe('postgres', () => {
     assert.match(sent, /never run for a model/, 'the model read why');
   });
 
+  it('a VOLATILE function whose body reaches outside is never run for a model, even on a writable connection (no prompt)', async (ctx) => {
+    if (pg.skip) return ctx.skip(pg.skip);
+    const link = `dbname=test user=postgres host=${pg.server!.dir} port=${pg.server!.port}`;
+    await pg.admin(`CREATE FUNCTION reaches_out() RETURNS int LANGUAGE plpgsql VOLATILE AS $$ BEGIN PERFORM dblink_exec('${link}', 'CREATE TABLE pwned_out (x int)'); RETURN 1; END $$`);
+    assert.equal((await h.t.api('PUT', '/api/db/connections/pg-writable', pg.definition({ writable: true }))).status, 200);
+    const [out] = await turn('pg-out', 'pg-writable', ['SELECT reaches_out()']);
+    assert.match(out, /db_query refused on "pg-writable": reaches_out\(\): dblink_exec\(\) acts outside the database .*never run for a model/);
+    assert.deepEqual(await pg.admin("SELECT relname FROM pg_class WHERE relname = 'pwned_out'"), []);
+  });
+
   it('a function replaced through the engine is judged afresh at once (the engine drops its catalog on a write)', async (ctx) => {
     if (pg.skip) return ctx.skip(pg.skip);
     await pg.admin('CREATE FUNCTION flip() RETURNS int LANGUAGE sql STABLE AS $$ SELECT 1 $$');

@@ -12,7 +12,9 @@
  *     language, and its body is judged harmless here: LANGUAGE sql and plpgsql bodies are parsed
  *     (libpg-query's own PL/pgSQL parser) and every query in them judged by these same rules;
  *     dynamic EXECUTE, CALL and COMMIT refuse it; other languages' bodies cannot be judged. An
- *     aggregate's support functions and a function's parameter defaults are judged too;
+ *     aggregate's support functions and a function's parameter defaults are judged too. One refused
+ *     for what it declares (VOLATILE, SECURITY DEFINER) is still judged by its body: reaching
+ *     outside makes it forbidden, never a write a model could be allowed;
  *   - the functions that run SQL text (ts_stat, ts_rewrite with a query, query_to_xml and kin) pass
  *     only when that text is a string constant that is itself a harmless read, judged in its turn;
  *     anything else is forbidden (a write hidden in a string is never prompted for). The ones that
@@ -232,15 +234,16 @@ const JUDGES: Record<Kind, (oid: number, ctx: Context) => Promise<Verdict>> = {
       return f.volatility === 'v' && !VOLATILE_READS.has(f.name) ? write(`${name} is VOLATILE, so not known to be free of effects`) : undefined;
     }
     if (f.extension) return write(`${name} belongs to the extension ${f.extension}, which the engine has not vetted for reads`);
-    if (f.definer) return write(`${name} is SECURITY DEFINER: it runs with its owner's rights`);
-    if (f.volatility === 'v') return write(`${name} is VOLATILE, so not known to be free of effects`);
-    if (f.kind === 'p') return write(`${name} is a procedure`);
-    const uses = within(name, await all('functions', f.calls, ctx));
-    if (f.kind === 'a') return uses; // an aggregate is its support functions
-    if (!f.trusted) return worse(uses, forbidden(`${name} is written in ${f.language}, an untrusted language that can reach outside the database`));
-    if (f.language === 'sql') return worse(uses, within(name, await judgeSqlBody(f, ctx)));
-    if (f.language === 'plpgsql') return worse(uses, within(name, await judgePlPgSqlBody(f, ctx)));
-    return worse(uses, write(`${name} is written in ${f.language}, whose body the engine cannot judge`));
+    // What it declares refuses it from a read; its body is judged all the same, since a body that
+    // reaches outside makes it forbidden (never run for a model, even after a yes to a write).
+    const declared = f.definer
+      ? write(`${name} is SECURITY DEFINER: it runs with its owner's rights`)
+      : f.volatility === 'v'
+        ? write(`${name} is VOLATILE, so not known to be free of effects`)
+        : f.kind === 'p'
+          ? write(`${name} is a procedure`)
+          : undefined;
+    return worse(declared, worse(within(name, await all('functions', f.calls, ctx)), await judgeBody(f, ctx)));
   },
   async operators(oid, ctx) {
     const op = ctx.catalog.byOid('operators', oid);
@@ -267,6 +270,16 @@ const JUDGES: Record<Kind, (oid: number, ctx: Context) => Promise<Verdict>> = {
     return within(`${name} (${r.kind === 'v' ? 'its view query' : 'its row-level policies'})`, verdict);
   },
 };
+
+/** What a function's body does: an aggregate is its support functions (judged as calls); sql and plpgsql bodies are read; others cannot be. */
+async function judgeBody(f: PgFunction, ctx: Context): Promise<Verdict> {
+  const name = `${f.name}()`;
+  if (f.kind === 'a') return undefined;
+  if (!f.trusted) return forbidden(`${name} is written in ${f.language}, an untrusted language that can reach outside the database`);
+  if (f.language === 'sql') return within(name, await judgeSqlBody(f, ctx));
+  if (f.language === 'plpgsql') return within(name, await judgePlPgSqlBody(f, ctx));
+  return write(`${name} is written in ${f.language}, whose body the engine cannot judge`);
+}
 
 /** A LANGUAGE sql body: the text after AS, or the statements of BEGIN ATOMIC. */
 async function judgeSqlBody(f: PgFunction, ctx: Context): Promise<Verdict> {
