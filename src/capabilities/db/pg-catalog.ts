@@ -210,6 +210,7 @@ export function createPgCatalog(driver: DbDriver): PgCatalog {
         `SELECT current_schemas(true) AS path, current_setting('server_version_num')::int AS version,
            ARRAY(SELECT c.castfunc::int8 FROM pg_cast c WHERE c.castcontext = 'i' AND c.castfunc <> 0 AND (c.oid >= ${FIRST_USER_OID} OR c.castfunc >= ${FIRST_USER_OID})) AS casts`,
         [],
+        { timeoutMs: LIMITS.dbCatalogTimeoutMs },
       )
       .then(([r]) => ({ path: Array.isArray(r.path) ? r.path.map(String) : String(r.path).replace(/^\{|\}$/g, '').split(','), version: Number(r.version), casts: ints(r.casts) })));
 
@@ -230,7 +231,7 @@ export function createPgCatalog(driver: DbDriver): PgCatalog {
           // Every part is asked, empty lists too (an index lookup of nothing): the parameters stay numbered.
           const parts = [FUNCTIONS, OPERATORS, TYPES(version), RELATIONS].map((q) => `(SELECT coalesce(json_agg(x), '[]') FROM (${q}) x)`);
           const params = KINDS.flatMap((k) => [names[k], oids[k]]);
-          const [row] = await driver.select(`SELECT ${parts.map((p, k) => `${p} AS ${KINDS[k]}`).join(', ')}`, params);
+          const [row] = await driver.select(`SELECT ${parts.map((p, k) => `${p} AS ${KINDS[k]}`).join(', ')}`, params, { timeoutMs: LIMITS.dbCatalogTimeoutMs });
           for (const k of KINDS) {
             const list = (typeof row[k] === 'string' ? JSON.parse(row[k] as string) : row[k]) as Array<Record<string, unknown>>;
             for (const r of list) s.rows[k].set(Number(r.oid), parseRow(k, r));
