@@ -393,7 +393,7 @@ const MARIADB = (files: string): Entry[] => {
   ];
 };
 
-/** Issue 39 on MariaDB: stored functions and UDFs, judged by the server's catalog. */
+/** Issue 39 on MariaDB: stored functions, views and UDFs, judged by the server's catalog. */
 const MARIADB_CATALOG = (files: string) => {
   const secret = path.join(files, 'secret.txt');
   return {
@@ -406,6 +406,9 @@ const MARIADB_CATALOG = (files: string) => {
       `CREATE FUNCTION reader() RETURNS TEXT DETERMINISTIC READS SQL DATA RETURN LOAD_FILE('${secret}')`,
       'CREATE FUNCTION reads_victim(a INT) RETURNS INT DETERMINISTIC READS SQL DATA BEGIN DECLARE n INT; SELECT COUNT(*) INTO n FROM victim; SET n = n + a; RETURN n; END',
       'CREATE FUNCTION wraps() RETURNS INT DETERMINISTIC READS SQL DATA RETURN reads_victim(1) + liar()',
+      'CREATE VIEW liar_view AS SELECT liar() AS x',
+      'CREATE VIEW locker_view AS SELECT id, locker() AS x FROM victim',
+      'CREATE VIEW reads_view AS SELECT reads_victim(1) AS n',
       "INSERT INTO mysql.func VALUES ('metaphon', 0, 'udf_example.so', 'function')",
     ],
     entries: [
@@ -417,8 +420,11 @@ const MARIADB_CATALOG = (files: string) => {
       O('SELECT reader()'),
       W('SELECT wraps()'),
       O('SELECT metaphon(v) FROM victim'),
+      W('SELECT * FROM liar_view'),
+      O('SELECT id FROM locker_view'),
       W('SELECT no_such_function(1)'),
       R('SELECT reads_victim(1), test.reads_victim(2)'),
+      R('SELECT n FROM reads_view'),
       R("SELECT CONCAT('a', UPPER(v)), JSON_OBJECT('v', v), NOW() IS NOT NULL, RAND() < 2, CAST(id AS DECIMAL(10, 2)) FROM victim"),
       R('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r'),
     ],

@@ -70,9 +70,9 @@ describe('PostgreSQL references', () => {
 });
 
 describe('MariaDB calls', () => {
-  const calls = (sql: string) => callSites(lex(sql, 'mysql').tokens).map((c) => `${c.schema ? c.schema + '.' : ''}${c.name}${c.empty ? '()' : ''}`);
+  const calls = (sql: string) => callSites(lex(sql, 'mysql').tokens, sql).map((c) => `${c.schema ? c.schema + '.' : ''}${c.name}${c.empty ? '()' : ''}`);
   it('names before a parenthesis that are calls, quoted or qualified', () => {
-    assert.deepEqual(calls('SELECT f(1), `get_lock`(2), db.g(3), LAST_INSERT_ID(), h (4) FROM t'), ['f', 'get_lock', 'db.g', 'last_insert_id()', 'h']);
+    assert.deepEqual(calls('SELECT f(1), `get_lock`(2), Db.g(3), LAST_INSERT_ID(), h (4) FROM t'), ['f', 'get_lock', 'Db.g', 'last_insert_id()', 'h']);
   });
   it('not syntax, a CTE column list, or an alias with columns', () => {
     assert.deepEqual(calls('WITH RECURSIVE r(n) AS (SELECT 1) SELECT * FROM r WHERE n IN (1, 2) AND EXISTS (SELECT 1) AND x NOT IN (3)'), []);

@@ -144,6 +144,16 @@ describe('mariadb', () => {
     assert.deepEqual(await victimRows(my), [{ id: 1, v: 'intact' }, { id: 2, v: 'intact' }]);
   });
 
+  it("a body written under an sql_mode that reads quotes otherwise is not judged by the engine's reading", async (ctx) => {
+    if (my.skip) return ctx.skip(my.skip);
+    // Under NO_BACKSLASH_ESCAPES 'a\' is a whole string and LOAD_FILE a call; read with backslash
+    // escapes, LOAD_FILE sits inside a string and the comment's quote closes the last one: a harmless read.
+    await my.admin("SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES'; CREATE FUNCTION moded() RETURNS TEXT DETERMINISTIC NO SQL RETURN CONCAT('a\\', LOAD_FILE('/etc/hostname'), '' /* ' */)");
+    const res = await h.t.api('POST', '/api/db/my-ro/query', { sql: 'SELECT moded()' });
+    assert.equal(res.status, 400);
+    assert.match(res.body.error, /test\.moded\(\) was created under sql_mode NO_BACKSLASH_ESCAPES/);
+  });
+
   it('a function replaced through the engine is judged afresh at once', async (ctx) => {
     if (my.skip) return ctx.skip(my.skip);
     await my.admin('CREATE FUNCTION flip() RETURNS INT DETERMINISTIC NO SQL RETURN 1');

@@ -28,7 +28,7 @@ export interface ClassifiedStatement {
   reason?: string;
   /** The first keyword (select, insert, pragma ...). */
   verb: string;
-  /** What the connection's judge reads: PostgreSQL's parse tree, or the MySQL tokens of each reading. */
+  /** What the connection's judge reads: PostgreSQL's parse tree, or (MySQL) the text with the tokens of each reading. */
   tree?: unknown;
 }
 
@@ -37,6 +37,12 @@ export interface ClassifiedStatement {
  * undefined when everything it calls is known harmless.
  */
 export type StatementJudge = (statement: ClassifiedStatement) => Promise<{ class: Exclude<StatementClass, 'read'>; reason: string } | undefined>;
+
+/** A MySQL statement as its judge reads it: the batch's text (the tokens' offsets are into it) and the tokens of each reading. */
+export interface LexedText {
+  text: string;
+  readings: Token[][];
+}
 
 export interface Classification {
   statements: ClassifiedStatement[];
@@ -117,7 +123,8 @@ export function classify(sql: string, engine: DbEngine): Classification {
   const merged = run.statements.map((r, k) => {
     const s = skip.statements[k];
     // Both readings' tokens go to the judge: a call that runs on one server version only is judged too.
-    return { ...(!r.tokens || (s.tokens && RANK[s.class] > RANK[r.class]) ? s : r), tree: [...(r.tree as Token[][]), ...(s.tree as Token[][])] };
+    const readings = (x: ClassifiedStatement) => (x.tree as LexedText).readings;
+    return { ...(!r.tokens || (s.tokens && RANK[s.class] > RANK[r.class]) ? s : r), tree: { text: sql, readings: [...readings(r), ...readings(s)] } };
   });
   return combine(withTokens(merged));
 }
@@ -145,7 +152,7 @@ const withTokens = (list: Array<ClassifiedStatement & { tokens: number }>): Clas
 function lexAndClassify(sql: string, engine: LexEngine, versionComments: 'run' | 'skip'): { failed: Classification } | { statements: Array<ClassifiedStatement & { tokens: number }>; versioned?: boolean } {
   const lexed = lex(sql, engine, { versionComments });
   if (lexed.unterminated) return { failed: one(sql, 'forbidden', `the SQL has ${lexed.unterminated}`) };
-  const statements = splitStatements(sql, lexed, true).map((s) => ({ sql: s.text, verb: verbOf(s.tokens), tokens: s.tokens.length, tree: [s.tokens], ...classifyTokens(s.tokens, engine) }));
+  const statements = splitStatements(sql, lexed, true).map((s) => ({ sql: s.text, verb: verbOf(s.tokens), tokens: s.tokens.length, tree: { text: sql, readings: [s.tokens] }, ...classifyTokens(s.tokens, engine) }));
   return { statements, versioned: lexed.versioned };
 }
 
