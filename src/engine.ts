@@ -133,6 +133,9 @@ import { warmSdk } from './providers/sdk.js';
 import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
 import { toolSearchTool } from './tools/tool-search.js';
+import { engineVersion } from './kernel/version.js';
+import { openPool, type Pool } from './pool/index.js';
+import { pinDatabaseUrl } from './pool/url.js';
 
 export interface EngineOptions {
   home: string;
@@ -167,6 +170,12 @@ export interface EngineOptions {
   shellLoginHome?: string;
   /** Phone push knobs for tests: a floor for a loopback push service (allows http:), a shorter hold of ended runs, the presence idle time. */
   push?: { floor?: RequestFloor; holdMs?: number; presenceIdleMs?: number };
+  /** Pool mode (docs/pool.md): the PostgreSQL this engine shares with others (ENGINE_DATABASE_URL, --database-url). A secret. */
+  databaseUrl?: string;
+  /** In a pool: false serves only (--no-worker); otherwise this engine executes queued runs too. */
+  worker?: boolean;
+  /** In a pool: runs this engine executes at once (ENGINE_CONCURRENCY, --concurrency; default LIMITS.poolConcurrency). */
+  concurrency?: number;
 }
 
 export interface Engine {
@@ -194,6 +203,8 @@ export interface Engine {
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   /** The phone relay (docs/relay.md). */
   relay: RelayService;
+  /** Pool mode's database side (docs/pool.md); undefined for an embedded engine. */
+  pool: Pool | undefined;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -216,10 +227,23 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const bus = new Bus(redactor);
   const emit: Emit = (kind, payload) => void bus.emit(kind, payload);
   const embeddingsConfigured = () => !!config.get().embeddings;
-  const runs = new RunLedger(home, bus);
+  // Pool mode (docs/pool.md): runs, workflows, gates, cron, notifications and rules live in the
+  // shared database; without a URL nothing of it loads and the home holds everything.
+  if (options.databaseUrl) pinDatabaseUrl(redactor, options.databaseUrl);
+  const pool = options.databaseUrl
+    ? await openPool({ url: options.databaseUrl, home, concurrency: options.worker === false ? 0 : (options.concurrency ?? LIMITS.poolConcurrency), version: engineVersion(), log }).catch((err) => {
+        throw new Error(`cannot open the pool's database (ENGINE_DATABASE_URL): ${redactor.text(describeError(err))}`);
+      })
+    : undefined;
+  const runs = new RunLedger(home, bus, pool?.runStore);
+  if (pool) {
+    runs.worker = pool.worker;
+    runs.distinctIds();
+  }
   const tools = new ToolRegistry();
   // Independent start-up reads run side by side (start-up time is measured in bench/startup).
   const [, mobileToken] = await Promise.all([runs.init(), loadMobileToken(home)]);
+  const workflowPool = await pool?.join(runs, bus);
 
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
@@ -235,7 +259,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const [settings, storedSecrets, notifications] = await Promise.all([
     createSettingsService({ home, bus, log }),
     createSecretStore({ home, bus, log, backend: options.secretsBackend }),
-    createNotificationsService({ home, bus, log }),
+    createNotificationsService({ home, bus, log, backend: pool?.notifications }),
   ]);
   const secrets = redactingSecrets(storedSecrets, redactor);
   redactor.setValues(await secrets.values());
@@ -246,7 +270,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   configRoutes(app, config);
   notificationsRoutes(app, notifications);
   closers.push(reportRunFailures({ bus, runs, notify: (input) => notifications.notify(input), log }));
-  const history = createHistoryService({ home, bus });
+  const history = createHistoryService({ home, bus, shelves: pool ? { workflow: pool.history } : undefined });
   historyRoutes(app, history);
   homeRoutes(app, createHomeService({ home, onRestart: options.onRestart }));
 
@@ -300,7 +324,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Stored values live in the redactor alone (filled above, kept current as secrets change).
   const masker = new Masker(redactor.text);
   bus.subscribe((e) => void (e.kind === 'secrets.changed' && secrets.values().then((values) => redactor.setValues(values))));
-  const permissionRules = new RuleStore(home, masker.mask);
+  const permissionRules = new RuleStore(home, masker.mask, pool?.rules);
   const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
   tools.setGate(gate);
   tools.setMask(masker.mask);
@@ -380,6 +404,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     embeddings: embeddingsConfigured,
     index: () => codeIndex.status(),
     sandbox: () => sandbox.status(),
+    pool: pool ? () => pool.status() : undefined,
   });
 
   // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.
@@ -388,7 +413,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
-  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome });
+  // The login shell runs in the sandbox (its profile may source what a command wrote), with vaults' hidden paths not there.
+  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome, confine: async (profileHome) => sandbox.confineLogin(profileHome, await hidden.existing()) });
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, denylistReady: ensureShellParser, mask: masker.mask, sandbox, hidden, loginEnv });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
@@ -544,6 +570,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     modelPass: createModelPass(runnerDeps),
     provenance,
     designAuthor: () => gate.authorOf({ attended: false }),
+    toolAuthor: (ctx) => gate.authorOf(ctx),
   });
   closers.push(() => dashboards.close());
   tools.register(...dashboardTools(dashboards));
@@ -594,6 +621,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     },
     changes: async (runId) => (await git.checkpoints.runChanges(runId)).diff,
     watch: options.files?.watch,
+    pool: workflowPool,
   });
   await workflows.init();
   closers.push(() => workflows.close());
@@ -646,6 +674,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await gateway.start();
   await watching;
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
+  pool?.setUrl(`http://${reachableHost(bind)}:${port}`);
 
   let closed = false;
   const close = async () => {
@@ -657,9 +686,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     for (const c of closers.reverse()) await c();
     await app.close();
     await runs.close();
+    await pool?.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, push, permissions, agents, relay, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, push, permissions, agents, relay, pool, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }
 
 /** The host a phone could load the engine's pages from: the bound address, or the first LAN address when bound to every interface. */
