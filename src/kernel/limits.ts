@@ -210,6 +210,9 @@ export const LIMITS = {
   dbToolCellChars: 200, // a db_query table cell shown to a model is clipped to this
   dbToolRows: 200, // rows a db_query answer shows at most (under the 24 000-character clip)
   dbExportBatch: 5_000, // rows pulled from a cursor per step of an export (fewer round trips; a few MB at most)
+  dbCatalogCacheMs: 60_000, // what a read may call, as the server's catalog says (functions, operators, routines), kept per connection
+  dbCatalogTimeoutMs: 10_000, // a catalog read gets this long on the server, whatever the connection's own (shorter) timeout
+  dbJudgeDepth: 8, // SQL inside SQL (a function body, ts_stat's query) judged this many levels deep; deeper is refused
 
   // Workflows (issue 12; the engine's own bounds)
   workflowIdChars: 128,

@@ -77,6 +77,27 @@ describe('connection ids and definitions', () => {
     assert.equal(q.body.statements[2].rows[0].x, 1);
   });
 
+  it('SQLite: schema and table-data on a file that does not exist answer 404 with the sentence, and create nothing', async () => {
+    for (const writable of [false, true]) {
+      const id = `gone-${writable ? 'rw' : 'ro'}`;
+      const file = path.join(env.t.home, 'workspace', `${id}.db`);
+      assert.equal((await env.t.api('PUT', `/api/db/connections/${id}`, { engine: 'sqlite', path: `${id}.db`, writable })).status, 200);
+      const routes = [
+        ['GET', `/api/db/${id}/schema`, undefined],
+        ['POST', `/api/db/${id}/table-data`, { table: 't' }],
+        // A read-only connection refuses a cell edit before it looks at the file.
+        ...(writable ? [['POST', `/api/db/${id}/update-cell`, { table: 't', pk: { id: 1 }, set: { x: 2 } }] as const] : []),
+      ] as const;
+      for (const [method, route, body] of routes) {
+        const res = await env.t.api(method, route, body);
+        assert.equal(res.status, 404, `${method} ${route}: ${JSON.stringify(res.body)}`);
+        assert.match(res.body.error, /^no such database: the SQLite file .* does not exist or cannot be opened; check the path/);
+        assert.ok(res.body.error.includes(file));
+      }
+      await assert.rejects(readFile(file), { code: 'ENOENT' }, 'the file was not created');
+    }
+  });
+
   it('notices a hand edit of connections.json on the next lookup, even for an open connection', async () => {
     assert.equal((await env.t.api('PUT', '/api/db/connections/edited', { engine: 'sqlite', path: 'edited.db', name: 'before', writable: true })).status, 200);
     assert.equal((await env.t.api('POST', '/api/db/edited/query', { sql: 'CREATE TABLE t (x); INSERT INTO t VALUES (1)' })).body.ok, true, 'open and writable');

@@ -101,9 +101,12 @@ export async function startAllOrNone<T>(starts: Array<Promise<T>>, stop: (starte
   throw new Error(failed.map((e) => e?.message ?? String(e)).join('\n---\n'));
 }
 
-/** All three, the servers started side by side. */
-export async function allCases(): Promise<EngineCase[]> {
-  return startAllOrNone([sqliteCase(), serverCase('postgres'), serverCase('mysql')], (c) => c.stop());
+/** The engines asked for (all three by default), the servers started side by side. */
+export async function allCases(engines: EngineName[] = ['sqlite', 'postgres', 'mysql']): Promise<EngineCase[]> {
+  return startAllOrNone(
+    engines.map((e) => (e === 'sqlite' ? sqliteCase() : serverCase(e))),
+    (c) => c.stop(),
+  );
 }
 
 /** Rows of the victim table, read outside the engine. */
@@ -112,8 +115,8 @@ export async function victimRows(c: EngineCase): Promise<Array<{ id: number; v: 
   return rows.map((r) => ({ id: Number(r.id), v: String(r.v) }));
 }
 
-/** A test file's engine and the three databases: started side by side in `before`, stopped in `after`. */
-export function engineAndCases(): { t: TestEngine; cases: EngineCase[]; ready: Promise<void> } {
+/** A test file's engine and its databases (all three by default): started side by side in `before`, stopped in `after`. */
+export function engineAndCases(engines?: EngineName[]): { t: TestEngine; cases: EngineCase[]; ready: Promise<void> } {
   let started!: () => void;
   let failed!: (err: Error) => void;
   const ready = new Promise<void>((resolve, reject) => ((started = resolve), (failed = reject)));
@@ -121,7 +124,7 @@ export function engineAndCases(): { t: TestEngine; cases: EngineCase[]; ready: P
   const env = { cases: [] as EngineCase[], ready } as { t: TestEngine; cases: EngineCase[]; ready: Promise<void> };
   before(async () => {
     try {
-      const [t, cases] = await startAllOrNone<TestEngine | EngineCase[]>([startTestEngine(), allCases()], async (x) =>
+      const [t, cases] = await startAllOrNone<TestEngine | EngineCase[]>([startTestEngine(), allCases(engines)], async (x) =>
         Array.isArray(x) ? void (await Promise.all(x.map((c) => c.stop()))) : x.close(),
       );
       [env.t, env.cases] = [t as TestEngine, cases as EngineCase[]];

@@ -3,19 +3,19 @@
  * text: what the server will run is what is judged. A statement is a read only when it is a SELECT
  * (or VALUES, TABLE), SHOW or EXPLAIN whose whole tree holds no data-modifying statement (a CTE's
  * DELETE, EXPLAIN ANALYZE's UPDATE), no SELECT ... INTO, no FOR UPDATE/SHARE, and no call of a
- * function with effects. Functions are judged by name wherever they stand in the tree (FROM,
- * arguments, CTEs, subqueries), schema-qualified, quoted or spelled with U& escapes alike.
+ * function known by name to act outside the database or to change state, wherever it stands in the
+ * tree (FROM, arguments, CTEs, subqueries), schema-qualified, quoted or spelled with U& escapes alike.
+ * That is the structure; what the statement calls is then judged by the server's own catalog
+ * (judge-pg.ts): a read may call only what is known to be harmless.
  */
 import type { ClassifiedStatement, StatementClass } from './classify.js';
-import { parsePg, type PgNode } from './pg-parser.js';
+import { parsePg, walk, type PgNode } from './pg-parser.js';
 
 /** Functions that act outside the transaction (files, programs, other sessions and servers): never run for a model or on a read-only connection. */
 const OUTSIDE = new Set([
   'pg_stat_file', 'pg_terminate_backend', 'pg_cancel_backend', 'pg_reload_conf', 'pg_rotate_logfile', 'pg_promote', 'pg_switch_wal',
   'pg_start_backup', 'pg_stop_backup', 'pg_drop_replication_slot', 'pg_replication_slot_advance', 'pg_import_system_collations',
   'lowrite', 'loread', 'pg_logdir_ls', 'pg_wal_replay_pause', 'pg_wal_replay_resume', 'pg_log_backend_memory_contexts',
-  // These run SQL text that no classifier sees.
-  'query_to_xml', 'query_to_xmlschema', 'query_to_xml_and_xmlschema', 'cursor_to_xml', 'cursor_to_xmlschema',
 ]);
 const OUTSIDE_PREFIXES = ['dblink', 'pg_read_', 'pg_ls_', 'lo_', 'pg_file_', 'pg_replication_origin_', 'pg_logical_', 'pg_create_', 'pg_copy_', 'pg_backup_'];
 
@@ -48,26 +48,20 @@ function verbOf(kind: string): string {
   return kind.replace(/Stmt$/, '').toLowerCase();
 }
 
-/** Every node of the tree, depth first, with its type name. */
-function walk(node: unknown, visit: (kind: string, fields: PgNode) => void): void {
-  if (Array.isArray(node)) {
-    for (const x of node) walk(x, visit);
-    return;
-  }
-  if (!node || typeof node !== 'object') return;
-  for (const [key, value] of Object.entries(node as PgNode)) {
-    // A node is `{ TypeName: { fields } }`: the key starts with a capital letter.
-    if (value && typeof value === 'object' && !Array.isArray(value) && /^[A-Z]/.test(key)) visit(key, value as PgNode);
-    walk(value, visit);
-  }
-}
-
 const funcName = (fields: PgNode): string => {
   const parts = (fields.funcname as Array<{ String?: { sval?: string } }> | undefined) ?? [];
   return (parts[parts.length - 1]?.String?.sval ?? '').toLowerCase();
 };
 
-function judge(kind: string, node: PgNode): { class: StatementClass; reason?: string } {
+/** Why a function of this name acts outside the database or changes state, by name alone (undefined when its name says nothing). */
+export function nameTier(name: string): { class: 'forbidden' | 'write'; reason: string } | undefined {
+  if (OUTSIDE.has(name) || OUTSIDE_PREFIXES.some((p) => name.startsWith(p))) return { class: 'forbidden', reason: `${name}() acts outside the database or the transaction` };
+  if (WRITES.has(name) || WRITE_PREFIXES.some((p) => name.startsWith(p))) return { class: 'write', reason: `${name}() changes state outside the rows it reads` };
+  return undefined;
+}
+
+/** The class of one statement from its structure and the names it calls. */
+export function judgeStructure(kind: string, node: PgNode): { class: StatementClass; reason?: string } {
   if (OUTSIDE_STATEMENTS[kind]) return { class: 'forbidden', reason: OUTSIDE_STATEMENTS[kind] };
   if (kind === 'CopyStmt') {
     // COPY never runs as a query: its data travels outside the query protocol (the CSV export builds its own).
@@ -79,9 +73,9 @@ function judge(kind: string, node: PgNode): { class: StatementClass; reason?: st
   let write: string | undefined;
   walk({ [kind]: node }, (k, fields) => {
     if (k === 'FuncCall') {
-      const name = funcName(fields);
-      if (OUTSIDE.has(name) || OUTSIDE_PREFIXES.some((p) => name.startsWith(p))) outside ??= `${name}() acts outside the database or the transaction`;
-      else if (WRITES.has(name) || WRITE_PREFIXES.some((p) => name.startsWith(p))) write ??= `${name}() changes state outside the rows it reads`;
+      const tier = nameTier(funcName(fields));
+      if (tier?.class === 'forbidden') outside ??= tier.reason;
+      else if (tier) write ??= tier.reason;
     } else if (MODIFYING.has(k)) write ??= `${verbOf(k).toUpperCase()} changes data`;
     else if (k === 'SelectStmt' && fields.intoClause) write ??= 'SELECT ... INTO creates a table';
     else if (k === 'SelectStmt' && Array.isArray(fields.lockingClause) && fields.lockingClause.length) write ??= 'SELECT ... FOR UPDATE/SHARE takes row locks';
@@ -97,5 +91,5 @@ function judge(kind: string, node: PgNode): { class: StatementClass; reason?: st
 export function classifyPostgres(sql: string): { statements: ClassifiedStatement[] } | { error: string } {
   const parsed = parsePg(sql);
   if (!parsed.ok) return { error: parsed.error };
-  return { statements: parsed.statements.map((s) => ({ sql: s.text, verb: verbOf(s.kind), ...judge(s.kind, s.node) })) };
+  return { statements: parsed.statements.map((s) => ({ sql: s.text, verb: verbOf(s.kind), tree: { kind: s.kind, node: s.node }, ...judgeStructure(s.kind, s.node) })) };
 }

@@ -9,6 +9,10 @@
  * server's rules and fails closed: an unknown statement is a write, an unterminated quote or
  * comment is forbidden. It is the first of two locks; the second is the database itself
  * (read-only handle or transaction, see the drivers), so a classifier miss still changes nothing.
+ *
+ * That is structure. On a server, what a statement calls is then judged against the server's own
+ * catalog by the connection's judge (judge-pg.ts, judge-mysql.ts): a read may call only what is
+ * known to be harmless, and what the catalog shows reaching outside makes any statement forbidden.
  */
 import { classifyPostgres } from './classify-pg.js';
 import { loadPgParser } from './pg-parser.js';
@@ -24,6 +28,20 @@ export interface ClassifiedStatement {
   reason?: string;
   /** The first keyword (select, insert, pragma ...). */
   verb: string;
+  /** What the connection's judge reads: PostgreSQL's parse tree, or (MySQL) the text with the tokens of each reading. */
+  tree?: unknown;
+}
+
+/**
+ * A connection's judgement of one statement by the server's catalog: a stricter class and why, or
+ * undefined when everything it calls is known harmless.
+ */
+export type StatementJudge = (statement: ClassifiedStatement) => Promise<{ class: Exclude<StatementClass, 'read'>; reason: string } | undefined>;
+
+/** A MySQL statement as its judge reads it: the batch's text (the tokens' offsets are into it) and the tokens of each reading. */
+export interface LexedText {
+  text: string;
+  readings: Token[][];
 }
 
 export interface Classification {
@@ -57,6 +75,15 @@ const FORBIDDEN_PREFIXES: Record<LexEngine, string[]> = {
   mysql: ['sys_'],
   sqlite: [],
 };
+
+/** What a function's name alone says for MySQL/MariaDB or SQLite: reaches outside (forbidden), changes state (write), or nothing. */
+export function lexNameTier(name: string, engine: LexEngine): { class: 'forbidden' | 'write'; reason: string } | undefined {
+  if (FORBIDDEN_FUNCTIONS[engine].has(name) || FORBIDDEN_PREFIXES[engine].some((p) => name.startsWith(p))) return { class: 'forbidden', reason: `${name}() reaches outside the database` };
+  if (WRITE_FUNCTIONS[engine].has(name)) {
+    return { class: 'write', reason: `${name}() ${name === 'sleep' || name === 'benchmark' ? 'holds the server busy' : 'takes locks or changes state the transaction does not undo'}` };
+  }
+  return undefined;
+}
 
 /** SQLite PRAGMAs that only report, with or without an argument in parentheses. */
 const SQLITE_READ_PRAGMAS = new Set([
@@ -95,15 +122,28 @@ export function classify(sql: string, engine: DbEngine): Classification {
   if (skip.statements.length !== run.statements.length) return one(sql, 'forbidden', 'a version comment (/*!NNNNN ... */) moves where statements end depending on the server version; take it out');
   const merged = run.statements.map((r, k) => {
     const s = skip.statements[k];
-    return !r.tokens || (s.tokens && RANK[s.class] > RANK[r.class]) ? s : r;
+    // Both readings' tokens go to the judge: a call that runs on one server version only is judged too.
+    const readings = (x: ClassifiedStatement) => (x.tree as LexedText).readings;
+    return { ...(!r.tokens || (s.tokens && RANK[s.class] > RANK[r.class]) ? s : r), tree: { text: sql, readings: [...readings(r), ...readings(s)] } };
   });
   return combine(withTokens(merged));
 }
 
-/** The same, loading PostgreSQL's parser on first use. */
-export async function classifySql(sql: string, engine: DbEngine): Promise<Classification> {
+/**
+ * The same, loading PostgreSQL's parser on first use; with a connection's judge, every statement
+ * not already forbidden is judged by the server's catalog too, and takes the stricter class.
+ */
+export async function classifySql(sql: string, engine: DbEngine, judge?: StatementJudge): Promise<Classification> {
   if (engine === 'postgres') await loadPgParser();
-  return classify(sql, engine);
+  const c = classify(sql, engine);
+  if (!judge) return c;
+  const judged = await Promise.all(
+    c.statements.map(async (s) => {
+      const v = s.class === 'forbidden' ? undefined : await judge(s);
+      return v && RANK[v.class] > RANK[s.class] ? { ...s, class: v.class, reason: v.reason } : s;
+    }),
+  );
+  return combine(judged);
 }
 
 const withTokens = (list: Array<ClassifiedStatement & { tokens: number }>): ClassifiedStatement[] => list.filter((s) => s.tokens).map(({ tokens: _, ...s }) => s);
@@ -112,7 +152,7 @@ const withTokens = (list: Array<ClassifiedStatement & { tokens: number }>): Clas
 function lexAndClassify(sql: string, engine: LexEngine, versionComments: 'run' | 'skip'): { failed: Classification } | { statements: Array<ClassifiedStatement & { tokens: number }>; versioned?: boolean } {
   const lexed = lex(sql, engine, { versionComments });
   if (lexed.unterminated) return { failed: one(sql, 'forbidden', `the SQL has ${lexed.unterminated}`) };
-  const statements = splitStatements(sql, lexed, true).map((s) => ({ sql: s.text, verb: verbOf(s.tokens), tokens: s.tokens.length, ...classifyTokens(s.tokens, engine) }));
+  const statements = splitStatements(sql, lexed, true).map((s) => ({ sql: s.text, verb: verbOf(s.tokens), tokens: s.tokens.length, tree: { text: sql, readings: [s.tokens] }, ...classifyTokens(s.tokens, engine) }));
   return { statements, versioned: lexed.versioned };
 }
 
@@ -141,8 +181,10 @@ function classifyTokens(tokens: Token[], engine: LexEngine): { class: StatementC
   }
   if (engine === 'sqlite' && (verb === 'attach' || verb === 'detach')) return forbidden('ATTACH opens (and can create) other database files');
   if (engine === 'sqlite' && verb === 'vacuum' && has('into')) return forbidden('VACUUM INTO writes a new file');
-  const call = calledFunctions(tokens).find((f) => FORBIDDEN_FUNCTIONS[engine].has(f) || FORBIDDEN_PREFIXES[engine].some((p) => f.startsWith(p)));
-  if (call) return forbidden(`${call}() reaches outside the database`);
+  const outside = calledFunctions(tokens)
+    .map((f) => lexNameTier(f, engine))
+    .find((t) => t?.class === 'forbidden');
+  if (outside) return outside;
 
   if (engine === 'sqlite' && verb === 'pragma') return classifyPragma(tokens);
   if (!verb) {
@@ -153,8 +195,10 @@ function classifyTokens(tokens: Token[], engine: LexEngine): { class: StatementC
   const w = words.find((x) => WRITE_WORDS.has(x));
   if (w) return write(w === 'into' ? 'SELECT ... INTO writes' : w === 'lock' || w === 'update' ? `${w.toUpperCase()} changes data or takes locks` : `${w.toUpperCase()} changes data or schema`);
   if (followedBy('for', ['share', 'no', 'key'])) return write('SELECT ... FOR SHARE takes locks');
-  const fn = calledFunctions(tokens).find((f) => WRITE_FUNCTIONS[engine].has(f));
-  if (fn) return write(`${fn}() ${fn === 'sleep' || fn === 'benchmark' ? 'holds the server busy' : 'takes locks or changes state the transaction does not undo'}`);
+  const changes = calledFunctions(tokens)
+    .map((f) => lexNameTier(f, engine))
+    .find((t) => t?.class === 'write');
+  if (changes) return changes;
   return { class: 'read' };
 }
 

@@ -37,11 +37,11 @@ export interface ExportStream {
 
 export function createExporter(core: DbCore) {
   return async function exportRows(id: string, req: ExportRequest): Promise<ExportStream> {
-    const { conn, driver } = await core.open(id);
+    const { conn, driver, judge } = await core.open(id);
     if (!EXPORT_FORMATS.includes(req.format)) throw badRequest(`format must be one of ${EXPORT_FORMATS.join(', ')}`);
     if (req.format === 'sql' && !req.table) throw badRequest('the sql format needs "table": the name the INSERT statements write into');
     if (typeof req.sql !== 'string' || !req.sql.trim()) throw badRequest('sql is required: one statement that returns rows');
-    const c = await classifySql(req.sql, conn.engine);
+    const c = await classifySql(req.sql, conn.engine, judge?.judge);
     if (c.statements.length !== 1) throw badRequest(`an export runs exactly one statement (got ${c.statements.length})`);
     if (c.class !== 'read' && readOnlyLocks.classifier) throw badRequest(`an export runs one read; ${c.reason}`);
     const sql = c.statements[0].sql;

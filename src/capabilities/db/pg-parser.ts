@@ -9,6 +9,7 @@ import { lazyRequire } from '../../kernel/lazy-require.js';
 type LibPgQuery = {
   loadModule(): Promise<void>;
   parseSync(sql: string): { stmts?: Array<{ stmt: PgNode; stmt_location?: number; stmt_len?: number }> };
+  parsePlPgSQLSync(sql: string): { plpgsql_funcs?: PgNode[] };
 };
 
 /** A parse-tree node as libpg-query gives it: `{ SelectStmt: {...} }`, arrays, scalars. */
@@ -55,6 +56,30 @@ export function parsePg(sql: string): PgParse {
     return { kind, node, text: trimSpace(sql.slice(start, end)) };
   });
   return { ok: true, statements };
+}
+
+/** Every node of the tree, depth first, with its type name. */
+export function walk(node: unknown, visit: (kind: string, fields: PgNode) => void): void {
+  if (Array.isArray(node)) {
+    for (const x of node) walk(x, visit);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node as PgNode)) {
+    // A node is `{ TypeName: { fields } }`: the key starts with a capital letter.
+    if (value && typeof value === 'object' && !Array.isArray(value) && /^[A-Z]/.test(key)) visit(key, value as PgNode);
+    walk(value, visit);
+  }
+}
+
+/** A CREATE FUNCTION ... LANGUAGE plpgsql text read by PostgreSQL's own PL/pgSQL grammar: its functions' trees, or why not. */
+export function parsePlPgSql(definition: string): { ok: true; functions: PgNode[] } | { ok: false; error: string } {
+  if (!loaded) throw new Error('the PostgreSQL parser is not loaded yet (await loadPgParser() first)');
+  try {
+    return { ok: true, functions: Lib().parsePlPgSQLSync(definition).plpgsql_funcs ?? [] };
+  } catch (err) {
+    return { ok: false, error: (err as Error).message };
+  }
 }
 
 /** Trims only what PostgreSQL calls space (JavaScript's trim() would also take U+00A0, a letter to PostgreSQL). */

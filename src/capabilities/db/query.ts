@@ -142,9 +142,9 @@ export function createQueryRunner(core: DbCore) {
     return outcome;
   }
 
-  const parse = async (sql: unknown, engine: DbEngine): Promise<Classification> => {
+  const parse = async (id: string, sql: unknown, engine: DbEngine): Promise<Classification> => {
     if (typeof sql !== 'string' || !sql.trim()) throw badRequest('sql is required: one or more statements separated by ;');
-    const c = await classifySql(sql, engine);
+    const c = await classifySql(sql, engine, (await core.open(id)).judge?.judge);
     if (!c.statements.length) throw badRequest('sql holds no statement (only comments or semicolons)');
     return c;
   };
@@ -153,7 +153,7 @@ export function createQueryRunner(core: DbCore) {
     /** POST /api/db/<id>/query. A refusal is a 400 (nothing ran); a database error is `ok: false` with the results so far. */
     async human(id: string, req: QueryRequest): Promise<QueryOutcome> {
       const view = await core.store.get(id);
-      const c = await parse(req.sql, view.engine);
+      const c = await parse(id, req.sql, view.engine);
       const explain = req.mode === 'explain';
       // Mode explain prefixes EXPLAIN and runs on the read-only session; a statement that already is an
       // EXPLAIN ANALYZE (MariaDB: ANALYZE) runs what it explains, and what a read-only transaction does not undo (an
@@ -167,7 +167,7 @@ export function createQueryRunner(core: DbCore) {
     /** What the db_query tool's permission step needs: the classification and the refusal, if any. */
     async judge(id: string, sql: string) {
       const view = await core.store.get(id);
-      const c = await parse(sql, view.engine);
+      const c = await parse(id, sql, view.engine);
       return { view, classification: c, refusal: refusal(c, view.writable, 'model') };
     },
     /** db_query after the gate: reads read-only; a write only on a writable connection (the prompt was answered yes). */

@@ -4,11 +4,13 @@
  * query, table and export operations (query.ts, table.ts, export.ts) built on them.
  */
 import type { Emit } from '../../kernel/bus.js';
+import { badRequest, notFound, type EngineError } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import type { SecretStore } from '../secrets/types.js';
-import { connectionSentence } from './connect-errors.js';
+import { connectionSentence, sqliteFileProblem } from './connect-errors.js';
 import { createDriver } from './drivers/index.js';
 import { createQueryHistory, type QueryHistory } from './history.js';
+import { createJudge, type ConnectionJudge } from './judge.js';
 import { createSchemaCache } from './schema.js';
 import { createConnectionStore, type ConnectionStore } from './store.js';
 import type { ConnectionInput, DbDriver, ResolvedConnection, SchemaInfo } from './types.js';
@@ -28,22 +30,44 @@ export interface DbCore {
   history: QueryHistory;
   mask: (text: string) => string;
   emit: Emit;
-  /** The connection (secrets resolved) and its driver. */
-  open(id: string): Promise<{ conn: ResolvedConnection; driver: DbDriver }>;
+  /** The connection (secrets resolved), its driver, and (servers only) its judge of what statements call. */
+  open(id: string): Promise<OpenConnection>;
   schema(id: string, refresh?: boolean): Promise<SchemaInfo>;
-  /** Forget a connection's cached schema (after a write that may have changed it). */
+  /**
+   * Forget a connection's cached schema after a write that may have changed it, and every
+   * connection's catalog (the write may have made or replaced a function another connection reads).
+   */
   schemaChanged(id: string): void;
 }
 
+export interface OpenConnection {
+  conn: ResolvedConnection;
+  driver: DbDriver;
+  judge?: ConnectionJudge;
+}
+
 export type DbService = ReturnType<typeof createDbService>;
+
+/**
+ * A SQLite file that is not there (or not a database) as the sentence a person acts on, for the
+ * routes that read the schema (schema, table-data, update-cell). The read-only handle never creates it.
+ */
+function missingFile(conn: ResolvedConnection, err: unknown): EngineError | undefined {
+  const problem = conn.engine === 'sqlite' ? sqliteFileProblem(err) : undefined;
+  if (problem === 'missing') return notFound(connectionSentence(conn, err));
+  if (problem === 'not a database') return badRequest(connectionSentence(conn, err));
+  return undefined;
+}
 
 export function createDbService(deps: DbServiceDeps) {
   const store = createConnectionStore({ home: deps.home, secrets: deps.secrets, workspace: deps.workspace });
   const history = createQueryHistory(deps.home, deps.mask);
   const schemas = createSchemaCache();
-  const drivers = new Map<string, Promise<{ conn: ResolvedConnection; driver: DbDriver }>>();
+  const drivers = new Map<string, Promise<OpenConnection>>();
   /** The saved definition each open driver was made from, to notice a hand edit of connections.json. */
   const madeFrom = new Map<string, string>();
+  /** The judges of the open connections: a write anywhere makes each forget what it read from its catalog. */
+  const judges = new Set<ConnectionJudge>();
   /** Per connection, the privilege warning found on its last open or test (GET /api/db shows it). */
   const warnings = new Map<string, string>();
 
@@ -57,7 +81,9 @@ export function createDbService(deps: DbServiceDeps) {
     const entry = drivers.get(id);
     drivers.delete(id);
     madeFrom.delete(id);
-    if (entry) await (await entry.catch(() => undefined))?.driver.close();
+    const opened = await entry?.catch(() => undefined);
+    if (opened?.judge) judges.delete(opened.judge);
+    await opened?.driver.close();
   };
 
   const open = async (id: string) => {
@@ -70,7 +96,12 @@ export function createDbService(deps: DbServiceDeps) {
       entry = undefined;
     }
     if (!entry) {
-      const made = store.resolve(id).then((conn) => ({ conn, driver: createDriver(conn) }));
+      const made = store.resolve(id).then((conn) => {
+        const driver = createDriver(conn);
+        const judge = createJudge(driver);
+        if (judge) judges.add(judge);
+        return { conn, driver, judge };
+      });
       // In the background: the first use need not wait for it; GET /api/db shows it once known.
       void made.then(async ({ driver }) => drivers.get(id) === made && remember(id, await checkPrivileges(driver))).catch(() => undefined);
       drivers.set(id, made);
@@ -103,10 +134,17 @@ export function createDbService(deps: DbServiceDeps) {
     emit: deps.emit,
     open,
     async schema(id, refresh = false) {
-      const { driver } = await open(id);
-      return schemas.get(id, driver, refresh);
+      const { conn, driver } = await open(id);
+      try {
+        return await schemas.get(id, driver, refresh);
+      } catch (err) {
+        throw missingFile(conn, err) ?? err;
+      }
     },
-    schemaChanged: (id) => schemas.drop(id),
+    schemaChanged(id) {
+      schemas.drop(id);
+      for (const judge of judges) judge.forget();
+    },
   };
 
   return {

@@ -31,7 +31,7 @@ interface Streamed {
 }
 
 /** sql_mode flags that change how the server reads the text (strings, quotes, MariaDB's ORACLE parser): never on. */
-const LEXER_MODES = new Set(['NO_BACKSLASH_ESCAPES', 'ANSI_QUOTES', 'ANSI', 'ORACLE', 'MSSQL', 'DB2', 'POSTGRESQL', 'MAXDB']);
+export const LEXER_MODES = new Set(['NO_BACKSLASH_ESCAPES', 'ANSI_QUOTES', 'ANSI', 'ORACLE', 'MSSQL', 'DB2', 'POSTGRESQL', 'MAXDB']);
 
 /** Rows an export buffers before the socket is paused. */
 const BUFFER_HIGH = 20_000;

@@ -158,10 +158,24 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
       return what && privilegeSentence(`the role ${what}`);
     },
     run,
-    async select(sql, params) {
+    async select(sql, params, options) {
       // Engine-written SQL (introspection, table pages) on the read-only pool: its sessions default
       // to read-only transactions, so one round trip is enough.
-      return (await pool(true).query(sql, params)).rows as Row[];
+      if (!options?.timeoutMs || options.timeoutMs === conn.timeoutMs) return (await pool(true).query(sql, params)).rows as Row[];
+      // A budget of its own (the catalog reads of a connection whose own timeout is short): for this one statement.
+      const client = await pool(true).connect();
+      try {
+        await client.query('BEGIN READ ONLY');
+        await client.query(`SET LOCAL statement_timeout = ${Math.floor(options.timeoutMs)}`);
+        const rows = (await client.query(sql, params)).rows as Row[];
+        await client.query('ROLLBACK');
+        return rows;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
     },
     async write(sql, params, options) {
       const client = await pool(false).connect();
