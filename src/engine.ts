@@ -160,11 +160,9 @@ export interface EngineOptions {
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home, the egress proxy's floor. */
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
-  /** Editor helper knobs for tests: a shorter completion deadline than the seed's 15 s. */
-  editor?: { completeDeadlineMs?: number };
   /** Code index knobs for tests: counts every request sent to the embeddings endpoint. */
   index?: { onEmbedRequest?: () => void };
-  /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
+  /** The clock workflows time with (cron, waits, backoff, timeouts) and the editor's completion deadline; tests inject a test clock. */
   clock?: Clock;
   /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
   shellLoginHome?: string;
@@ -505,7 +503,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     readText: async (virtual) => (await files.readText(virtual, () => undefined)).content,
     modelPass: createModelPass(runnerDeps),
     subscribe: (listener) => void bus.subscribe(listener),
-    completeDeadlineMs: options.editor?.completeDeadlineMs,
+    clock: options.clock,
   });
   editorRoutes(app, editor);
   // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.

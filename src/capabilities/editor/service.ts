@@ -6,12 +6,12 @@ import type { EngineEvent } from '../../kernel/bus.js';
 import type { ConfigService } from '../config/types.js';
 import type { CompletionsSettings } from '../settings/types.js';
 import type { ProviderService } from '../../providers/service.js';
+import { LIMITS } from '../../kernel/limits.js';
+import { realClock, type Clock } from '../workflows/clock.js';
 import { createApplier, type ModelPass } from './apply.js';
 import { createCompleter } from './complete.js';
 import { RecentFiles } from './context.js';
 import { inlineEdit } from './inline-edit.js';
-
-export const COMPLETE_DEADLINE_MS = 15_000;
 
 export interface EditorDeps {
   config: ConfigService;
@@ -21,8 +21,8 @@ export interface EditorDeps {
   modelPass: ModelPass;
   /** The bus, for the files recently opened or edited that completions quote. */
   subscribe: (listener: (e: EngineEvent) => void) => void;
-  /** Tests shorten the 15 s completion deadline. */
-  completeDeadlineMs?: number;
+  /** Times the 15 s completion deadline (tests inject a test clock). */
+  clock?: Clock;
 }
 
 export type EditorService = ReturnType<typeof createEditorService>;
@@ -39,7 +39,7 @@ export function createEditorService(deps: EditorDeps) {
   });
   const pass = (): ModelPass | undefined => ((deps.config.get().providers ?? []).length ? deps.modelPass : undefined);
   return {
-    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, readText: deps.readText, recent, deadlineMs: deps.completeDeadlineMs ?? COMPLETE_DEADLINE_MS, onSecretsChanged: (l) => void secretsChanged.push(l) }),
+    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, readText: deps.readText, recent, deadlineMs: LIMITS.completeDeadlineMs, clock: deps.clock ?? realClock, onSecretsChanged: (l) => void secretsChanged.push(l) }),
     apply: createApplier({ readText: deps.readText, modelPass: pass }),
     inlineEdit: (body: unknown) => inlineEdit(pass(), body),
   };
