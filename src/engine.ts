@@ -162,7 +162,7 @@ export interface EngineOptions {
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge'>;
   /** Code index knobs for tests: counts every request sent to the embeddings endpoint. */
   index?: { onEmbedRequest?: () => void };
-  /** The clock workflows time with (cron, waits, backoff, timeouts) and the editor's completion deadline; tests inject a test clock. */
+  /** The clock workflows time with (cron, waits, backoff, timeouts), the editor's completion deadline and the hold of ended runs before their push; tests inject a test clock. */
   clock?: Clock;
   /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
   shellLoginHome?: string;
@@ -350,6 +350,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     mask: masker.mask,
     log,
     holdMs: options.push?.holdMs,
+    clock: options.clock,
   });
   closers.push(() => push.close());
   // Who made what runs or grants later: a person, or a model under its mode and rules (src/kernel/provenance.ts).
