@@ -166,8 +166,8 @@ export interface EngineOptions {
   clock?: Clock;
   /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
   shellLoginHome?: string;
-  /** Phone push knobs for tests: a floor for a loopback push service (allows http:), a shorter hold of ended runs, the presence idle time. */
-  push?: { floor?: RequestFloor; holdMs?: number; presenceIdleMs?: number };
+  /** Phone push knobs for tests: a floor for a loopback push service (allows http:), the presence idle time (the hold of ended runs runs on `clock`). */
+  push?: { floor?: RequestFloor; presenceIdleMs?: number };
   /** Pool mode (docs/pool.md): the PostgreSQL this engine shares with others (ENGINE_DATABASE_URL, --database-url). A secret. */
   databaseUrl?: string;
   /** In a pool: false serves only (--no-worker); otherwise this engine executes queued runs too. */
@@ -349,7 +349,6 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     presence,
     mask: masker.mask,
     log,
-    holdMs: options.push?.holdMs,
     clock: options.clock,
   });
   closers.push(() => push.close());

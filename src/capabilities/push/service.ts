@@ -36,9 +36,7 @@ export interface PushDeps {
   presence: PresenceSignal;
   mask: Mask;
   log: (line: string) => void;
-  /** How long ended runs wait to leave as one push (tests shorten it). */
-  holdMs?: number;
-  /** Times that hold (the engine's clock: tests move it, so what a push groups never depends on the machine's speed). */
+  /** Times how long ended runs wait to leave as one push (the engine's clock: tests move it, so what a push groups never depends on the machine's speed). */
   clock?: Clock;
 }
 
@@ -52,7 +50,6 @@ const NO_SUBJECT =
 export async function createPushService(deps: PushDeps) {
   const { bus, log } = deps;
   const store = await createPushStore(deps.home, log);
-  const holdMs = deps.holdMs ?? LIMITS.pushRunHoldMs;
   const clock = deps.clock ?? realClock;
 
   let keys: Promise<VapidKeys> | undefined;
@@ -122,7 +119,7 @@ export async function createPushService(deps: PushDeps) {
       const ended = held;
       held = [];
       push(runsMessage(deps.mask, ended));
-    }, holdMs);
+    }, LIMITS.pushRunHoldMs);
   }
 
   const titleOf = (runId: string | undefined) => {
