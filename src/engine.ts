@@ -113,6 +113,7 @@ import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus, type Emit } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
+import { FencedReader } from './kernel/fenced-read.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { badRequest, describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
@@ -275,10 +276,14 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
   const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots(), { protect: [home.root] });
+  // The one way the engine reads a model-writable tree for anything a model can see (docs/security.md,
+  // "The fenced reader"); what vaults hide from models is asked of the vaults, made below.
+  const reader = new FencedReader(fence, { hidden: () => vaults.hidden.areas(), log });
   const watcher = createFileWatcher({ fence, emit, isOwnWrite: (p) => files.isOwnWrite(p), log });
   const files = createFilesService({
     home,
     fence,
+    reader,
     mounts,
     emit,
     rg: options.files?.rg,
@@ -298,7 +303,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // The semantic index behind search_code (issue 32): kept from file events, built once embeddings exist.
   const codeIndex = createCodeIndex({
     dir: home.path('index'),
-    fence,
+    roots: () => fence.roots(),
+    reader,
     embeddings: () => config.get().embeddings,
     embeddingsKey: () => embeddingsKey(config, secrets),
     emit,
@@ -314,7 +320,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const hidden: HiddenPaths = { areas: () => vaults.hidden.areas(), existing: () => vaults.hidden.existing() };
   // A skill's SKILL.md written by a model's file tool is the model's (src/kernel/provenance.ts).
   const afterWrite = (real: string, ctx: ToolContext) => skills.modelWrote(real, () => gate.authorOf(ctx));
-  tools.register(...fileTools(files, { embeddingsConfigured, searchCode: (query) => codeIndex.answer(query), hidden, afterWrite, grants: (real, written) => skills.grants(real, written) }));
+  tools.register(...fileTools(files, { embeddingsConfigured, searchCode: (query) => codeIndex.answer(query), reader, afterWrite, grants: (real, written) => skills.grants(real, written) }));
   // Offered only by a tool-prompt budget that defers tools (src/tools/budget.ts); opt-in otherwise.
   tools.register(toolSearchTool);
   toolsRoutes(app, tools);
@@ -430,7 +436,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...dbTools(db));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
-  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit, provenance });
+  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, reader, userHome: options.skillsUserHome, history: () => history, emit, provenance });
   const runnerDeps = { tools, runs, providers, settings };
   const memory = createMemoryService({
     home,
@@ -472,6 +478,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // vaults (issue 17): mounted through the files capability, kept in step by its file events.
   const vaults = await createVaultsService({
     home,
+    reader,
     emit,
     log,
     git: gitAt,
@@ -500,18 +507,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     config,
     providers,
     completions: () => settings.get().completions,
-    readText: async (virtual) => (await files.readText(virtual, () => undefined)).content,
+    reader,
     modelPass: createModelPass(runnerDeps),
     subscribe: (listener) => void bus.subscribe(listener),
     clock: options.clock,
   });
   editorRoutes(app, editor);
   // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.
-  const atlas = createAtlasService({ dir: home.path('atlas'), fence, emit, log, hasModel: () => providers.names().length > 0 });
+  const atlas = createAtlasService({ dir: home.path('atlas'), reader, emit, log, hasModel: () => providers.names().length > 0 });
   atlas.setModel(
     createSurveyor({
       runs,
-      fence,
       archive: (id, ref, text) => atlas.archive(id, ref, text),
       runAgent: async (o) => {
         const client = await providers.resolve();
@@ -532,7 +538,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   );
   bus.subscribe((e) => void (e.kind === 'file.read' && noteRead(e.runId, e.path)));
   atlasRoutes(app, atlas);
-  tools.register(...atlasTools(atlas, fence));
+  tools.register(...atlasTools(atlas, reader));
   const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log, confine: sandbox.confineGit });
   await git.init();
   closers.push(() => git.close());
@@ -541,6 +547,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Work boards (issue 17): files under <workspace>/.work/, kept in git with the code they track.
   const work = createWorkService({
     roots: () => fence.roots(),
+    reader,
     emit,
     serialize: (key, work) => home.serialize(key, work),
     indexDir: home.path('work-index'),
@@ -568,6 +575,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     modelPass: createModelPass(runnerDeps),
     provenance,
     designAuthor: () => gate.authorOf({ attended: false }),
+    toolAuthor: (ctx) => gate.authorOf(ctx),
   });
   closers.push(() => dashboards.close());
   tools.register(...dashboardTools(dashboards));

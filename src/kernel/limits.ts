@@ -117,6 +117,11 @@ export const LIMITS = {
   searchVerifySyncBytes: 256 * 1024, // files up to this size are proven in one synchronous burst (no thread-pool round trips)
   searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
   fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
+  indexFileBytes: 512 * 1024, // the semantic index gives no vectors to a larger file (it is listed, not chunked)
+  atlasFileBytes: 1024 * 1024, // the atlas brief parses no larger file
+  fencedFolderMs: 1_000, // the fenced reader remembers a folder's real location this long (every read still proves what it opened)
+  fencedFoldersRemembered: 4_096, // folders it remembers at once; past it, it starts afresh
+  fencedRefusalsRemembered: 10_000, // paths the fenced reader remembers having logged as refused (one line each); past it, it starts afresh
   readFileChars: 23_800, // a read_file answer stays under the result clip, so its paging header survives
   grepSortedCap: 20_000, // above this many raw matches grep re-runs sorted and stops early
   watcherBatchMs: 100, // fs.changed events are batched over this window

@@ -4,10 +4,9 @@
  * unit and publishes views: survey.ts), staleness by content hash, progress, cards and evidence.
  * docs/atlas.md explains units, cards, views and what a person can trust in a map.
  */
-import { stat } from 'node:fs/promises';
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound } from '../../kernel/errors.js';
-import type { Fence } from '../../kernel/fence.js';
+import { orThrow, type FencedReader } from '../../kernel/fenced-read.js';
 import { standardBrief, type Brief, type FactsCache, type ScopeRoot } from './brief.js';
 import { AtlasStore, ATLAS_ID } from './store.js';
 import type { AtlasDefinition, AtlasDocument, AtlasProgress, Card } from './types.js';
@@ -15,7 +14,8 @@ import { checkDefinition } from './validate.js';
 
 export interface AtlasDeps {
   dir: string;
-  fence: Fence;
+  /** Every folder and file of a scope is judged and read through it (the brief is shown to models). */
+  reader: FencedReader;
   emit: Emit;
   log: (line: string) => void;
   /** Whether a model provider is configured (a survey or a design needs one). */
@@ -51,18 +51,18 @@ export function createAtlasService(deps: AtlasDeps) {
   let modelPass: ModelPass | undefined;
 
   async function scopeRoot(virtual: string): Promise<ScopeRoot> {
-    const r = await deps.fence.resolve(virtual, { allowRoot: true });
-    const st = await stat(r.target).catch(() => undefined);
-    if (!st) throw notFound(`scope "${virtual}" does not exist; name a folder of the workspace or a mount`);
-    if (!st.isDirectory()) throw badRequest(`scope "${virtual}" is a file; name a folder`);
-    return { virtual: r.virtual, abs: r.target };
+    const dir = await deps.reader.folder(virtual);
+    if (!dir.ok && dir.status === 404) throw notFound(`scope "${virtual}" does not exist; name a folder of the workspace or a mount`);
+    if (!dir.ok && dir.status === 400 && /is a file/.test(dir.reason)) throw badRequest(`scope "${virtual}" is a file; name a folder`);
+    const { virtual: shown, real, root } = orThrow(dir);
+    return { virtual: shown, abs: real, root };
   }
 
   /** The brief of every folder of the scope, merged (units of a second folder are prefixed by it). */
   async function brief(scope: string[], p: AtlasProgress): Promise<Brief> {
     const parts: Brief[] = [];
     for (const s of scope) {
-      const b = await standardBrief(await scopeRoot(s), cache, p, (abs) => deps.fence.allows(abs));
+      const b = await standardBrief(await scopeRoot(s), cache, p, deps.reader);
       if (scope.length > 1) {
         const pre = (u: string) => `${s || 'workspace'}:${u}`;
         b.units.forEach((u) => (u.id = pre(u.id)));
@@ -142,7 +142,8 @@ export function createAtlasService(deps: AtlasDeps) {
       if (b.id !== undefined && (typeof b.id !== 'string' || !ATLAS_ID.test(b.id))) throw badRequest('id must be an atlas id: lowercase letters, digits, ".", "_" or "-"');
       if (!modelPass || !deps.hasModel()) throw badRequest('no model provider is configured; add one with PUT /api/config');
       const existing = typeof b.id === 'string' ? (await store.definition(b.id))?.def : undefined;
-      const top = (await deps.fence.resolve('', { allowRoot: true }).then(async (r) => (await import('node:fs/promises')).readdir(r.target, { withFileTypes: true })).catch(() => [])).filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name);
+      const listed = await deps.reader.entries('');
+      const top = (listed.ok ? listed.entries : []).filter((e) => e.kind === 'dir' && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name);
       const system = 'You design code maps (atlases). Answer with one JSON object and nothing else: {"name", "description", "scope": [folders of the workspace], "views": [{"id", "kind": "graph" or "flow", "title", "guide"}], "flows": [sentences naming what to explain], "prompt": "what the survey should pay attention to"}.';
       let prompt = `The person asks: ${words}
 Top-level folders of the workspace: ${top.join(', ') || '(none)'}${existing ? `

@@ -99,6 +99,14 @@ export interface PageInput {
   types: Map<string, WidgetType>;
 }
 
+/** A time a person reads: the engine's own zone (it runs on their computer), the exact instant on hover. */
+function when(iso: string): string {
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return esc(iso);
+  const shown = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(t);
+  return `<time datetime="${esc(t.toISOString())}" title="${esc(t.toISOString())}">${esc(shown)}</time>`;
+}
+
 export async function renderPage({ id, definition, document, lastBuild, types }: PageInput): Promise<string> {
   const columns = definition.layout;
   const slotSpan = new Map(definition.slots.map((s) => [s.id, s.span]));
@@ -109,7 +117,7 @@ export async function renderPage({ id, definition, document, lastBuild, types }:
       return widgetHtml(id, w, type, columns, span);
     }),
   );
-  const failed = lastBuild && lastBuild.status === 'failed' && lastBuild.runId !== document.runId ? `<p class="banner">The last build failed (${esc(lastBuild.at)}): ${esc(lastBuild.error ?? 'no reason given')}.</p>` : '';
+  const failed = lastBuild && lastBuild.status === 'failed' && lastBuild.runId !== document.runId ? `<p class="banner">The last build failed (${when(lastBuild.at)}): ${esc(lastBuild.error ?? 'no reason given')}.</p>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">
@@ -117,7 +125,7 @@ export async function renderPage({ id, definition, document, lastBuild, types }:
 <title>${esc(document.title)}</title>
 <style>${CSS}
 main { grid-template-columns: repeat(${columns}, minmax(0, 1fr)); }</style></head>
-<body><header><h1>${definition.icon ? `${esc(definition.icon)} ` : ''}${esc(document.title)}</h1>${document.subtitle ? `<p>${esc(document.subtitle)}</p>` : ''}<p class="meta">built ${esc(document.builtAt)} · run ${esc(document.runId)}</p></header>
+<body><header><h1>${definition.icon ? `${esc(definition.icon)} ` : ''}${esc(document.title)}</h1>${document.subtitle ? `<p>${esc(document.subtitle)}</p>` : ''}<p class="meta" title="run ${esc(document.runId)}">built ${when(document.builtAt)}</p></header>
 ${failed}<main>
 ${widgets.join('\n')}
 </main></body></html>

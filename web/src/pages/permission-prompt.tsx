@@ -3,6 +3,13 @@ import { post } from '../api';
 import type { Prompt } from '../sync';
 import { Action, short } from '../ui';
 
+/** The gate's classes in a person's words (seed 001 §5); a class not listed here is not shown. */
+const classWords: Record<string, string> = {
+  code: 'runs code on this computer',
+  delete: 'deletes a file',
+  unknown: 'its effect is not known in advance',
+};
+
 export function PermissionPrompt({ p }: { p: Prompt }) {
   // Every rule "Always allow" saves is listed on the card, and the answer names exactly those: the
   // engine saves only the keys a card says it showed (docs/permissions.md). An empty list means no
@@ -13,7 +20,7 @@ export function PermissionPrompt({ p }: { p: Prompt }) {
   return (
     <div class="prompt" data-call={p.callId}>
       <div class="prompt-head">
-        <strong>{p.tool}</strong> wants to run{p.class ? ` (${p.class})` : ''}
+        <strong>{p.tool}</strong> wants to run{p.class && classWords[p.class] ? `: ${classWords[p.class]}` : ''}
       </div>
       <code class="prompt-display">{short(p.display ?? p.key ?? p.tool, 600)}</code>
       {keys.length > 0 && (
