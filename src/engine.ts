@@ -162,16 +162,14 @@ export interface EngineOptions {
   secretsBackend?: SecretsBackendChoice;
   /** Sandbox knobs for tests: the bwrap to use (a missing path makes it unavailable), the user's home, the egress proxy's floor. */
   sandbox?: Pick<SandboxDeps, 'bwrap' | 'userHome' | 'egressFloor' | 'egressBridge' | 'egressSession'>;
-  /** Editor helper knobs for tests: a shorter completion deadline than the seed's 15 s. */
-  editor?: { completeDeadlineMs?: number };
   /** Code index knobs for tests: counts every request sent to the embeddings endpoint. */
   index?: { onEmbedRequest?: () => void };
-  /** The clock workflows time with (cron, waits, backoff, timeouts); tests inject a test clock. */
+  /** The clock workflows time with (cron, waits, backoff, timeouts), the editor's completion deadline and the hold of ended runs before their push; tests inject a test clock. */
   clock?: Clock;
   /** The HOME the login shell's environment is read under (tests: a clean folder, so no developer's rc files run). */
   shellLoginHome?: string;
-  /** Phone push knobs for tests: a floor for a loopback push service (allows http:), a shorter hold of ended runs, the presence idle time. */
-  push?: { floor?: RequestFloor; holdMs?: number; presenceIdleMs?: number };
+  /** Phone push knobs for tests: a floor for a loopback push service (allows http:), the presence idle time (the hold of ended runs runs on `clock`). */
+  push?: { floor?: RequestFloor; presenceIdleMs?: number };
   /** Pool mode (docs/pool.md): the PostgreSQL this engine shares with others (ENGINE_DATABASE_URL, --database-url). A secret. */
   databaseUrl?: string;
   /** In a pool: false serves only (--no-worker); otherwise this engine executes queued runs too. */
@@ -364,7 +362,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     presence,
     mask: masker.mask,
     log,
-    holdMs: options.push?.holdMs,
+    clock: options.clock,
   });
   closers.push(() => push.close());
   // Who made what runs or grants later: a person, or a model under its mode and rules (src/kernel/provenance.ts).
@@ -520,7 +518,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     reader,
     modelPass: createModelPass(runnerDeps),
     subscribe: (listener) => void bus.subscribe(listener),
-    completeDeadlineMs: options.editor?.completeDeadlineMs,
+    clock: options.clock,
   });
   editorRoutes(app, editor);
   // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.
@@ -703,6 +701,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await app.close();
     await runs.close();
     await pool?.close();
+    await home.idle();
   };
 
   return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, push, permissions, agents, relay, pool, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };

@@ -73,6 +73,15 @@ export class Home {
     return next;
   }
 
+  /**
+   * Resolves once every write queued in the home has settled, those queued while it waits included
+   * (engine shutdown: a notification written for a run that just failed lands before the engine
+   * says it is closed, so nothing writes into a home its owner then removes or copies).
+   */
+  async idle(): Promise<void> {
+    while (this.queues.size) await Promise.all(this.queues.values());
+  }
+
   /** Atomically replaces `file` (absolute, or relative to the home) with `data`. */
   writeAtomic(file: string, data: string | Uint8Array, mode?: number): Promise<void> {
     const target = path.isAbsolute(file) ? file : this.path(file);

@@ -7,6 +7,7 @@ import type { EngineEvent } from '../../src/kernel/bus.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { until } from '../support/patience.js';
 
 let t: TestEngine;
 let model: ModelServer;
@@ -136,7 +137,7 @@ test('stopping the parent turn stops a subagent mid-step', async () => {
   await t.api('POST', '/api/chat/stop', { sessionId: 's-stop' });
   const end = await ended(started.runId);
   assert.equal(end.kind, 'run.stopped');
-  for (let i = 0; i < 100 && model.hanging() > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  await until('the subagent\'s model request to be let go', () => model.hanging() === 0);
   assert.equal(model.hanging(), 0, 'the subagent\'s model request was aborted');
 });
 

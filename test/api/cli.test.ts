@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import { isAlive } from '../../src/cli/pidfile.js';
 import { engineVersion } from '../../src/kernel/version.js';
 import { tempDir } from '../support/engine.js';
+import { until } from '../support/patience.js';
 import { ENGINE_PID, SERVING, spawnNode, spawnServe, type Spawned } from '../support/process.js';
 
 const homes: string[] = [];
@@ -31,7 +32,7 @@ async function cli(args: string[], env: Record<string, string | undefined> = {})
 }
 
 const waitGone = async (pid: number) => {
-  for (let i = 0; i < 400 && isAlive(pid); i++) await new Promise((ok) => setTimeout(ok, 50));
+  await until(`pid ${pid} to exit`, () => !isAlive(pid), 20_000).catch(() => undefined);
   return !isAlive(pid);
 };
 
@@ -120,7 +121,7 @@ test('status and stop read the pid file; stop ends supervisor and engine and rem
   const enginePid = Number((await serve.waitForLine(ENGINE_PID)).match[1]);
   const supervisor = Number(first.match[3]);
   // The pid file follows the ready message; wait for it rather than racing it.
-  for (let i = 0; i < 200 && !existsSync(path.join(h, 'engine.pid')); i++) await new Promise((ok) => setTimeout(ok, 50));
+  await until('the pid file', () => existsSync(path.join(h, 'engine.pid')));
   const record = JSON.parse(await readFile(path.join(h, 'engine.pid'), 'utf8'));
   assert.equal(record.pid, supervisor);
   assert.equal(record.enginePid, enginePid);
@@ -179,7 +180,7 @@ test('a stale pid file (its process gone) is reported and removed; a second serv
   const serve = spawnServe(h);
   procs.push(serve);
   await serve.waitForLine(ENGINE_PID);
-  for (let i = 0; i < 200 && !existsSync(path.join(h, 'engine.pid')); i++) await new Promise((ok) => setTimeout(ok, 50));
+  await until('the pid file', () => existsSync(path.join(h, 'engine.pid')));
   const second = await cli(['serve', '--port', '0', '--home', h]);
   assert.equal(second.code, 78);
   assert.match(second.err[0], /^engine: an engine already runs for home .*engine stop --home /);
@@ -195,7 +196,7 @@ test('serve --no-supervisor: one process that keeps the pid file; status, stop, 
   const pid = Number(first.match[3]);
   assert.equal(pid, serve.child.pid, 'the printed pid is the process that was started');
   assert.equal(Number((await serve.waitForLine(ENGINE_PID)).match[1]), pid, 'no second process');
-  for (let i = 0; i < 200 && !existsSync(path.join(h, 'engine.pid')); i++) await new Promise((ok) => setTimeout(ok, 50));
+  await until('the pid file', () => existsSync(path.join(h, 'engine.pid')));
   const record = JSON.parse(await readFile(path.join(h, 'engine.pid'), 'utf8'));
   assert.deepEqual([record.pid, record.enginePid], [pid, pid]);
   const st = await cli(['status', '--home', h]);

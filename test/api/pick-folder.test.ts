@@ -3,10 +3,12 @@
  * picker that fails, no display, no picker installed, and one picker at a time.
  */
 import assert from 'node:assert/strict';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
+import { until } from '../support/patience.js';
 
 let t: TestEngine;
 let bin: string;
@@ -33,6 +35,7 @@ after(async () => {
   for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
   else process.env[k] = v;
   await t.close();
+  await rm(path.dirname(bin), { recursive: true, force: true });
 });
 
 test('answers the folder chosen in the picker, which was asked for a directory', { skip: process.platform !== 'linux' && 'zenity is the Linux picker' }, async () => {
@@ -75,11 +78,17 @@ test('no picker installed: a sentence naming what to install', { skip: process.p
 });
 
 test('one picker at a time', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
-  await fakeZenity('sleep 1; echo /srv/data');
+  // The picker stays open until the test closes it: the second request comes while it is open for sure.
+  await rm(path.join(bin, 'args'), { force: true });
+  await fakeZenity(`while [ ! -f "${bin}/close" ]; do sleep 0.05; done; echo /srv/data`);
   const first = t.api('POST', '/api/pick-folder');
-  await new Promise((r) => setTimeout(r, 200));
-  const second = await t.api('POST', '/api/pick-folder');
-  assert.equal(second.status, 409);
-  assert.match(second.body.error, /already open/);
+  await until('the first picker to open', () => existsSync(path.join(bin, 'args')));
+  try {
+    const second = await t.api('POST', '/api/pick-folder');
+    assert.equal(second.status, 409);
+    assert.match(second.body.error, /already open/);
+  } finally {
+    await writeFile(path.join(bin, 'close'), '');
+  }
   assert.deepEqual((await first).body, { path: '/srv/data' });
 });

@@ -8,6 +8,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { until } from '../support/patience.js';
 import { FIXTURE } from './fixture.js';
 
 let t: TestEngine;
@@ -66,7 +67,7 @@ test('the same scope twice answers the existing map; a one-file edit marks exact
   assert.equal(list.body.atlases.find((a: any) => a.id === 'std-app').stale, 1);
   // A rebuild takes the edit in and nothing is stale afterwards.
   assert.equal((await t.api('POST', '/api/atlas/std-app/run')).status, 202);
-  for (let i = 0; i < 100 && (await t.api('GET', '/api/atlas/std-app/progress')).body.building; i++) await new Promise((r) => setTimeout(r, 50));
+  await until('the atlas build to end', async () => !(await t.api('GET', '/api/atlas/std-app/progress')).body.building);
   assert.deepEqual((await t.api('GET', '/api/atlas/std-app')).body.stale, []);
 });
 

@@ -14,6 +14,7 @@ import { chromium, type BrowserContext, type Worker } from 'playwright-core';
 import { createUrlFloor } from '../../src/capabilities/web/floor.js';
 import { CHROMIUM } from '../support/browser.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { patience } from '../support/patience.js';
 
 export const FIXTURE_HOST = 'shop.example.test';
 export const FIXTURE = `http://${FIXTURE_HOST}`;
@@ -88,7 +89,8 @@ export async function launchChromium(extensionPath: string, fixturePort: number)
 }
 
 /** Polls GET /api/browser until `connected` is as wanted. */
-export async function waitConnected(t: TestEngine, connected = true, timeoutMs = 20_000): Promise<void> {
+export async function waitConnected(t: TestEngine, connected = true, quietMs = 30_000): Promise<void> {
+  const timeoutMs = patience(quietMs);
   const until = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await t.api('GET', '/api/browser');

@@ -10,6 +10,7 @@ import { repairContext } from '../../src/capabilities/chat/session.js';
 import { collectEvents } from '../support/events.js';
 import { startTestEngine, tempDir } from '../support/engine.js';
 import { startModelServer } from '../support/model-server.js';
+import { until } from '../support/patience.js';
 import { spawnNode, type Spawned } from '../support/process.js';
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -47,10 +48,7 @@ it('a session busy when the engine died comes back idle with its turn marked int
   events.close();
   // The reply being streamed is saved every chatPartialFlushMs; wait until it is on disk, then kill.
   const file = path.join(home, 'chat', 'mid.jsonl');
-  for (let i = 0; !/"type":"partial"[^\n]*something/.test(await readFile(file, 'utf8').catch(() => '')); i++) {
-    assert.ok(i < 300, 'the partial reply was saved within 30 s');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until('the partial reply on disk', async () => /"type":"partial"[^\n]*something/.test(await readFile(file, 'utf8').catch(() => '')));
   child.kill('SIGKILL');
   await child.exited;
 

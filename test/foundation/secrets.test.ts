@@ -11,11 +11,12 @@ before(async () => {
 after(() => t.close());
 
 test('set, list (names only), read back in-process, delete', async () => {
-  assert.deepEqual((await t.api('GET', '/api/secrets')).body, { names: [], backend: 'file' });
+  assert.deepEqual((await t.api('GET', '/api/secrets')).body, { names: [], backend: 'file', usedBy: {} });
   const set = await t.api('POST', '/api/secrets', { name: 'github.token:main', value: 'ghp_value_1' });
   assert.equal(set.status, 200);
   const list = await t.api('GET', '/api/secrets');
-  assert.deepEqual(list.body, { names: ['github.token:main'], backend: 'file' });
+  // A secret a person stored is used by nothing the engine keeps for itself.
+  assert.deepEqual(list.body, { names: ['github.token:main'], backend: 'file', usedBy: {} });
   assert.equal(await t.engine.secrets.get('github.token:main'), 'ghp_value_1');
   assert.equal((await t.api('DELETE', '/api/secrets/github.token:main')).status, 200);
   assert.deepEqual((await t.api('GET', '/api/secrets')).body.names, []);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { collectEvents } from '../support/events.js';
+import { until } from '../support/patience.js';
 import { startGateway, type GatewayHarness } from './support.js';
 
 describe('gateway: OpenAI-compatible upstream, streamed through', () => {
@@ -194,7 +195,7 @@ describe('gateway: OpenAI-compatible upstream, streamed through', () => {
     assert.match(got, /first/);
     await events.waitFor((e) => e.kind === 'run.stopped' && e.source === 'gateway');
     events.close();
-    for (let i = 0; i < 200 && h.model.hanging() > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await until('the upstream request to be let go', () => h.model.hanging() === 0);
     assert.equal(h.model.hanging(), 0, 'the upstream connection was closed');
   });
 });

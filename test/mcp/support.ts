@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TestEngine } from '../support/engine.js';
+import { patience } from '../support/patience.js';
 
 const require = createRequire(import.meta.url);
 const pkgDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
@@ -15,7 +16,7 @@ export const stdio = (script: string, ...args: string[]) => ({ command: process.
 
 /** Polls GET /api/mcp until `test` holds (bounded). */
 export async function waitForMcp(t: TestEngine, test: (view: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
-  const until = Date.now() + timeoutMs;
+  const until = Date.now() + patience(timeoutMs);
   let view: any;
   while (Date.now() < until) {
     view = (await t.api('GET', '/api/mcp')).body;

@@ -4,6 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
+import { patience } from '../support/patience.js';
 
 export async function poolEngine(databaseUrl: string, opts: { concurrency?: number; worker?: boolean; home?: string } = {}): Promise<TestEngine> {
   return startTestEngine({ databaseUrl, concurrency: opts.concurrency ?? 1, worker: opts.worker, ...(opts.home ? { home: opts.home } : {}) });
@@ -11,7 +12,7 @@ export async function poolEngine(databaseUrl: string, opts: { concurrency?: numb
 
 /** Polls `probe` until it returns something truthy (at most `ms`, then fails with `what`). */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + patience(ms);
   for (;;) {
     const value = await probe();
     if (value) return value;

@@ -4,7 +4,8 @@
  * the subscription's own key pair): a real workflow gate, a real permission prompt from a chat turn,
  * runs that end together leaving as one push, the workbench's presence holding pushes back, a
  * subscription the push service calls gone (410), a device the relay unpairs, and nothing secret in
- * any payload or plain file.
+ * any payload or plain file. The hold of ended runs runs on a test clock: what a push groups is
+ * decided by the test's own advance of it, never by how fast a busy machine ends two runs.
  */
 import assert from 'node:assert/strict';
 import { createECDH } from 'node:crypto';
@@ -13,7 +14,9 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { schemeOnly } from '../../src/capabilities/web/floor-request.js';
+import { LIMITS } from '../../src/kernel/limits.js';
 import { defineTool } from '../../src/tools/types.js';
+import { TestClock } from '../support/clock.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
@@ -31,11 +34,19 @@ describe('phone push', () => {
   let events: EventCollector;
   let model: ModelServer;
   let phone: Subscriber;
+  const clock = new TestClock(Date.parse('2030-01-01T00:00:00Z'));
+  /** Waits until every run started so far has ended (so the push service holds it), then ends the hold. */
+  const endHold = async () => {
+    for (const started of events.events.filter((e) => e.kind === 'run.started')) {
+      await events.waitFor((e) => e.runId === started.runId && /^run\.(completed|failed|stopped)$/.test(e.kind));
+    }
+    clock.advance(LIMITS.pushRunHoldMs);
+  };
 
   before(async () => {
     svc = await startFakePushService();
     model = await startModelServer();
-    t = await startTestEngine({ push: { floor: schemeOnly, holdMs: 1500 } });
+    t = await startTestEngine({ clock, push: { floor: schemeOnly } });
     events = await collectEvents(t.url);
     await t.api('PUT', '/api/config', { providers: [{ type: 'openai-compatible', name: 'scripted', baseUrl: model.baseUrl, model: 'm' }], defaultProvider: 'scripted' });
     await t.api('POST', '/api/secrets', { name: 'deploy.token', value: SECRET });
@@ -138,19 +149,21 @@ describe('phone push', () => {
   });
 
   it('holds runs that end together and sends one push for them', async () => {
-    // The chat turn above ends too: wait for the runs-push it causes before starting, so it is not counted here.
-    await events.waitFor((e) => e.kind === 'push.sent' && e.pushKind === 'runs', 30_000);
+    // The runs of the tests above (the gate, the chat turn) leave in a push of their own first.
+    await endHold();
     await t.api('PUT', '/api/workflows/qa', quickFlow('qa'));
     await t.api('PUT', '/api/workflows/qb', quickFlow('qb'));
     const from = svc.received.length;
     const [a, b] = await Promise.all([t.api('POST', '/api/runs/qa', {}), t.api('POST', '/api/runs/qb', {})]);
-    const push = await svc.next((p) => p.id === phone.id, from);
+    await endHold();
+    const ours = (p: { id: string; text?: string }) => p.id === phone.id && !!p.text?.includes(a.body.runId);
+    const push = await svc.next(ours, from);
     const payload = JSON.parse(push.text!);
     assert.equal(payload.kind, 'runs');
     assert.deepEqual([...payload.ids].sort(), [a.body.runId, b.body.runId].sort(), 'both runs in one push');
     assert.equal(payload.title, '2 runs finished');
     assert.match(payload.body, /Quick qa/);
-    assert.equal(svc.received.slice(from).filter((p) => p.id === phone.id).length, 1, 'one push, not one per run');
+    assert.equal(svc.received.slice(from).filter((p) => p.id === phone.id && !!p.text?.includes(b.body.runId)).length, 1, 'one push, not one per run');
   });
 
   it('sends nothing while the person is active at the workbench, and again once they leave', async () => {
@@ -165,6 +178,7 @@ describe('phone push', () => {
     assert.equal(skipped.reason, 'present');
     await t.api('POST', '/api/gates/resolve', { runId: run.body.runId, nodeId: 'review', approved: false });
     // The run's end is held back too.
+    await endHold();
     await events.waitFor((e) => e.kind === 'push.skipped' && e.pushKind === 'runs' && (e.ids as string[]).includes(run.body.runId));
     assert.equal(svc.received.length, from, 'nothing reached the push service');
     ws.send(JSON.stringify({ kind: 'presence', active: false }));

@@ -1,5 +1,6 @@
 /** Shared by the shell tests: process liveness and a /term WebSocket client. */
 import WebSocket from 'ws';
+import { patience } from '../support/patience.js';
 
 export const alive = (pid: number): boolean => {
   try {
@@ -12,7 +13,7 @@ export const alive = (pid: number): boolean => {
 
 /** Resolves true once `pid` is gone (polled: a foreign process has no exit event to await). */
 export async function waitGone(pid: number, ms = 30_000): Promise<boolean> {
-  const end = Date.now() + ms;
+  const end = Date.now() + patience(ms);
   while (alive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
   return !alive(pid);
 }
@@ -39,7 +40,8 @@ export function openTerm(wsBase: string, query: string, headers: Record<string, 
     ws,
     output: () => out,
     closed,
-    waitFor(re, ms = 20_000) {
+    waitFor(re, quietMs = 30_000) {
+      const ms = patience(quietMs);
       return new Promise((resolve, reject) => {
         const check = () => {
           const m = re.exec(out);

@@ -11,6 +11,7 @@ import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { patience } from './patience.js';
 
 export interface DbServer {
   engine: 'postgres' | 'mysql';
@@ -96,14 +97,15 @@ function startProcess(cmd: string, args: string[]): { child: ChildProcess; outpu
 }
 
 async function waitUntil(probe: () => Promise<void>, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  const limit = patience(60_000);
+  const deadline = Date.now() + limit;
   let last: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before accepting connections`);
     try {
       // A probe that never answers (a half-open socket) must not outlast the deadline.
       let timer: NodeJS.Timeout | undefined;
-      const stalled = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the probe did not answer within 10 s')), 10_000)));
+      const stalled = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the probe did not answer within ${patience(10_000)} ms`)), patience(10_000))));
       await Promise.race([probe(), stalled]).finally(() => clearTimeout(timer));
       return;
     } catch (err) {
@@ -111,7 +113,7 @@ async function waitUntil(probe: () => Promise<void>, child: ChildProcess): Promi
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  throw new Error(`did not accept connections within 60 s (${(last as Error)?.message})`);
+  throw new Error(`did not accept connections within ${limit} ms (${(last as Error)?.message})`);
 }
 
 async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {

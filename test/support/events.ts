@@ -3,10 +3,11 @@
  */
 import WebSocket from 'ws';
 import type { EngineEvent } from '../../src/kernel/bus.js';
+import { patience } from './patience.js';
 
 export interface EventCollector {
   events: EngineEvent[];
-  /** Resolves with the first collected event (past or future) matching `match`. */
+  /** Resolves with the first collected event (past or future) matching `match`; `timeoutMs` (quiet-machine ms, scaled) only bounds a hang. */
   waitFor(match: string | ((e: EngineEvent) => boolean), timeoutMs?: number): Promise<EngineEvent>;
   kinds(): string[];
   close(): void;
@@ -34,7 +35,8 @@ export async function collectEvents(baseUrl: string, opts: { headers?: Record<st
   return {
     events,
     kinds: () => events.map((e) => e.kind),
-    waitFor(match, timeoutMs = 10_000) {
+    waitFor(match, quietMs = 30_000) {
+      const timeoutMs = patience(quietMs);
       const test = typeof match === 'string' ? (e: EngineEvent) => e.kind === match : match;
       const found = events.find(test);
       if (found) return Promise.resolve(found);

@@ -11,6 +11,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { patience } from './patience.js';
 
 export interface ScriptUsage {
   /** Total input tokens, cached ones included. */
@@ -72,7 +73,7 @@ export interface ModelServer {
   requests: RecordedRequest[];
   /** Appends steps to the script. */
   script(...steps: ScriptStep[]): void;
-  /** Resolves once `count` requests have arrived in total. */
+  /** Resolves once `count` requests have arrived in total; `timeoutMs` (quiet-machine ms, scaled by test/support/patience.ts) only bounds a hang. */
   waitForRequests(count: number, timeoutMs?: number): Promise<RecordedRequest[]>;
   /** Connections currently hanging (a hang step in progress). */
   hanging(): number;
@@ -211,7 +212,8 @@ export async function startModelServer(): Promise<ModelServer> {
     advertise(flavour, contextWindow = 8192) {
       advertised = flavour ? { flavour, tokens: contextWindow } : undefined;
     },
-    waitForRequests(count, timeoutMs = 10_000) {
+    waitForRequests(count, quietMs = 30_000) {
+      const timeoutMs = patience(quietMs);
       if (requests.length >= count) return Promise.resolve(requests);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`the model server got ${requests.length} of ${count} requests within ${timeoutMs} ms`)), timeoutMs);

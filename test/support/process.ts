@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { patience } from './patience.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -12,7 +13,7 @@ export interface Spawned {
   child: ChildProcess;
   lines: string[];
   errLines: string[];
-  /** Resolves with the first stdout line (past or future) matching `re` after index `from`. */
+  /** Resolves with the first stdout line (past or future) matching `re` after index `from`; `timeoutMs` (quiet-machine ms, scaled) only bounds a hang. */
   waitForLine(re: RegExp, opts?: { from?: number; timeoutMs?: number }): Promise<{ line: string; match: RegExpExecArray; index: number }>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   kill(signal?: NodeJS.Signals): void;
@@ -54,7 +55,8 @@ export function spawnNode(args: string[], env: Record<string, string | undefined
     errLines,
     exited,
     kill: (signal = 'SIGTERM') => void (child.exitCode === null && child.signalCode === null && child.kill(signal)),
-    waitForLine(re, { from = 0, timeoutMs = 30_000 } = {}) {
+    waitForLine(re, { from = 0, timeoutMs: quietMs = 30_000 } = {}) {
+      const timeoutMs = patience(quietMs);
       return new Promise((resolve, reject) => {
         const check = () => {
           for (let i = from; i < lines.length; i++) {

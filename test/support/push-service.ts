@@ -11,6 +11,7 @@ import { createECDH, createDecipheriv, createPublicKey, hkdfSync, randomBytes, v
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { patience } from './patience.js';
 
 export interface ReceivedPush {
   id: string;
@@ -40,7 +41,7 @@ export interface FakePushService {
   subscriber(id?: string): Subscriber;
   /** Answers every later push to this subscription with `status` (410: gone). */
   answer(id: string, status: number): void;
-  /** Resolves with the next push (past ones counted from `from`) matching `match`. */
+  /** Resolves with the next push (past ones counted from `from`) matching `match`; `timeoutMs` (quiet-machine ms, scaled) only bounds a hang. */
   next(match?: (p: ReceivedPush) => boolean, from?: number, timeoutMs?: number): Promise<ReceivedPush>;
   close(): Promise<void>;
 }
@@ -96,7 +97,8 @@ export async function startFakePushService(options: { tls?: { key: string; cert:
       return sub;
     },
     answer: (id, status) => void statuses.set(id, status),
-    next(match = () => true, from = received.length, timeoutMs = 15_000) {
+    next(match = () => true, from = received.length, quietMs = 30_000) {
+      const timeoutMs = patience(quietMs);
       return new Promise((resolve, reject) => {
         const look = () => {
           const found = received.slice(from).find(match);

@@ -15,6 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import { openBrowser } from '../support/browser.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { until } from '../support/patience.js';
 
 describe('a page of another origin framing the engine', () => {
   let t: TestEngine;
@@ -32,7 +33,7 @@ describe('a page of another origin framing the engine', () => {
     // A chat turn in ask mode whose delete_file waits for a person.
     model.script({ toolCalls: [{ name: 'delete_file', args: { path: 'victim.txt' } }] }, { text: 'done' });
     assert.equal((await t.api('POST', '/api/chat', { sessionId: 'tidy', message: 'tidy up' })).status, 202);
-    for (let i = 0; i < 200 && !(await pending()).length; i++) await new Promise((r) => setTimeout(r, 50));
+    await until('the delete_file prompt', async () => (await pending()).length > 0);
     assert.equal((await pending()).length, 1, 'the delete_file prompt is pending');
     bait = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(pages.get(req.url ?? '') ?? 'no such bait'));
     await new Promise<void>((r) => bait.listen(0, '127.0.0.1', r));

@@ -81,12 +81,13 @@ test('a gate waits with its message and the changes so far; approve takes the ap
 test('stop reaches every kind of node: gate, wait, command, http, agent, map children and subworkflows; the run ends run.stopped', async () => {
   assert.equal((await h.t.api('PUT', '/api/permissions/defaults', { unattended: 'allow' })).status, 200);
   await h.save(wf('child', [{ id: 'start', type: 'trigger.manual' }, { id: 'w', type: 'wait', config: { ms: 600000 } }], [{ from: 'start', to: 'w' }]));
-  const kinds: Array<[string, Record<string, unknown>, (runId: string) => Promise<unknown>]> = [
+  // `asked`: the model's request count before the run was fired (its request may arrive before the wait starts).
+  const kinds: Array<[string, Record<string, unknown>, (runId: string, asked: number) => Promise<unknown>]> = [
     ['gate', { type: 'gate' }, (runId) => h.events.waitFor((e) => e.kind === 'gate.waiting' && e.runId === runId)],
     ['wait', { type: 'wait', config: { ms: 600000 } }, (runId) => h.events.waitFor((e) => e.kind === 'node.started' && e.runId === runId && e.nodeId === 'x')],
     ['command', { type: 'command', config: { command: 'sleep 600' } }, (runId) => h.events.waitFor((e) => e.kind === 'node.started' && e.runId === runId && e.nodeId === 'x')],
     ['http', { type: 'http', config: { url: hangUrl, allowPrivate: true } }, async () => { while (!hanging.size) await new Promise((r) => setTimeout(r, 10)); }],
-    ['agent', { type: 'agent', config: { system: 'You are a test.', prompt: 'hang please', tools: [] } }, () => model.waitForRequests(model.requests.length + 1)],
+    ['agent', { type: 'agent', config: { system: 'You are a test.', prompt: 'hang please', tools: [] } }, (_runId, asked) => model.waitForRequests(asked + 1)],
     ['map', { type: 'map', config: { items: [1, 2, 3], concurrency: 2, node: { type: 'wait', config: { ms: 600000 } } } }, (runId) => h.events.waitFor((e) => e.kind === 'node.started' && e.runId === runId && e.nodeId === 'x')],
     ['workflow', { type: 'workflow', config: { workflow: 'child' } }, () => h.events.waitFor((e) => e.kind === 'node.started' && e.nodeId === 'w' && e.workflowId === undefined && h.events.events.some((s) => s.kind === 'run.started' && s.runId === e.runId && s.parentRunId))],
   ];
@@ -95,10 +96,11 @@ test('stop reaches every kind of node: gate, wait, command, http, agent, map chi
     const id = `stop-${kind}`;
     // Webhook runs are unattended: the command runs without a prompt under the unattended default.
     await h.save(wf(id, [{ id: 'start', type: 'trigger.webhook' }, { id: 'x', ...node }], [{ from: 'start', to: 'x' }]));
+    const asked = model.requests.length;
     const fired = await h.t.api('POST', `/hooks/${id}`, {});
     assert.equal(fired.status, 202, JSON.stringify(fired.body));
     const runId = fired.body.runId;
-    await started(runId);
+    await started(runId, asked);
     const stop = await h.t.api('POST', `/api/runs/${runId}/stop`);
     assert.equal(stop.status, 202);
     const end = await h.end(runId);

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir } from '../support/engine.js';
+import { until } from '../support/patience.js';
 import { ENGINE_PID, SERVING, spawnServe } from '../support/process.js';
 
 async function api(url: string, method: string, route: string, body?: unknown) {
@@ -48,7 +48,7 @@ test('kill -9 mid-command: the run is interrupted, resume restores the completed
     assert.equal(fired.status, 202, JSON.stringify(fired.body));
     const runId: string = fired.body.runId;
     // The command has started once its marker exists; then the engine dies without a chance to write anything.
-    while (!(await stat(path.join(workspace, 'marker')).catch(() => undefined))) await sleep(20);
+    await until('the command to write its marker', () => stat(path.join(workspace, 'marker')).catch(() => undefined));
     process.kill(Number(pid1), 'SIGKILL');
 
     // The supervisor starts a new engine on the same home.
@@ -72,11 +72,12 @@ test('kill -9 mid-command: the run is interrupted, resume restores the completed
     assert.ok(['running', 'completed'].includes(live.status), `a resumed run is not listed as interrupted (${live.status})`);
     assert.equal((await api(url2, 'POST', `/api/runs/${runId}/resume`)).status, 409, 'a running (or ended) run cannot be resumed');
 
+    // The rerun command starts a login shell: seconds on a busy machine, so the wait scales with it.
     let status = '';
-    for (let i = 0; i < 600 && status !== 'completed'; i++) {
+    await until('the resumed run to end', async () => {
       status = (await api(url2, 'GET', '/api/runs')).body.runs.find((r: any) => r.runId === runId).status;
-      if (status !== 'completed') await sleep(50);
-    }
+      return status === 'completed' || status === 'failed';
+    });
     assert.equal(status, 'completed');
     const events = (await api(url2, 'GET', `/api/runs/${runId}/events`)).body.events as any[];
     const kinds = events.map((e) => e.kind);

@@ -19,6 +19,7 @@ import { providerName } from '../../providers/clients.js';
 import { loadAi } from '../../providers/sdk.js';
 import { describeError } from '../../kernel/errors.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
+import type { Clock } from '../workflows/clock.js';
 import { providerErrorSentence } from '../../providers/retry.js';
 import { cutPrefix, cutSuffix, languageOf, snippetsBlock, type RecentFiles } from './context.js';
 import { fimTemplateFor } from './fim.js';
@@ -33,6 +34,8 @@ export interface CompleterDeps {
   reader: Pick<FencedReader, 'readText' | 'allowed'>;
   recent: RecentFiles;
   deadlineMs: number;
+  /** Times the deadline (the engine's clock: tests move it themselves). */
+  clock: Clock;
   /** Called with a listener for changes of the secret store (a provider key may have changed). */
   onSecretsChanged: (listener: () => void) => void;
 }
@@ -84,8 +87,9 @@ export function createCompleter(deps: CompleterDeps) {
     inFlight.get(input.path)?.abort();
     const mine = new AbortController();
     inFlight.set(input.path, mine);
-    const deadline = AbortSignal.timeout(deps.deadlineMs);
-    const signal = AbortSignal.any([mine.signal, deadline]);
+    const deadline = new AbortController();
+    const timer = deps.clock.setTimeout(() => deadline.abort(new Error('deadline')), deps.deadlineMs);
+    const signal = AbortSignal.any([mine.signal, deadline.signal]);
     deps.recent.touch(input.path);
     try {
       const entry = providerEntry(deps.config, settings.provider);
@@ -102,10 +106,11 @@ export function createCompleter(deps: CompleterDeps) {
       fill ??= await holeFill(deps.providers, name, input.path, lang, prefix, suffix, signal);
       return { text: postprocess(fill.text, { suffix: input.suffix, cutByLimit: fill.cutByLimit }) };
     } catch (err) {
-      if (deadline.aborted) return { text: null, reason: `the model did not answer within ${deps.deadlineMs / 1000} s` };
+      if (deadline.signal.aborted) return { text: null, reason: `the model did not answer within ${deps.deadlineMs / 1000} s` };
       if (mine.signal.aborted) return { text: null, reason: 'a newer completion request for this file replaced this one' };
       return { text: null, reason: describeError(err) };
     } finally {
+      deps.clock.clearTimeout(timer);
       if (inFlight.get(input.path) === mine) inFlight.delete(input.path);
     }
   };

@@ -7,12 +7,12 @@ import type { FencedReader } from '../../kernel/fenced-read.js';
 import type { ConfigService } from '../config/types.js';
 import type { CompletionsSettings } from '../settings/types.js';
 import type { ProviderService } from '../../providers/service.js';
+import { LIMITS } from '../../kernel/limits.js';
+import { realClock, type Clock } from '../workflows/clock.js';
 import { createApplier, type ModelPass } from './apply.js';
 import { createCompleter } from './complete.js';
 import { RecentFiles } from './context.js';
 import { inlineEdit } from './inline-edit.js';
-
-export const COMPLETE_DEADLINE_MS = 15_000;
 
 export interface EditorDeps {
   config: ConfigService;
@@ -23,8 +23,8 @@ export interface EditorDeps {
   modelPass: ModelPass;
   /** The bus, for the files recently opened or edited that completions quote. */
   subscribe: (listener: (e: EngineEvent) => void) => void;
-  /** Tests shorten the 15 s completion deadline. */
-  completeDeadlineMs?: number;
+  /** Times the 15 s completion deadline (tests inject a test clock). */
+  clock?: Clock;
 }
 
 export type EditorService = ReturnType<typeof createEditorService>;
@@ -41,7 +41,7 @@ export function createEditorService(deps: EditorDeps) {
   });
   const pass = (): ModelPass | undefined => ((deps.config.get().providers ?? []).length ? deps.modelPass : undefined);
   return {
-    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, reader: deps.reader, recent, deadlineMs: deps.completeDeadlineMs ?? COMPLETE_DEADLINE_MS, onSecretsChanged: (l) => void secretsChanged.push(l) }),
+    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, reader: deps.reader, recent, deadlineMs: LIMITS.completeDeadlineMs, clock: deps.clock ?? realClock, onSecretsChanged: (l) => void secretsChanged.push(l) }),
     apply: createApplier({ reader: deps.reader, modelPass: pass }),
     inlineEdit: (body: unknown) => inlineEdit(pass(), deps.reader, body),
   };

@@ -11,6 +11,7 @@ import { notFound } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { RunRecord } from '../../kernel/runs.js';
+import { realClock, type Clock } from '../workflows/clock.js';
 import type { SecretStore } from '../secrets/types.js';
 import { loadVapidKeys, type VapidKeys } from './keys.js';
 import { gateMessage, permissionMessage, runsMessage, topicOf, type EndedRun, type Mask } from './messages.js';
@@ -35,8 +36,8 @@ export interface PushDeps {
   presence: PresenceSignal;
   mask: Mask;
   log: (line: string) => void;
-  /** How long ended runs wait to leave as one push (tests shorten it). */
-  holdMs?: number;
+  /** Times how long ended runs wait to leave as one push (the engine's clock: tests move it, so what a push groups never depends on the machine's speed). */
+  clock?: Clock;
 }
 
 /** Runs a person started push when they end; unattended ones (cron, webhook) only when they fail. */
@@ -49,7 +50,7 @@ const NO_SUBJECT =
 export async function createPushService(deps: PushDeps) {
   const { bus, log } = deps;
   const store = await createPushStore(deps.home, log);
-  const holdMs = deps.holdMs ?? LIMITS.pushRunHoldMs;
+  const clock = deps.clock ?? realClock;
 
   let keys: Promise<VapidKeys> | undefined;
   /** Made on first use (the config route or the first push), never at start. */
@@ -106,19 +107,19 @@ export async function createPushService(deps: PushDeps) {
       .catch((err) => log(`push: ${(err as Error).message}`));
 
   let held: EndedRun[] = [];
-  let holdTimer: NodeJS.Timeout | undefined;
+  let holdTimer: unknown;
   function runEnded(e: EngineEvent): void {
     const record = e.runId ? deps.run(e.runId) : undefined;
     if (!record || record.parentRunId) return;
     const failed = e.kind === 'run.failed';
     if (!(STARTED_BY_A_PERSON.has(record.source) || (failed && UNATTENDED.has(record.source)))) return;
     held.push({ runId: record.runId, title: record.title || record.workflowId || record.runId, failed });
-    holdTimer ??= setTimeout(() => {
+    holdTimer ??= clock.setTimeout(() => {
       holdTimer = undefined;
       const ended = held;
       held = [];
       push(runsMessage(deps.mask, ended));
-    }, holdMs);
+    }, LIMITS.pushRunHoldMs);
   }
 
   const titleOf = (runId: string | undefined) => {
@@ -177,7 +178,7 @@ export async function createPushService(deps: PushDeps) {
     devices: () => store.list().map((s) => s.deviceId),
     close() {
       unsubscribeBus();
-      clearTimeout(holdTimer);
+      clock.clearTimeout(holdTimer);
     },
   };
 }

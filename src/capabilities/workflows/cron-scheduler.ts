@@ -50,6 +50,9 @@ export function createCronScheduler(deps: CronDeps) {
 
   /** Re-arms every cron trigger of the given documents (others are disarmed). */
   function sync(docs: WorkflowDocument[], startup = false): void {
+    // A reload of the workflow files that was under way when the engine closed ends after it: it must
+    // neither arm a timer nor write the state into a home that is being removed or copied.
+    if (closed) return;
     const wanted = new Map<string, { doc: WorkflowDocument; nodeId: string; expr: string; tz?: string; catchUp: boolean }>();
     for (const doc of docs) {
       if (doc.disabled) continue;
