@@ -94,3 +94,17 @@ test('the page: the graph drawn as SVG, nodes linked to their cards', async () =
   assert.match(html, /id="card-core"/);
   assert.doesNotMatch(html, /<script/);
 });
+
+test('atlas definitions are versioned: two saves, two versions, the first restorable', async () => {
+  const def = (name: string) => ({ name, scope: ['app/core'], views: [], flows: [], prompt: '' });
+  assert.equal((await t.api('PUT', '/api/atlas/versioned', def('First map'))).status, 200);
+  assert.equal((await t.api('PUT', '/api/atlas/versioned', def('Second map'))).status, 200);
+  const list = await t.api('GET', '/api/history/atlas/versioned');
+  assert.equal(list.status, 200, JSON.stringify(list.body));
+  assert.deepEqual(list.body.versions.map((v: any) => v.version), [2, 1]);
+  assert.match((await t.api('GET', '/api/history/atlas/versioned/1')).body.content, /"name": "First map"/);
+  const restored = await t.api('POST', '/api/history/atlas/versioned/1/restore');
+  assert.equal(restored.status, 200, JSON.stringify(restored.body));
+  assert.equal((await t.api('GET', '/api/atlas/versioned')).body.definition.name, 'First map');
+  assert.equal((await t.api('GET', '/api/history/atlas/versioned')).body.versions.length, 3);
+});

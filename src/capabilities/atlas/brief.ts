@@ -41,21 +41,30 @@ export interface Brief {
   view: View;
 }
 
-export async function standardBrief(scope: ScopeRoot, cache: FactsCache, progress: AtlasProgress, allows: (abs: string) => boolean): Promise<Brief> {
+/**
+ * The brief of one folder or several. With several, every file goes by its virtual path, so a unit
+ * is named by its folder as a person writes it (`shopx/ledger`) and imports between the folders
+ * resolve as they would inside one (a Python `..ledger` from `shopx/nightly` is a static import).
+ */
+export async function standardBrief(scope: ScopeRoot | ScopeRoot[], cache: FactsCache, progress: AtlasProgress, allows: (abs: string) => boolean): Promise<Brief> {
+  const roots = Array.isArray(scope) ? scope : [scope];
+  const single = roots.length === 1 ? roots[0] : undefined;
   progress.phase = 'scanning';
-  const found: string[] = [];
-  await walkIgnoring(scope.abs, {
-    overrides: new Overrides([], []),
-    skip: (abs) => !allows(abs) || SKIPPED_DIRS.has(path.basename(abs)),
-    file: (rel) => void found.push(rel),
-  });
-  progress.files = found.length;
+  // Each file by its key (relative to the one root, or its virtual path), with where it really is.
+  const found = new Map<string, string>();
+  for (const root of roots) {
+    await walkIgnoring(root.abs, {
+      overrides: new Overrides([], []),
+      skip: (abs) => !allows(abs) || SKIPPED_DIRS.has(path.basename(abs)),
+      file: (rel) => void found.set(single || !root.virtual ? rel : `${root.virtual}/${rel}`, path.join(root.abs, rel)),
+    });
+  }
+  progress.files = found.size;
   progress.phase = 'parsing';
   progress.parsed = 0;
   const facts = new Map<string, FileFacts>();
   const hashes = new Map<string, string>();
-  for (const rel of found) {
-    const abs = path.join(scope.abs, rel);
+  for (const [rel, abs] of found) {
     const st = await stat(abs).catch(() => undefined);
     if (!st?.isFile() || st.size > MAX_FILE_BYTES) continue;
     let c = cache.get(abs);
@@ -74,12 +83,13 @@ export async function standardBrief(scope: ScopeRoot, cache: FactsCache, progres
   progress.phase = 'linking';
   const files = new Set(facts.keys());
   const goModules: Array<{ dir: string; module: string }> = [];
-  for (const rel of found.filter((f) => path.basename(f) === 'go.mod')) {
-    const module = await readFile(path.join(scope.abs, rel), 'utf8').then((t) => /^module\s+(\S+)/m.exec(t)?.[1], () => undefined);
+  for (const [rel, abs] of found) {
+    if (path.basename(rel) !== 'go.mod') continue;
+    const module = await readFile(abs, 'utf8').then((t) => /^module\s+(\S+)/m.exec(t)?.[1], () => undefined);
     if (module) goModules.push({ dir: path.dirname(rel), module });
   }
   const unitOf = (rel: string) => path.dirname(rel);
-  const virtualOf = (rel: string) => (scope.virtual ? `${scope.virtual}/${rel}` : rel);
+  const virtualOf = (rel: string) => (single?.virtual ? `${single.virtual}/${rel}` : rel);
   const byUnit = new Map<string, FileFacts[]>();
   for (const f of facts.values()) {
     const u = unitOf(f.path);
@@ -148,7 +158,7 @@ export async function standardBrief(scope: ScopeRoot, cache: FactsCache, progres
     kind: 'graph',
     title: 'Units and their imports',
     guide: 'Each box is a folder of code; an arrow is a static import, thicker when more of the other unit is used. Larger boxes rank higher (PageRank over the imports).',
-    nodes: units.map((u) => ({ id: u.id, label: u.id === '.' ? scope.virtual || 'workspace' : u.id, unit: u.id, files: u.files })),
+    nodes: units.map((u) => ({ id: u.id, label: u.id === '.' ? single?.virtual || 'workspace' : u.id, unit: u.id, files: u.files })),
     edges: graphEdges,
   };
   progress.phase = 'idle';

@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises';
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound } from '../../kernel/errors.js';
 import type { Fence } from '../../kernel/fence.js';
+import type { HistoryRecorder } from '../history/types.js';
 import { standardBrief, type Brief, type FactsCache, type ScopeRoot } from './brief.js';
 import { AtlasStore, ATLAS_ID } from './store.js';
 import type { AtlasDefinition, AtlasDocument, AtlasProgress, Card } from './types.js';
@@ -20,6 +21,8 @@ export interface AtlasDeps {
   log: (line: string) => void;
   /** Whether a model provider is configured (a survey or a design needs one). */
   hasModel: () => boolean;
+  /** Version history (seed 000 §9.3): every saved definition is a version. */
+  history?: () => HistoryRecorder;
 }
 
 /** What a surveyed build asks of the model side (survey.ts, given by engine.ts). */
@@ -58,21 +61,11 @@ export function createAtlasService(deps: AtlasDeps) {
     return { virtual: r.virtual, abs: r.target };
   }
 
-  /** The brief of every folder of the scope, merged (units of a second folder are prefixed by it). */
+  /** The brief of the scope's folders, as one tree (brief.ts names units by their folders then). */
   async function brief(scope: string[], p: AtlasProgress): Promise<Brief> {
-    const parts: Brief[] = [];
-    for (const s of scope) {
-      const b = await standardBrief(await scopeRoot(s), cache, p, (abs) => deps.fence.allows(abs));
-      if (scope.length > 1) {
-        const pre = (u: string) => `${s || 'workspace'}:${u}`;
-        b.units.forEach((u) => (u.id = pre(u.id)));
-        b.cards.forEach((c) => ((c.unit = pre(c.unit)), (c.dependencies.imports = c.dependencies.imports.map(pre))));
-        b.view.nodes?.forEach((n) => ((n.id = pre(n.id)), n.unit && (n.unit = pre(n.unit))));
-        b.view.edges?.forEach((e) => ((e.from = pre(e.from)), (e.to = pre(e.to))));
-      }
-      parts.push(b);
-    }
-    return { units: parts.flatMap((b) => b.units), cards: parts.flatMap((b) => b.cards), view: { ...parts[0].view, nodes: parts.flatMap((b) => b.view.nodes ?? []), edges: parts.flatMap((b) => b.view.edges ?? []) } };
+    const roots: ScopeRoot[] = [];
+    for (const s of scope) roots.push(await scopeRoot(s));
+    return standardBrief(roots, cache, p, (abs) => deps.fence.allows(abs));
   }
 
   /** Units whose current content hash differs from the one their card was made from. */
@@ -81,6 +74,13 @@ export function createAtlasService(deps: AtlasDeps) {
     const now = await brief(def.scope, idle());
     const was = new Map(doc.units.map((u) => [u.id, u.hash]));
     return now.units.filter((u) => was.get(u.id) !== u.hash).map((u) => u.id).concat(doc.units.filter((u) => !now.units.some((n) => n.id === u.id)).map((u) => u.id)).sort();
+  }
+
+  /** Saves a definition, records it as a version and announces it. */
+  async function save(def: AtlasDefinition): Promise<void> {
+    const text = await store.saveDefinition(def);
+    await deps.history?.().record('atlas', def.id, text).catch((err) => deps.log(`atlas: history of ${def.id} not recorded: ${(err as Error).message}`));
+    deps.emit('atlas.saved', { atlas: def.id });
   }
 
   async function must(id: string): Promise<AtlasDefinition> {
@@ -99,6 +99,7 @@ export function createAtlasService(deps: AtlasDeps) {
     try {
       const previous = await store.document(def.id);
       const b = await brief(def.scope, p);
+      let published: string[] = [];
       let doc: AtlasDocument = { id: def.id, title: def.name, scope: def.scope, builtAt: Date.now(), kind: 'standard', units: b.units, cards: b.cards, views: [b.view] };
       if (!def.standard) {
         if (!surveyor || !deps.hasModel()) throw badRequest('no model provider is configured for a survey; add one with PUT /api/config, or use POST /api/atlas/standard for a map from the code alone');
@@ -109,14 +110,16 @@ export function createAtlasService(deps: AtlasDeps) {
         const kept = (previous?.cards ?? []).filter((c) => c.source === 'survey' && !changed.includes(c.unit) && b.units.some((u) => u.id === c.unit && u.hash === c.hash));
         const cards = b.cards.map((code) => survey.cards.find((c) => c.unit === code.unit) ?? kept.find((c) => c.unit === code.unit) ?? code);
         // Views merge by id: a survey that publishes none (nothing changed in them) keeps the last ones.
-        const published = new Set(survey.views.map((v) => v.id));
-        const keptViews = (previous?.views ?? []).filter((v) => v.id !== b.view.id && !published.has(v.id));
+        published = survey.views.map((v) => v.id);
+        const keptViews = (previous?.views ?? []).filter((v) => v.id !== b.view.id && !published.includes(v.id));
         doc = { ...doc, kind: 'survey', runId: survey.runId, cards, views: [b.view, ...keptViews, ...survey.views] };
       }
       p.phase = 'publishing';
       p.cards = doc.cards.length;
       p.views = doc.views.length;
       await store.saveDocument(doc);
+      // Seed 000 §6: a survey that published views announces them once the document holds them.
+      if (doc.runId && published.length) deps.emit('atlas.published', { atlas: def.id, runId: doc.runId, builtAt: doc.builtAt, views: published });
       deps.emit('atlas.build.completed', { atlas: def.id, units: doc.units.length, views: doc.views.length, ...(doc.runId ? { runId: doc.runId } : {}) });
     } catch (err) {
       const error = err instanceof EngineError ? err.message : (err as Error).message;
@@ -160,8 +163,7 @@ The atlas to change: ${JSON.stringify(existing)}` : ''}`;
         if (def) {
           for (const s of def.scope) await scopeRoot(s).catch(() => problems.push(`scope "${s}" is not a folder of the workspace or a mount`));
           if (!problems.length) {
-            await store.saveDefinition(def);
-            deps.emit('atlas.saved', { atlas: id });
+            await save(def);
             return { ok: true as const, definition: def };
           }
         }
@@ -182,7 +184,7 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       const doc = existing ? await store.document(id) : undefined;
       if (existing && doc) return { id, existing: true, stale: await staleness(existing, doc), document: doc };
       const def: AtlasDefinition = { id, name: `${root.virtual || 'workspace'} (standard brief)`, scope: [root.virtual], views: [], flows: [], prompt: '', standard: true };
-      await store.saveDefinition(def);
+      await save(def);
       await build(def);
       const made = await store.document(id);
       if (!made) throw badRequest(`the standard brief of "${scope}" failed; GET /api/atlas/${id} says why`);
@@ -247,8 +249,7 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       const { def, problems } = checkDefinition(id, body);
       if (!def) throw badRequest(problems.join('; '));
       for (const s of def.scope) await scopeRoot(s);
-      await store.saveDefinition(def);
-      deps.emit('atlas.saved', { atlas: id });
+      await save(def);
       return { ok: true as const, definition: def };
     },
 
@@ -289,6 +290,14 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
     },
 
     archive: (id: string, ref: string, text: string) => store.archive(id, ref, text),
+    /** Version history reads the definition file and restores a version over it (a bad one is listed with its error). */
+    historyAdapter: {
+      read: (id: string) => store.text(id),
+      write: async (id: string, text: string) => {
+        await store.saveText(id, text);
+        deps.emit('atlas.saved', { atlas: id });
+      },
+    },
     definition: must,
     document: (id: string) => store.document(id),
   };
