@@ -108,3 +108,13 @@ test('atlas definitions are versioned: two saves, two versions, the first restor
   assert.equal((await t.api('GET', '/api/atlas/versioned')).body.definition.name, 'First map');
   assert.equal((await t.api('GET', '/api/history/atlas/versioned')).body.versions.length, 3);
 });
+
+test('an atlas definition file edited by hand is seen without a restart, listed with its error while it does not parse', async () => {
+  const file = path.join(t.home, 'atlas', 'handmade.json');
+  await writeFile(file, '{"name": "Hand", nonsense');
+  const bad = (await t.api('GET', '/api/atlas')).body.atlases.find((a: any) => a.id === 'handmade');
+  assert.match(bad.error, /^atlas\/handmade\.json does not parse/);
+  await writeFile(file, JSON.stringify({ id: 'handmade', name: 'Hand', scope: ['app/util'], views: [], flows: [], prompt: '' }));
+  assert.equal((await t.api('GET', '/api/atlas')).body.atlases.find((a: any) => a.id === 'handmade').name, 'Hand');
+  assert.deepEqual((await t.api('GET', '/api/atlas/handmade')).body.definition.scope, ['app/util']);
+});
