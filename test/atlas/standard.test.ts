@@ -65,8 +65,12 @@ test('the same scope twice answers the existing map; a one-file edit marks exact
   const list = await t.api('GET', '/api/atlas');
   assert.equal(list.body.atlases.find((a: any) => a.id === 'std-app').stale, 1);
   // A rebuild takes the edit in and nothing is stale afterwards.
-  assert.equal((await t.api('POST', '/api/atlas/std-app/run')).status, 202);
+  const run = await t.api('POST', '/api/atlas/std-app/run');
+  assert.equal(run.status, 202);
+  assert.match(run.body.runId, /^run-/, 'a standard build is a run too, and the route answers it');
   for (let i = 0; i < 100 && (await t.api('GET', '/api/atlas/std-app/progress')).body.building; i++) await new Promise((r) => setTimeout(r, 50));
+  const runs = JSON.stringify((await t.api('GET', '/api/runs')).body);
+  assert.ok(runs.includes(run.body.runId) && runs.includes('brief atlas std-app'), 'the build is in the ledger');
   assert.deepEqual((await t.api('GET', '/api/atlas/std-app')).body.stale, []);
 });
 

@@ -45,7 +45,10 @@ async function build(id: string) {
   const seq = events.events.at(-1)?.seq ?? 0;
   const res = await t.api('POST', `/api/atlas/${id}/run`);
   assert.equal(res.status, 202, JSON.stringify(res.body));
-  return events.waitFor((e) => (e.kind === 'atlas.build.completed' || e.kind === 'atlas.build.failed') && e.atlas === id && e.seq > seq, 30_000);
+  const done = await events.waitFor((e) => (e.kind === 'atlas.build.completed' || e.kind === 'atlas.build.failed') && e.atlas === id && e.seq > seq, 30_000);
+  // Like a dashboard's, the run route answers the build's run: the survey runs in it.
+  assert.equal(done.runId, res.body.runId);
+  return done;
 }
 const results = (runId: string, tool: string) => events.events.filter((e) => e.kind === 'tool.result' && e.runId === runId && e.tool === tool);
 
@@ -53,6 +56,9 @@ test('a survey records a card per unit and publishes checked views; the tools an
   const bad = await t.api('PUT', '/api/atlas/shop', { name: '', scope: [], views: [{ id: 'x', kind: 'tree' }], prompt: 1 });
   assert.equal(bad.status, 400);
   for (const part of ['name must be a non-empty string', 'scope must be a non-empty array', 'views[0].kind must be "graph" or "flow"', 'views[0].title', 'prompt must be a string']) assert.ok(bad.body.error.includes(part), `${part} in ${bad.body.error}`);
+  const nowhere = await t.api('PUT', '/api/atlas/shop', { name: 'Shop', scope: ['app/py', 'no/such'], views: [], flows: [], prompt: '' });
+  assert.equal(nowhere.status, 400, 'a missing scope folder is a problem of the definition, as for a dashboard');
+  assert.match(nowhere.body.error, /^atlas "shop" was not saved; fix: scope "no\/such" does not exist/);
   const put = await t.api('PUT', '/api/atlas/shop', { name: 'Shop', scope: ['app/py'], views: [{ id: 'arch', kind: 'graph', title: 'Architecture' }], flows: ['how tax is computed'], prompt: 'focus on tax' });
   assert.equal(put.status, 200, JSON.stringify(put.body));
   model.script(
@@ -152,6 +158,8 @@ test('409 while building; the page; design with one retry', async () => {
   model.script({ text: '{"name": "Tax map", "scope": ["nope"], "views": [], "flows": [], "prompt": ""}' }, { text: '```json\n{"name": "Tax map", "scope": ["app/py"], "views": [{"id": "g", "kind": "graph", "title": "Main parts"}], "flows": [], "prompt": "tax"}\n```' });
   const d = await t.api('POST', '/api/atlas/design', { instruction: 'a map of how tax works' });
   assert.equal(d.status, 200, JSON.stringify(d.body));
+  assert.equal(d.body.id, 'map-a-map-of-how-tax-works');
+  assert.equal(d.body.id, d.body.definition.id);
   assert.deepEqual(d.body.definition.scope, ['app/py']);
   assert.match(JSON.stringify(model.requests.at(-1)!.body.messages), /scope \\"nope\\" is not a folder/);
 });

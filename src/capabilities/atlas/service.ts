@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises';
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound } from '../../kernel/errors.js';
 import type { Fence } from '../../kernel/fence.js';
+import type { LiveRun, RunLedger } from '../../kernel/runs.js';
 import type { HistoryRecorder } from '../history/types.js';
 import { standardBrief, type Brief, type FactsCache, type ScopeRoot } from './brief.js';
 import { AtlasStore, ATLAS_ID } from './store.js';
@@ -18,6 +19,8 @@ export interface AtlasDeps {
   dir: string;
   fence: Fence;
   emit: Emit;
+  /** Every build is a ledger run (source `atlas`): POST /api/atlas/<id>/run answers its id. */
+  runs: RunLedger;
   log: (line: string) => void;
   /** Whether a model provider is configured (a survey or a design needs one). */
   hasModel: () => boolean;
@@ -38,6 +41,8 @@ export interface SurveyJob {
   changed: string[];
   previous: AtlasDocument | undefined;
   progress: AtlasProgress;
+  /** The build's run, started and finished by the service. */
+  run: LiveRun;
 }
 
 const idle = (): AtlasProgress => ({ phase: 'idle', files: 0, parsed: 0, units: 0, surveyed: 0, cards: 0, views: 0 });
@@ -91,11 +96,17 @@ export function createAtlasService(deps: AtlasDeps) {
     return found.def;
   }
 
-  async function build(def: AtlasDefinition): Promise<void> {
+  /** Starts a build's run: a survey for a defined atlas, a fresh brief for a standard one. */
+  function startRun(def: AtlasDefinition): LiveRun {
+    const title = `${def.standard ? 'brief' : 'survey'} atlas ${def.id}`;
+    return deps.runs.start({ source: 'atlas', title, ...(def.agent ? { agent: def.agent } : {}) });
+  }
+
+  async function build(def: AtlasDefinition, run: LiveRun): Promise<void> {
     const p = idle();
     progress.set(def.id, p);
     building.add(def.id);
-    deps.emit('atlas.build.started', { atlas: def.id });
+    deps.emit('atlas.build.started', { atlas: def.id, runId: run.id });
     try {
       const previous = await store.document(def.id);
       const b = await brief(def.scope, p);
@@ -105,7 +116,7 @@ export function createAtlasService(deps: AtlasDeps) {
         if (!surveyor || !deps.hasModel()) throw badRequest('no model provider is configured for a survey; add one with PUT /api/config, or use POST /api/atlas/standard for a map from the code alone');
         const was = new Map(previous?.units.map((u) => [u.id, u.hash]) ?? []);
         const changed = b.units.filter((u) => was.get(u.id) !== u.hash || !previous?.cards.some((c) => c.unit === u.id && c.source === 'survey')).map((u) => u.id);
-        const survey = await surveyor({ def, brief: b, changed, previous, progress: p });
+        const survey = await surveyor({ def, brief: b, changed, previous, progress: p, run });
         // Cards of unchanged units are copied forward from the last survey; changed ones come from this run.
         const kept = (previous?.cards ?? []).filter((c) => c.source === 'survey' && !changed.includes(c.unit) && b.units.some((u) => u.id === c.unit && u.hash === c.hash));
         const cards = b.cards.map((code) => survey.cards.find((c) => c.unit === code.unit) ?? kept.find((c) => c.unit === code.unit) ?? code);
@@ -120,10 +131,12 @@ export function createAtlasService(deps: AtlasDeps) {
       await store.saveDocument(doc);
       // Seed 000 §6: a survey that published views announces them once the document holds them.
       if (doc.runId && published.length) deps.emit('atlas.published', { atlas: def.id, runId: doc.runId, builtAt: doc.builtAt, views: published });
-      deps.emit('atlas.build.completed', { atlas: def.id, units: doc.units.length, views: doc.views.length, ...(doc.runId ? { runId: doc.runId } : {}) });
+      deps.emit('atlas.build.completed', { atlas: def.id, units: doc.units.length, views: doc.views.length, runId: run.id });
+      await run.finish('completed');
     } catch (err) {
       const error = err instanceof EngineError ? err.message : (err as Error).message;
-      deps.emit('atlas.build.failed', { atlas: def.id, error });
+      if (!run.done) await run.finish(run.signal.aborted ? 'stopped' : 'failed', { error });
+      deps.emit('atlas.build.failed', { atlas: def.id, error, runId: run.id });
       deps.log(`atlas: build of ${def.id} failed: ${error}`);
     } finally {
       p.phase = 'idle';
@@ -164,7 +177,7 @@ The atlas to change: ${JSON.stringify(existing)}` : ''}`;
           for (const s of def.scope) await scopeRoot(s).catch(() => problems.push(`scope "${s}" is not a folder of the workspace or a mount`));
           if (!problems.length) {
             await save(def);
-            return { ok: true as const, definition: def };
+            return { ok: true as const, id, definition: def };
           }
         }
         if (attempt >= 2) throw new EngineError(502, `the model's design was refused twice: ${problems.join('; ')}`);
@@ -185,7 +198,7 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       if (existing && doc) return { id, existing: true, stale: await staleness(existing, doc), document: doc };
       const def: AtlasDefinition = { id, name: `${root.virtual || 'workspace'} (standard brief)`, scope: [root.virtual], views: [], flows: [], prompt: '', standard: true };
       await save(def);
-      await build(def);
+      await build(def, startRun(def));
       const made = await store.document(id);
       if (!made) throw badRequest(`the standard brief of "${scope}" failed; GET /api/atlas/${id} says why`);
       return { id, existing: false, stale: [], document: made };
@@ -248,7 +261,10 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       if (!ATLAS_ID.test(id)) throw badRequest('an atlas id is lowercase letters, digits, ".", "_" or "-" (at most 64)');
       const { def, problems } = checkDefinition(id, body);
       if (!def) throw badRequest(problems.join('; '));
-      for (const s of def.scope) await scopeRoot(s);
+      // A scope folder that is not there is a problem of the definition (400), as for a dashboard's.
+      const missing: string[] = [];
+      for (const s of def.scope) await scopeRoot(s).catch((err: Error) => missing.push(err.message));
+      if (missing.length) throw badRequest(`atlas "${id}" was not saved; fix: ${missing.join('; ')}`);
       await save(def);
       return { ok: true as const, definition: def };
     },
@@ -260,14 +276,15 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       return { ok: true as const };
     },
 
-    /** POST /api/atlas/<id>/run: 202 at once; 409 while building. */
+    /** POST /api/atlas/<id>/run: 202 at once with the build's run id; 409 while building. */
     async run(id: string) {
       const def = await must(id);
       if (building.has(id)) throw conflict(`atlas "${id}" is already building`);
       if (!def.standard && (!surveyor || !deps.hasModel())) throw badRequest('no model provider is configured for a survey; add one with PUT /api/config, or use POST /api/atlas/standard for a map from the code alone');
       building.add(id);
-      void build(def);
-      return { ok: true as const };
+      const run = startRun(def);
+      void build(def, run);
+      return { ok: true as const, runId: run.id };
     },
 
     /** POST /api/chat {atlas}: the map in a few lines for the system prompt, and the tools that read it. */
