@@ -61,6 +61,7 @@ test('a survey records a card per unit and publishes checked views; the tools an
   assert.match(nowhere.body.error, /^atlas "shop" was not saved; fix: scope "no\/such" does not exist/);
   const put = await t.api('PUT', '/api/atlas/shop', { name: 'Shop', scope: ['app/py'], views: [{ id: 'arch', kind: 'graph', title: 'Architecture' }], flows: ['how tax is computed'], prompt: 'focus on tax' });
   assert.equal(put.status, 200, JSON.stringify(put.body));
+  assert.equal(put.body.id, 'shop');
   model.script(
     { toolCalls: [{ name: 'read_file', args: { path: 'app/py/main.py' } }, { name: 'read_file', args: { path: 'app/py/pkg/tax.py' } }] },
     { toolCalls: [{ name: 'record_card', args: card(['app/py/pkg/tax.py', 'app/py/pkg/rates.py', 'app/py/pkg/__init__.py'], 'Computes tax', ['nowhere']) }] },

@@ -39,6 +39,6 @@ export function atlasRoutes(app: FastifyInstance, atlas: AtlasService): void {
     return reply.type('text/plain; charset=utf-8').send(await atlas.source(p.id, p.ref));
   });
   app.post('/api/atlas/:id/run', { schema: route(tag, 'build the atlas (a survey for a defined atlas, a fresh brief for a standard one); 409 while building', { params: idParam, body: obj({}), response: { 202: ok({ runId: str('the build\'s run: GET /api/runs/<runId>/events') }) } }) }, async (req, reply) => reply.code(202).send(await atlas.run((req.params as { id: string }).id)));
-  app.put('/api/atlas/:id', { schema: route(tag, 'save an atlas definition', { params: idParam, body: openObj('{name, icon?, description?, scope[], agent?, views[], flows, prompt}'), response: { 200: ok({ definition: openObj() }) } }) }, (req) => atlas.put((req.params as { id: string }).id, req.body));
+  app.put('/api/atlas/:id', { schema: route(tag, 'save an atlas definition', { params: idParam, body: openObj('{name, icon?, description?, scope[], agent?, views[], flows, prompt}'), response: { 200: ok({ id: str('the atlas id'), definition: openObj() }) } }) }, (req) => atlas.put((req.params as { id: string }).id, req.body));
   app.delete('/api/atlas/:id', { schema: route(tag, 'delete an atlas, its document and its evidence', { params: idParam, response: { 200: ok() } }) }, (req) => atlas.remove((req.params as { id: string }).id));
 }

@@ -266,7 +266,7 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       for (const s of def.scope) await scopeRoot(s).catch((err: Error) => missing.push(err.message));
       if (missing.length) throw badRequest(`atlas "${id}" was not saved; fix: ${missing.join('; ')}`);
       await save(def);
-      return { ok: true as const, definition: def };
+      return { ok: true as const, id, definition: def };
     },
 
     async remove(id: string) {

@@ -63,7 +63,11 @@ export function createDashboardStore(home: Home, judge: Judge) {
       const files = (await fs.readdir(home.path(DEFINITIONS_DIR)).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && !f.startsWith('.'));
       const ids = new Set(files.map((f) => f.slice(0, -5)));
       let changed = false;
-      for (const id of [...entries.keys()]) if (!ids.has(id)) changed = entries.delete(id);
+      for (const id of [...entries.keys()]) {
+        if (ids.has(id)) continue;
+        entries.delete(id);
+        changed = true;
+      }
       await Promise.all(
         [...ids].map(async (id) => {
           const next = judgeText(id, await fs.readFile(defFile(id), 'utf8').catch((err) => `\u0000${(err as Error).message}`));
