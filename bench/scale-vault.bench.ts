@@ -16,6 +16,8 @@ import path from 'node:path';
 import { VaultIndex } from '../src/capabilities/vaults/index.js';
 import { DEFAULT_SCHEMA } from '../src/capabilities/vaults/schema.js';
 import { Home } from '../src/kernel/home.js';
+import { Fence } from '../src/kernel/fence.js';
+import { FencedReader } from '../src/kernel/fenced-read.js';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
 import { cpuMs, engineAt, get, getJson, medianCpuMs, heapMb, removeHome, request, tmpHome } from './lib/scale-home.js';
 
@@ -74,7 +76,7 @@ for (const n of [SIZES[0], ...SIZES]) {
     const cache = path.join(base, 'index-home', 'index.json');
     const build = async () => {
       rmSync(cache, { force: true });
-      const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA);
+      const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA, new FencedReader(new Fence(root, () => [])));
       const stats = await index.load();
       if (stats.parsed !== n) throw new Error(`indexed ${stats.parsed} notes of ${n}`);
       await index.flush();

@@ -14,6 +14,8 @@ import { startEngine } from '../src/engine.js';
 import { VaultIndex } from '../src/capabilities/vaults/index.js';
 import { DEFAULT_SCHEMA } from '../src/capabilities/vaults/schema.js';
 import { Home } from '../src/kernel/home.js';
+import { Fence } from '../src/kernel/fence.js';
+import { FencedReader } from '../src/kernel/fenced-read.js';
 import { run } from './files-fixture.js';
 import { fmt, median, result, table } from './lib/report.js';
 
@@ -92,7 +94,7 @@ try {
     async () => {
       await rm(cache, { force: true });
       const c0 = process.cpuUsage();
-      const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA);
+      const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA, new FencedReader(new Fence(root, () => [])));
       const stats = await index.load();
       const c = process.cpuUsage(c0);
       buildCpu.push((c.user + c.system) / 1000);
@@ -102,13 +104,13 @@ try {
   );
   rows.push({ measure: 'index build, 10 000 notes (cold)', engine: `${fmt(build.engine, 1)} ms (${build.engineSpread}), CPU ${fmt(median(buildCpu))} ms`, baseline: `rg -c '' ${fmt(build.baseline, 1)} ms (${build.baselineSpread})` });
   // The warm start: a persisted index, every note stat'ed, none read.
-  const warmIndex = new VaultIndex(root, home, cache, DEFAULT_SCHEMA);
+  const warmIndex = new VaultIndex(root, home, cache, DEFAULT_SCHEMA, new FencedReader(new Fence(root, () => [])));
   await warmIndex.load();
   await warmIndex.flush();
   const warm: number[] = [];
   const warmCpu: number[] = [];
   for (let i = 0; i < 5; i++) {
-    const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA);
+    const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA, new FencedReader(new Fence(root, () => [])));
     const c0 = process.cpuUsage();
     const ms = await time(() => index.load());
     const c = process.cpuUsage(c0);

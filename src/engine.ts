@@ -113,6 +113,7 @@ import { termSocket } from './http/sockets/term.js';
 import { attachSockets, type SocketHandler } from './http/sockets/upgrade.js';
 import { Bus, type Emit } from './kernel/bus.js';
 import { Fence } from './kernel/fence.js';
+import { FencedReader } from './kernel/fenced-read.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { badRequest, describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
@@ -133,6 +134,9 @@ import { warmSdk } from './providers/sdk.js';
 import { createSandbox, type SandboxDeps } from './sandbox/sandbox.js';
 import { ToolRegistry } from './tools/registry.js';
 import { toolSearchTool } from './tools/tool-search.js';
+import { engineVersion } from './kernel/version.js';
+import { openPool, type Pool } from './pool/index.js';
+import { pinDatabaseUrl } from './pool/url.js';
 
 export interface EngineOptions {
   home: string;
@@ -167,6 +171,12 @@ export interface EngineOptions {
   shellLoginHome?: string;
   /** Phone push knobs for tests: a floor for a loopback push service (allows http:), a shorter hold of ended runs, the presence idle time. */
   push?: { floor?: RequestFloor; holdMs?: number; presenceIdleMs?: number };
+  /** Pool mode (docs/pool.md): the PostgreSQL this engine shares with others (ENGINE_DATABASE_URL, --database-url). A secret. */
+  databaseUrl?: string;
+  /** In a pool: false serves only (--no-worker); otherwise this engine executes queued runs too. */
+  worker?: boolean;
+  /** In a pool: runs this engine executes at once (ENGINE_CONCURRENCY, --concurrency; default LIMITS.poolConcurrency). */
+  concurrency?: number;
 }
 
 export interface Engine {
@@ -194,6 +204,8 @@ export interface Engine {
   permissions: { gate: PermissionGate; rules: RuleStore; masker: Masker };
   /** The phone relay (docs/relay.md). */
   relay: RelayService;
+  /** Pool mode's database side (docs/pool.md); undefined for an embedded engine. */
+  pool: Pool | undefined;
   app: FastifyInstance;
   url: string;
   port: number;
@@ -216,10 +228,23 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const bus = new Bus(redactor);
   const emit: Emit = (kind, payload) => void bus.emit(kind, payload);
   const embeddingsConfigured = () => !!config.get().embeddings;
-  const runs = new RunLedger(home, bus);
+  // Pool mode (docs/pool.md): runs, workflows, gates, cron, notifications and rules live in the
+  // shared database; without a URL nothing of it loads and the home holds everything.
+  if (options.databaseUrl) pinDatabaseUrl(redactor, options.databaseUrl);
+  const pool = options.databaseUrl
+    ? await openPool({ url: options.databaseUrl, home, concurrency: options.worker === false ? 0 : (options.concurrency ?? LIMITS.poolConcurrency), version: engineVersion(), log }).catch((err) => {
+        throw new Error(`cannot open the pool's database (ENGINE_DATABASE_URL): ${redactor.text(describeError(err))}`);
+      })
+    : undefined;
+  const runs = new RunLedger(home, bus, pool?.runStore);
+  if (pool) {
+    runs.worker = pool.worker;
+    runs.distinctIds();
+  }
   const tools = new ToolRegistry();
   // Independent start-up reads run side by side (start-up time is measured in bench/startup).
   const [, mobileToken] = await Promise.all([runs.init(), loadMobileToken(home)]);
+  const workflowPool = await pool?.join(runs, bus);
 
   let port = options.port ?? LIMITS.defaultEnginePort;
   const guard = new Guard(() => port, () => mobileToken);
@@ -235,7 +260,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const [settings, storedSecrets, notifications] = await Promise.all([
     createSettingsService({ home, bus, log }),
     createSecretStore({ home, bus, log, backend: options.secretsBackend }),
-    createNotificationsService({ home, bus, log }),
+    createNotificationsService({ home, bus, log, backend: pool?.notifications }),
   ]);
   const secrets = redactingSecrets(storedSecrets, redactor);
   redactor.setValues(await secrets.values());
@@ -246,17 +271,21 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   configRoutes(app, config);
   notificationsRoutes(app, notifications);
   closers.push(reportRunFailures({ bus, runs, notify: (input) => notifications.notify(input), log }));
-  const history = createHistoryService({ home, bus });
+  const history = createHistoryService({ home, bus, shelves: pool ? { workflow: pool.history } : undefined });
   historyRoutes(app, history);
   homeRoutes(app, createHomeService({ home, onRestart: options.onRestart }));
 
   const mounts = new MountStore(home, (): string => fence.roots()[0].path);
   await mounts.load();
   const fence: Fence = new Fence(home.path(HOME_LAYOUT.workspace), () => mounts.roots(), { protect: [home.root] });
+  // The one way the engine reads a model-writable tree for anything a model can see (docs/security.md,
+  // "The fenced reader"); what vaults hide from models is asked of the vaults, made below.
+  const reader = new FencedReader(fence, { hidden: () => vaults.hidden.areas(), log });
   const watcher = createFileWatcher({ fence, emit, isOwnWrite: (p) => files.isOwnWrite(p), log });
   const files = createFilesService({
     home,
     fence,
+    reader,
     mounts,
     emit,
     rg: options.files?.rg,
@@ -276,7 +305,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // The semantic index behind search_code (issue 32): kept from file events, built once embeddings exist.
   const codeIndex = createCodeIndex({
     dir: home.path('index'),
-    fence,
+    roots: () => fence.roots(),
+    reader,
     embeddings: () => config.get().embeddings,
     embeddingsKey: () => embeddingsKey(config, secrets),
     emit,
@@ -292,7 +322,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   const hidden: HiddenPaths = { areas: () => vaults.hidden.areas(), existing: () => vaults.hidden.existing() };
   // A skill's SKILL.md written by a model's file tool is the model's (src/kernel/provenance.ts).
   const afterWrite = (real: string, ctx: ToolContext) => skills.modelWrote(real, () => gate.authorOf(ctx));
-  tools.register(...fileTools(files, { embeddingsConfigured, searchCode: (query) => codeIndex.answer(query), hidden, afterWrite, grants: (real, written) => skills.grants(real, written) }));
+  tools.register(...fileTools(files, { embeddingsConfigured, searchCode: (query) => codeIndex.answer(query), reader, afterWrite, grants: (real, written) => skills.grants(real, written) }));
   // Offered only by a tool-prompt budget that defers tools (src/tools/budget.ts); opt-in otherwise.
   tools.register(toolSearchTool);
   toolsRoutes(app, tools);
@@ -300,7 +330,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Stored values live in the redactor alone (filled above, kept current as secrets change).
   const masker = new Masker(redactor.text);
   bus.subscribe((e) => void (e.kind === 'secrets.changed' && secrets.values().then((values) => redactor.setValues(values))));
-  const permissionRules = new RuleStore(home, masker.mask);
+  const permissionRules = new RuleStore(home, masker.mask, pool?.rules);
   const gate = new PermissionGate({ rules: permissionRules, mask: masker.mask });
   tools.setGate(gate);
   tools.setMask(masker.mask);
@@ -380,6 +410,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     embeddings: embeddingsConfigured,
     index: () => codeIndex.status(),
     sandbox: () => sandbox.status(),
+    pool: pool ? () => pool.status() : undefined,
   });
 
   // The OS sandbox under run_shell (src/sandbox, docs/security.md); probed once, with the warm-ups below.
@@ -388,7 +419,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
 
   // Shell, diagnostics, terminal and web. The web tools always get the real URL floor.
   // Commands run from one snapshot of the login shell's environment, never sourcing rc files per command.
-  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome });
+  // The login shell runs in the sandbox (its profile may source what a command wrote), with vaults' hidden paths not there.
+  const loginEnv = createLoginEnv({ log, home: options.shellLoginHome, confine: async (profileHome) => sandbox.confineLogin(profileHome, await hidden.existing()) });
   const shell = createShellService({ fence, home: home.root, permission: shellPermission, hardDenied, denylistReady: ensureShellParser, mask: masker.mask, sandbox, hidden, loginEnv });
   tools.register(...shellTools(shell, fence));
   shellRoutes(app, shell);
@@ -406,7 +438,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   tools.register(...dbTools(db));
   // agents, skills, memory, meta tools, reports (issue 6)
   const toolNames = { has: (n: string) => !!tools.get(n), names: () => tools.names(), groups: () => [...new Set(tools.all().map((t) => t.group))], members: (g: string) => tools.all().filter((t) => t.group === g).map((t) => t.name) };
-  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, userHome: options.skillsUserHome, history: () => history, emit, provenance });
+  const skills = createSkillsService({ home, workspace: fence.root('workspace').path, reader, userHome: options.skillsUserHome, history: () => history, emit, provenance });
   const runnerDeps = { tools, runs, providers, settings };
   const memory = createMemoryService({
     home,
@@ -448,6 +480,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // vaults (issue 17): mounted through the files capability, kept in step by its file events.
   const vaults = await createVaultsService({
     home,
+    reader,
     emit,
     log,
     git: gitAt,
@@ -476,18 +509,17 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     config,
     providers,
     completions: () => settings.get().completions,
-    readText: async (virtual) => (await files.readText(virtual, () => undefined)).content,
+    reader,
     modelPass: createModelPass(runnerDeps),
     subscribe: (listener) => void bus.subscribe(listener),
     completeDeadlineMs: options.editor?.completeDeadlineMs,
   });
   editorRoutes(app, editor);
   // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.
-  const atlas = createAtlasService({ dir: home.path('atlas'), fence, emit, runs, log, hasModel: () => providers.names().length > 0, history: () => history });
+  const atlas = createAtlasService({ dir: home.path('atlas'), reader, emit, runs, log, hasModel: () => providers.names().length > 0, history: () => history });
   history.registerAdapter('atlas', atlas.historyAdapter);
   atlas.setModel(
     createSurveyor({
-      fence,
       archive: (id, ref, text) => atlas.archive(id, ref, text),
       runAgent: async (o) => {
         const client = await providers.resolve();
@@ -508,7 +540,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   );
   bus.subscribe((e) => void (e.kind === 'file.read' && noteRead(e.runId, e.path)));
   atlasRoutes(app, atlas);
-  tools.register(...atlasTools(atlas, fence));
+  tools.register(...atlasTools(atlas, reader));
   const git = createGitService({ home, fence, runs, emit, modelPass: createModelPass(runnerDeps), log, confine: sandbox.confineGit });
   await git.init();
   closers.push(() => git.close());
@@ -517,6 +549,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // Work boards (issue 17): files under <workspace>/.work/, kept in git with the code they track.
   const work = createWorkService({
     roots: () => fence.roots(),
+    reader,
     emit,
     serialize: (key, work) => home.serialize(key, work),
     indexDir: home.path('work-index'),
@@ -544,6 +577,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     modelPass: createModelPass(runnerDeps),
     provenance,
     designAuthor: () => gate.authorOf({ attended: false }),
+    toolAuthor: (ctx) => gate.authorOf(ctx),
   });
   closers.push(() => dashboards.close());
   tools.register(...dashboardTools(dashboards));
@@ -594,6 +628,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     },
     changes: async (runId) => (await git.checkpoints.runChanges(runId)).diff,
     watch: options.files?.watch,
+    pool: workflowPool,
   });
   await workflows.init();
   closers.push(() => workflows.close());
@@ -646,6 +681,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   await gateway.start();
   await watching;
   const hostForUrl = bind === '0.0.0.0' || bind === '::' || bind === '127.0.0.1' ? '127.0.0.1' : bind.includes(':') ? `[${bind}]` : bind;
+  pool?.setUrl(`http://${reachableHost(bind)}:${port}`);
 
   let closed = false;
   const close = async () => {
@@ -657,9 +693,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     for (const c of closers.reverse()) await c();
     await app.close();
     await runs.close();
+    await pool?.close();
   };
 
-  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, push, permissions, agents, relay, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
+  return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, push, permissions, agents, relay, pool, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };
 }
 
 /** The host a phone could load the engine's pages from: the bound address, or the first LAN address when bound to every interface. */

@@ -60,7 +60,9 @@ function recordPid(home: string, engine: Omit<ReadyMessage, 'type'>, startedAt: 
  * `serve --no-supervisor`, where this process is all there is and keeps the pid file itself.
  */
 async function runEngine(start: StartSettings = settings({}), alone = false): Promise<void> {
-  const { port, gatewayPort, bind, home, secretsBackend } = start;
+  const { port, gatewayPort, bind, home, secretsBackend, databaseUrl, worker, concurrency } = start;
+  // The pool's URL is a secret: no shell, terminal or server this engine starts inherits it.
+  delete process.env.ENGINE_DATABASE_URL;
   const startedAt = Date.now();
   let stopping = false;
   // Imported here, not at the top: the supervisor process never needs the engine's modules.
@@ -82,6 +84,9 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
       gatewayPort,
       bind,
       secretsBackend,
+      databaseUrl,
+      worker,
+      concurrency,
       onRestart: (next) => {
         // Exit only once the supervisor has the new home; otherwise it would restart the old one.
         if (process.send) process.send({ type: 'home', home: next }, () => void stop(EXIT.restart));
@@ -114,6 +119,10 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
   // The first line: the address really bound (0.0.0.0 when bound to every interface) and the pid to stop.
   say(`engine: serving http://${bound}:${running.port}/api (home ${running.home.root}, pid ${supervisor})`);
   if (`http://${bound}:${running.port}` !== running.url) say(`engine: from this machine: ${running.url}/api`);
+  if (running.pool) {
+    const p = running.pool.status();
+    say(`engine: in a pool of ${p.engines.length} engine(s) as worker ${p.worker}, ${p.servesOnly ? 'serving only (--no-worker)' : `executing up to ${p.concurrency} runs at once`}`);
+  }
   say(`engine: events at ${running.url.replace('http', 'ws')}/events; the API is described at ${running.url}/api/openapi.json`);
   say(`engine: engine process pid ${process.pid}; stop everything with ${engineCommand('stop')} (or kill ${supervisor})`);
   say(`engine: open ${running.url}/ in a browser for the workbench`);
@@ -147,7 +156,16 @@ function supervise(start: StartSettings): void {
   const run = () => {
     const begun = Date.now();
     child = fork(fileURLToPath(import.meta.url), ['__engine'], {
-      env: { ...process.env, ENGINE_HOME: home, ENGINE_PORT: String(start.port), ENGINE_GATEWAY_PORT: String(start.gatewayPort), ENGINE_BIND: start.bind, ENGINE_SECRETS: start.secretsBackend },
+      env: {
+        ...process.env,
+        ENGINE_HOME: home,
+        ENGINE_PORT: String(start.port),
+        ENGINE_GATEWAY_PORT: String(start.gatewayPort),
+        ENGINE_BIND: start.bind,
+        ENGINE_SECRETS: start.secretsBackend,
+        // Pool mode travels as variables too (the URL never on a command line, where ps shows it).
+        ...(start.databaseUrl ? { ENGINE_DATABASE_URL: start.databaseUrl, ENGINE_WORKER: start.worker ? '1' : '0', ENGINE_CONCURRENCY: String(start.concurrency) } : {}),
+      },
       stdio: 'inherit',
     });
     child.on('error', (err) => say(`engine: could not start the engine process: ${describeError(err)}`));

@@ -9,16 +9,19 @@ export type Command = (typeof COMMANDS)[number];
 export interface Parsed {
   command: Command;
   help: boolean;
-  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string; noSupervisor?: boolean };
+  flags: { port?: string; gatewayPort?: string; bind?: string; home?: string; noSupervisor?: boolean; databaseUrl?: string; noWorker?: boolean; concurrency?: string };
 }
 
 /** Flags without a value (switches), and the commands that take them. */
-const SWITCHES: Record<string, { key: 'noSupervisor'; commands: Command[] }> = {
+const SWITCHES: Record<string, { key: 'noSupervisor' | 'noWorker'; commands: Command[] }> = {
   '--no-supervisor': { key: 'noSupervisor', commands: ['serve'] },
+  '--no-worker': { key: 'noWorker', commands: ['serve'] },
 };
 
 /** Flags with a value, and the commands that take them. */
-const FLAGS: Record<string, { key: 'port' | 'gatewayPort' | 'bind' | 'home'; commands: Command[] }> = {
+const FLAGS: Record<string, { key: 'port' | 'gatewayPort' | 'bind' | 'home' | 'databaseUrl' | 'concurrency'; commands: Command[] }> = {
+  '--database-url': { key: 'databaseUrl', commands: ['serve'] },
+  '--concurrency': { key: 'concurrency', commands: ['serve'] },
   '--port': { key: 'port', commands: ['serve'] },
   '--gateway-port': { key: 'gatewayPort', commands: ['serve'] },
   '--bind': { key: 'bind', commands: ['serve'] },
@@ -83,6 +86,7 @@ Run engine <command> --help for the flags of a command.`;
 
 export const COMMAND_USAGE: Record<Command, string> = {
   serve: `usage: engine serve [--port <n>] [--gateway-port <n>] [--bind <address>] [--home <absolute path>] [--no-supervisor]
+                    [--database-url <postgres://...>] [--concurrency <n>] [--no-worker]
 
 Starts the engine under a supervisor that restarts it after a crash or a move of home
 (POST /api/home). The first line printed is the address really bound and the supervisor's pid:
@@ -96,6 +100,10 @@ Flags (each beats its environment variable):
   --no-supervisor    run the engine in this process, for a service manager that restarts it
                      itself (systemd, launchd, a container): one Node process instead of two, a
                      faster start; a crash or a move of home (exit 75) is the manager's to restart
+  --database-url <url> pool mode: engines sharing this PostgreSQL run workflows as one pool
+                     (ENGINE_DATABASE_URL; a secret, never printed; docs/pool.md)
+  --concurrency <n>  in a pool: runs this engine executes at once (ENGINE_CONCURRENCY, default 4)
+  --no-worker        in a pool: serve the API only, execute no runs (ENGINE_WORKER=0)
 
 Environment only:
   ENGINE_SECRETS     secret store: auto (OS keychain when it answers, else file), keychain or file

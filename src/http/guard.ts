@@ -1,7 +1,8 @@
 /**
  * The guard of seed 000 §5, for HTTP requests and WebSocket upgrades alike:
  * Host allowlist (defeats DNS rebinding), Origin allowlist, and the mobile token that substitutes
- * for both, except on /term (loopback peer required) and /api/relay/* (token refused). A socket
+ * for both, except on /term (loopback peer required) and /api/relay/* (token refused). A request
+ * that presents a wrong token is refused whoever sends it. A socket
  * peer that is not loopback needs the token everywhere. The path it judges is the canonical one the
  * router routes (request-path.ts).
  */
@@ -11,6 +12,7 @@ import { canonicalTarget, guardedPath, type RequestTarget } from './request-path
 import { isPublicShellPath } from './web-app.js';
 
 export const FORBIDDEN = 'forbidden: non-local host or origin';
+export const WRONG_TOKEN = "forbidden: the mobile token is not this engine's; open the pairing address the engine printed at start again";
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 const DEV_SERVER_PORT = '5173';
 
@@ -68,6 +70,9 @@ export class Guard {
     if (origin === undefined && !oauthLanding && String(input.headers['sec-fetch-site'] ?? '').toLowerCase() === 'cross-site') return refused();
     const token = this.presentedToken(input, target.query);
     const tokenValid = token !== undefined && safeEqual(token, this.mobileToken());
+    // A wrong token is refused, never judged as if none were sent: a page framing the phone layout
+    // with `#token=bogus` would otherwise pass as the local person through the loopback check.
+    if (token !== undefined && !tokenValid) return refused(WRONG_TOKEN);
     if (pathname.startsWith('/api/relay/') || pathname === '/api/relay' || pathname.startsWith('/api/browser/') || pathname === '/api/browser') {
       // The relay surface is for the desktop only: a phone's token never opens it. Nor the browser
       // bridge's routes, which answer its pairing token (a credential of this computer's browser).

@@ -9,6 +9,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerFac
 import { describeError, EngineError, jsonSyntaxReason } from '../kernel/errors.js';
 import { LIMITS } from '../kernel/limits.js';
 import { canonicalOf, edgeOptions, installEdge } from './edge.js';
+import { installFramePolicy } from './framing.js';
 import type { Guard } from './guard.js';
 import { methodTable, sendMethodNotAllowed } from './methods.js';
 import { openApiRoute, routeCatalog } from './openapi.js';
@@ -84,6 +85,7 @@ export function createServer({ guard, log, webApp, redactor }: ServerOptions): F
   const methods = methodTable(app);
   installValidation(app);
 
+  installFramePolicy(app);
   const edge = installEdge(app);
   // One callback hook for the edge and the guard, not an async one per concern: it runs on every
   // request, and each hook and promise shows up in throughput (bench/status-throughput). The 405

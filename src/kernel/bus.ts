@@ -54,6 +54,35 @@ export class Bus {
     return event;
   }
 
+  /** Events another engine of a pool emitted, re-emitted here (`relay`). */
+  private readonly relayedEvents = new WeakSet<EngineEvent>();
+
+  /**
+   * Re-emits an event another engine of a pool emitted (src/pool): the same kind, time, run and
+   * fields under this bus's own `seq` (monotonic per socket). Listeners that keep shared state
+   * (a notification for a failed run) skip it with `relayed`: the engine that emitted it did that.
+   */
+  relay(source: EngineEvent): void {
+    let event: EngineEvent = { ...source, seq: ++this.seq };
+    let json = JSON.stringify(event);
+    if (this.redactor.has(json)) {
+      event = this.redactor.value(event);
+      json = JSON.stringify(event);
+    }
+    this.relayedEvents.add(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event, json);
+      } catch (err) {
+        process.emitWarning(`event listener failed on ${event.kind}: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  relayed(event: EngineEvent): boolean {
+    return this.relayedEvents.has(event);
+  }
+
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -136,16 +136,12 @@ export class Fence {
       if (rest.length === 0) {
         throw forbidden(`mount "${root.name}" no longer points inside its folder (it was replaced by a symlink to somewhere else); unmount and mount it again`);
       }
-      throw forbidden(`"${virtualPath}" leads outside the workspace and mounts through a symlink; refused, nothing was touched`);
+      throw forbidden(outsideSentence(virtualPath));
     }
     // The entry itself (a link, when the path ends in one) must be inside too: deleting or renaming
     // it acts there, whatever its target.
-    if (!all.some((r) => isInside(entry, r.path))) {
-      throw forbidden(`"${virtualPath}" leads outside the workspace and mounts through a symlink; refused, nothing was touched`);
-    }
-    if (this.isProtected(target) || this.isProtected(real) || this.isProtected(entry)) {
-      throw forbidden(`"${virtualPath}" is inside the engine home; engine state is not reachable through file paths`);
-    }
+    if (!all.some((r) => isInside(entry, r.path))) throw forbidden(outsideSentence(virtualPath));
+    if (this.isProtected(target) || this.isProtected(real) || this.isProtected(entry)) throw forbidden(homeSentence(virtualPath));
     if (root.kind === 'mount') {
       // A vanished mount folder is not silently re-created by a write beneath it.
       const st = await lstat(root.path).catch(() => undefined);
@@ -159,13 +155,19 @@ export class Fence {
     return this.roots().some((r) => isInside(real, r.path)) && !this.isProtected(real);
   }
 
-  /** The virtual path of a real path inside a root, or undefined when it lies outside every root (or is hidden by a mount). */
-  toVirtual(realPath: string): string | undefined {
-    const abs = path.resolve(realPath);
+  /** The root an absolute path lies in (the deepest, when a mount lies inside another root), or undefined. */
+  rootOf(abs: string): Root | undefined {
     let best: Root | undefined;
     for (const r of this.roots()) {
       if (isInside(abs, r.path) && (!best || r.path.length > best.path.length)) best = r;
     }
+    return best;
+  }
+
+  /** The virtual path of a real path inside a root, or undefined when it lies outside every root (or is hidden by a mount). */
+  toVirtual(realPath: string): string | undefined {
+    const abs = path.resolve(realPath);
+    const best = this.rootOf(abs);
     if (!best) return undefined;
     const rel = path.relative(best.path, abs).split(path.sep).filter(Boolean).join('/');
     if (best.kind === 'workspace') {
@@ -176,6 +178,11 @@ export class Fence {
     return rel ? `${best.name}/${rel}` : best.name;
   }
 }
+
+/** The refusal of a path whose real location leaves every root (the fence and the fenced reader say it alike). */
+export const outsideSentence = (shown: string) => `"${shown}" leads outside the workspace and mounts through a symlink; refused, nothing was touched`;
+/** The refusal of a path whose real location is engine state. */
+export const homeSentence = (shown: string) => `"${shown}" is inside the engine home; engine state is not reachable through file paths`;
 
 function realOrResolved(p: string): string {
   const abs = path.resolve(p);

@@ -32,7 +32,7 @@ export function hiddenReason(areas: readonly HiddenArea[], real: string, shown: 
     if (!isInside(real, a.root) || real === a.root) continue;
     const rel = path.relative(a.root, real).split(path.sep).join('/');
     if (a.hides(rel)) {
-      return `"${shown}" is hidden from models by ${a.owner} (agentForbidden: ${a.globs.join(', ')}); no tool may read, write, list or search it. Work without it, or ask the user`;
+      return `"${shown}" is hidden from models by ${a.owner} (agentForbidden: ${a.globs.join(', ')}); no tool may read, write, list or search it; work without it, or ask the user`;
     }
   }
   return undefined;

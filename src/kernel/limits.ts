@@ -117,6 +117,11 @@ export const LIMITS = {
   searchVerifySyncBytes: 256 * 1024, // files up to this size are proven in one synchronous burst (no thread-pool round trips)
   searchLineChars: 300, // each matched line in GET /api/search is clamped like grep's
   fileTextBytes: 16 * 1024 * 1024, // GET /api/files/<path> and read_file refuse larger text files
+  indexFileBytes: 512 * 1024, // the semantic index gives no vectors to a larger file (it is listed, not chunked)
+  atlasFileBytes: 1024 * 1024, // the atlas brief parses no larger file
+  fencedFolderMs: 1_000, // the fenced reader remembers a folder's real location this long (every read still proves what it opened)
+  fencedFoldersRemembered: 4_096, // folders it remembers at once; past it, it starts afresh
+  fencedRefusalsRemembered: 10_000, // paths the fenced reader remembers having logged as refused (one line each); past it, it starts afresh
   readFileChars: 23_800, // a read_file answer stays under the result clip, so its paging header survives
   grepSortedCap: 20_000, // above this many raw matches grep re-runs sorted and stops early
   watcherBatchMs: 100, // fs.changed events are batched over this window
@@ -221,5 +226,22 @@ export const LIMITS = {
   pushTitleChars: 80, // each title a push carries is clipped here
   pushApprovalTtlS: 12 * 3600, // how long a push service keeps an undelivered approval push
   pushRunTtlS: 3600,
+  // A pool of engines on one PostgreSQL (docs/pool.md)
+  poolDbConnections: 8, // connections each engine keeps to the pool's database (plus one that listens, and pg-boss's own)
+  poolDbConnectMs: 10_000, // a connection attempt gives up after this
+  poolListenRetryMaxMs: 5_000, // the listening connection retries with backoff up to this
+  poolHeartbeatMs: 2_000, // each engine says it is alive this often
+  poolEngineDeadMs: 10_000, // an engine silent this long is dead: its runs are taken over (kill -9 -> taken over well within 30 s)
+  poolConcurrency: 4, // runs one engine's worker executes at once (ENGINE_CONCURRENCY, --concurrency)
+  poolConcurrencyMax: 64,
+  poolWorkerPollSeconds: 2, // a worker asks the queue this often; a queued run also wakes it at once
+  poolJobExpireSeconds: 86_399, // the queue's longest allowed hand-off (pg-boss caps it under 24 h); a run's truth is its own row
+  poolNotifyBytes: 7_900, // an event line up to this rides in its NOTIFY; a longer one is fetched by id
+  // Dashboard charts, drawn in a worker thread (docs/dashboards.md)
+  chartDrawMs: 2_000, // one chart's drawing time; past it the worker is stopped and the widget says so
+  chartHeapMb: 256, // the chart worker's heap (V8 old generation); a chart that needs more stops it
+  chartWorkerStartMs: 60_000, // loading vega into a new worker gives up after this (a loaded machine takes seconds)
+  chartStoppedKeptMs: 600_000, // a chart stopped at a limit shows so for this long before a view tries it again
+  chartWorkerIdleMs: 300_000, // a worker with nothing to draw for this long exits, and vega's memory with it (a new one takes 1-2 s to load vega)
 } as const;
 

@@ -15,12 +15,13 @@
  * set (src/capabilities/secrets/redacting.ts), so no answer can overtake a refresh.
  */
 
+import { LiteralSet } from './literal-set.js';
+import { dumpMatches, starAt } from './redact-dumps.js';
+
 export const REDACTED = '***';
 
 /** Values shorter than this are not masked: "ab" everywhere would garble every text. */
 const MIN_LENGTH = 4;
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * An encoded spelling shorter than this is not masked: a short run of base64 or hex letters turns
@@ -30,36 +31,85 @@ const MIN_ENCODED_LENGTH = 8;
 
 /**
  * Every spelling of a secret value that an output can carry it in: as stored, JSON-escaped,
- * URL-encoded (both the component and the form spelling), reversed, hex (both cases) and base64
- * (standard and URL-safe). Base64 is taken at each of the three byte alignments, without the edge
- * letters that depend on the bytes around it, so the value is found inside a longer encoded text
- * too (`encode(password, 'base64')`, a base64 blob of a whole config file).
+ * URL-encoded (both the component and the form spelling), reversed, in upper and in lower case,
+ * rot13 (`tr a-zA-Z n-za-mN-ZA-M`), letters spaced out (`h u n t e r`), hex (both cases), base64
+ * (standard and URL-safe) and base32. Base64 and base32 are taken at each byte alignment, without
+ * the edge letters that depend on the bytes around the value, so it is found inside a longer encoded
+ * text too (`encode(password, 'base64')`, a base64 blob of a whole config file). Hex dumps, which
+ * split a value over lines, are found by decoding them (redact-dumps.ts).
  */
 export function secretForms(value: string): string[] {
   const forms = new Set<string>([value, JSON.stringify(value).slice(1, -1), [...value].reverse().join('')]);
   const encoded = new Set<string>([encodeURIComponent(value), encodeURIComponent(value).replace(/%20/g, '+')]);
+  encoded.add(value.toUpperCase()).add(value.toLowerCase()).add(rot13(value)).add([...value].join(' '));
   const bytes = Buffer.from(value, 'utf8');
   encoded.add(bytes.toString('hex')).add(bytes.toString('hex').toUpperCase());
-  for (let shift = 0; shift < 3; shift++) {
-    const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64').replace(/=+$/, '');
-    // Letters that mix in the zero bytes before it or the unknown bytes after it are left out.
-    const core = b64.slice([0, 2, 3][shift], Math.floor(((shift + bytes.length) * 8) / 6));
-    encoded.add(core).add(core.replace(/\+/g, '-').replace(/\//g, '_'));
-  }
+  for (const core of alignedCores(bytes, 6, (b) => b.toString('base64'))) encoded.add(core).add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  for (const core of alignedCores(bytes, 5, base32)) encoded.add(core);
   for (const f of encoded) if (f.length >= MIN_ENCODED_LENGTH && f !== value) forms.add(f);
   return [...forms];
 }
 
+/**
+ * The letters of an encoding with `bits` bits a letter (base64: 6, base32: 5) that depend on the
+ * value's bytes alone, at each byte alignment the value can start at: letters that mix in the bytes
+ * before it (zeros here) or after it (unknown) are left out.
+ */
+function alignedCores(bytes: Buffer, bits: number, encode: (b: Buffer) => string): string[] {
+  const cores: string[] = [];
+  const alignments = bits === 6 ? 3 : 5; // bytes until letters and bytes line up again
+  for (let shift = 0; shift < alignments; shift++) {
+    const text = encode(Buffer.concat([Buffer.alloc(shift), bytes])).replace(/=+$/, '');
+    cores.push(text.slice(Math.ceil((shift * 8) / bits), Math.floor(((shift + bytes.length) * 8) / bits)));
+  }
+  return cores;
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** RFC 4648 base32 (what `base32` and Python's b32encode print), without padding. */
+function base32(bytes: Buffer): string {
+  let out = '';
+  let acc = 0;
+  let held = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    held += 8;
+    while (held >= 5) {
+      out += BASE32[(acc >>> (held - 5)) & 31];
+      held -= 5;
+    }
+    acc &= (1 << held) - 1;
+  }
+  return held ? out + BASE32[(acc << (5 - held)) & 31] : out;
+}
+
+function rot13(value: string): string {
+  return value.replace(/[a-z]/gi, (c) => String.fromCharCode(((c.toLowerCase().charCodeAt(0) - 97 + 13) % 26) + (c <= 'Z' ? 65 : 97)));
+}
+
 export class Redactor {
   private values = new Set<string>();
-  private pattern: RegExp | undefined;
+  /** Every spelling of every value (secretForms), found by one scan (literal-set.ts). */
+  private pattern: LiteralSet | undefined;
+  /** The values as bytes, for hex dumps (redact-dumps.ts). */
+  private bytes: Buffer[] = [];
   /** Every spelling of every value (secretForms), longest first. */
   private forms: string[] = [];
 
-  /** Replaces the known values (the secret store's current values). */
+  /** Values masked whatever the secret store holds (the pool's database URL and its password). */
+  private readonly pinned = new Set<string>();
+
+  /** Replaces the known values (the secret store's current values; pinned ones stay). */
   setValues(values: Iterable<string>): void {
-    this.values = new Set([...values].filter((v) => typeof v === 'string' && v.length >= MIN_LENGTH));
+    this.values = new Set([...values, ...this.pinned].filter((v) => typeof v === 'string' && v.length >= MIN_LENGTH));
     this.compile();
+  }
+
+  /** Masks `value` for the life of the engine, whatever the secret store later holds. */
+  pin(value: string): void {
+    this.pinned.add(value);
+    this.add(value);
   }
 
   /** Adds one value at once (a secret being stored), before anything can echo it. */
@@ -74,20 +124,20 @@ export class Redactor {
     for (const v of this.values) for (const f of secretForms(v)) forms.add(f);
     const sorted = [...forms].sort((a, b) => b.length - a.length);
     this.forms = sorted;
-    this.pattern = sorted.length ? new RegExp(sorted.map(escapeRegExp).join('|'), 'g') : undefined;
+    this.pattern = sorted.length ? new LiteralSet(sorted) : undefined;
+    this.bytes = [...this.values].map((v) => Buffer.from(v, 'utf8'));
   }
 
   /** Whether `text` holds a known value (in any spelling the redactor knows). */
   has(text: string): boolean {
     if (!this.pattern || !text) return false;
-    this.pattern.lastIndex = 0;
-    return this.pattern.test(text);
+    return this.pattern.has(text) || dumpMatches(text, this.bytes).length > 0;
   }
 
-  /** Plain text with every known value replaced. */
+  /** Plain text with every known value replaced (in a hex dump, its digits and characters starred first: the dump keeps its shape). */
   readonly text = (text: string): string => {
     if (!this.pattern || !text) return text;
-    return text.replace(this.pattern, REDACTED);
+    return this.pattern.replace(starAt(text, dumpMatches(text, this.bytes)), REDACTED);
   };
 
   /** A value with every string inside it (keys included) redacted; the same object when nothing matched. */

@@ -3,15 +3,17 @@
  * id `run-<epoch_ms>-<n>`, a source, a status, times and token usage. A run's events go to its own
  * append-only JSONL log; the records go to runs/index.jsonl (a start line and an end line per run).
  */
-import path from 'node:path';
 import type { Bus, EmitPayload, EngineEvent } from './bus.js';
 import { UNLOGGED_KINDS } from './bus.js';
 import { conflict, notFound } from './errors.js';
-import { HOME_LAYOUT, type Home, writeFileAtomic } from './home.js';
-import { JsonlAppender, readJsonl, readLineBatches, repairTail } from './jsonl.js';
+import type { Home } from './home.js';
 import { LIMITS } from './limits.js';
+import { FileRunStore, validSharedLog, type RunLog, type RunStore } from './run-files.js';
 
-export type RunStatus = 'running' | 'completed' | 'failed' | 'stopped' | 'interrupted';
+export type { RunLog, RunStore } from './run-files.js';
+
+/** `queued`: a pool's run waiting for a worker (src/pool); an embedded engine starts runs at once. */
+export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'stopped' | 'interrupted';
 
 export interface Usage {
   input: number;
@@ -33,6 +35,8 @@ export interface RunLabels {
   title?: string;
   /** Who called from outside (the gateway's caller address). */
   caller?: string;
+  /** The pool engine executing it (src/pool); absent in an embedded engine. */
+  worker?: string;
 }
 
 /** The usage one model spent within a run (a delegated subagent may run on another model). */
@@ -67,11 +71,6 @@ export interface StartRun extends RunLabels {
   sharedLog?: string;
 }
 
-const SHARED_LOG = /^[a-z][a-z0-9-]{0,39}$/;
-
-/** The shared log a record names, when the name is a valid one (an index line is input, never a path). */
-const sharedLogOf = (record: RunRecord): string | undefined => (record.log && SHARED_LOG.test(record.log) ? record.log : undefined);
-
 /** Events of a run's log as one read found them: each event and its JSON line, in log order. */
 export interface EventBatch {
   events: EngineEvent[];
@@ -86,7 +85,6 @@ export const isRunId = (id: string) => RUN_ID.test(id);
 /** A run in flight: its record, its abort signal and a run-scoped emit. */
 export class LiveRun {
   readonly controller = new AbortController();
-  readonly log: JsonlAppender;
   private ended = false;
   private markDone!: () => void;
   /** Resolves once the run has finished (any status) and its log is closed. */
@@ -95,10 +93,8 @@ export class LiveRun {
   constructor(
     readonly record: RunRecord,
     private readonly ledger: RunLedger,
-    log: string | JsonlAppender,
-  ) {
-    this.log = typeof log === 'string' ? new JsonlAppender(log, LIMITS.runLogFlushMs) : log;
-  }
+    readonly log: RunLog,
+  ) {}
 
   get id(): string {
     return this.record.runId;
@@ -156,99 +152,58 @@ export class RunLedger {
   /** The same records by start time, oldest first: the index a page or a time range is cut from without a scan. */
   private readonly byStartTime: RunRecord[] = [];
   private readonly liveRuns = new Map<string, LiveRun>();
-  private index!: JsonlAppender;
   private unsubscribe: (() => void) | undefined;
-  /** Segments of the logs shared by the runs of one kind (StartRun.sharedLog), by segment name. */
-  private readonly shared = new Map<string, JsonlAppender>();
-  /** The segment each kind writes now, and how many runs it holds. */
-  private readonly currentSegment = new Map<string, { name: string; runs: number }>();
   /** The runs this start found in flight from a previous engine and marked interrupted (reported once). */
   readonly interruptedAtStart: RunRecord[] = [];
+  /** Where records and logs are kept: the home's files, or a pool's database (src/pool/run-store.ts). */
+  readonly store: RunStore;
+  /** The pool engine this ledger's runs execute on (`run.started` names it); none when embedded. */
+  worker: string | undefined;
+  /** A pool's reach to runs this engine does not execute (src/pool): stop one queued or running elsewhere. */
+  elsewhere: { stop(runId: string): Promise<boolean> } | undefined;
 
   constructor(
     private readonly home: Home,
     readonly bus: Bus,
-  ) {}
-
-  private get dir(): string {
-    return this.home.path(HOME_LAYOUT.runs);
+    store?: RunStore,
+  ) {
+    this.store = store ?? new FileRunStore(home);
   }
 
-  private get indexFile(): string {
-    return path.join(this.dir, 'index.jsonl');
-  }
-
+  /** A run's own log file in an embedded home (tests and tools that read the files). */
   logFile(runId: string): string {
-    return path.join(this.dir, `${runId}.jsonl`);
-  }
-
-  /** Where a run's events are: its own file, or the shared log it was started with. */
-  private logOf(record: RunRecord): string {
-    const shared = sharedLogOf(record);
-    return shared ? path.join(this.dir, `${shared}.jsonl`) : this.logFile(record.runId);
-  }
-
-  private segment(name: string): JsonlAppender {
-    let log = this.shared.get(name);
-    if (!log) this.shared.set(name, (log = new JsonlAppender(path.join(this.dir, `${name}.jsonl`), LIMITS.runLogFlushMs)));
-    return log;
-  }
-
-  /**
-   * The segment a new run of `kind` logs into. Each engine starts a new one (after the highest the
-   * index knows) and a full one gives way to the next, so a read scans at most one segment's runs.
-   */
-  private sharedSegment(kind: string): string {
-    let current = this.currentSegment.get(kind);
-    if (!current || current.runs >= LIMITS.sharedRunLogRuns) {
-      let n = current ? Number(current.name.slice(kind.length + 1)) : 0;
-      if (!current) {
-        for (const r of this.records.values()) {
-          const m = r.log?.startsWith(`${kind}-`) ? /^\d+$/.exec(r.log.slice(kind.length + 1)) : null;
-          if (m) n = Math.max(n, Number(m[0]));
-        }
-      }
-      // A full segment keeps its appender: the runs still live in it finish there.
-      this.currentSegment.set(kind, (current = { name: `${kind}-${n + 1}`, runs: 0 }));
-    }
-    current.runs++;
-    return current.name;
+    return new FileRunStore(this.home).logFile(runId);
   }
 
   /** Loads the index and marks runs that were live when a previous engine died as interrupted. */
   async init(): Promise<void> {
-    // A kill mid-write may have torn the last line; cut it so appends start on a fresh line.
-    await repairTail(this.indexFile);
-    const lines = await readJsonl<RunRecord>(this.indexFile);
-    // A line without a start time (hand-edited, foreign) is read as having started at 0: the
-    // start-time order the lists and reports cut by binary search must never compare NaN.
-    for (const record of lines) if (record?.runId) this.records.set(record.runId, Number.isFinite(record.startedAt) ? record : { ...record, startedAt: 0 });
-    // Ids follow the clock, so the index is nearly sorted already (a stable sort of a sorted run is linear).
-    for (const r of [...this.records.values()].sort((a, b) => a.startedAt - b.startedAt)) this.byStartTime.push(r);
-    const orphans = this.byStartTime.filter((r) => r.status === 'running');
-    if (lines.length > this.records.size * 2 + 100) await this.compact();
-    this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
-    const sharedNames = new Set([...this.records.values()].flatMap((r) => sharedLogOf(r) ?? []));
-    for (const name of sharedNames) await repairTail(path.join(this.dir, `${name}.jsonl`));
-    for (const record of orphans) {
-      if (!sharedLogOf(record)) {
-        delete record.log;
-        await repairTail(this.logFile(record.runId));
-      }
-      record.status = 'interrupted';
-      this.interruptedAtStart.push(record);
-      this.index.append(this.bus.redactor.value(record));
-      const log = new JsonlAppender(this.logOf(record), 0);
-      const event = { kind: 'run.interrupted', ts: Date.now(), seq: 0, runId: record.runId, reason: 'the engine stopped while this run was in flight' };
-      log.append(event);
-      await log.close();
-    }
+    const { records, interrupted } = await this.store.load((v) => this.bus.redactor.value(v));
+    for (const record of records) this.remember(record);
+    this.interruptedAtStart.push(...interrupted);
     this.unsubscribe = this.bus.subscribe((event, json) => this.onEvent(event, json));
   }
 
-  private async compact(): Promise<void> {
-    const text = [...this.records.values()].map((r) => JSON.stringify(r) + '\n').join('');
-    await writeFileAtomic(this.indexFile, text);
+  /**
+   * Takes in a record this ledger did not write (a pool's other engines changed it): a new run is
+   * placed by its start time, a known one is updated in place. A run live here is never overwritten.
+   */
+  ingest(record: RunRecord): void {
+    if (record?.runId && !this.liveRuns.has(record.runId)) this.remember(record);
+  }
+
+  /** A record in both indexes, or a known one updated in place (its start time, the index's order, kept). */
+  private remember(input: RunRecord): void {
+    // A line without a start time (hand-edited, foreign) is read as having started at 0: the
+    // start-time order the lists and reports cut by binary search must never compare NaN.
+    const record = Number.isFinite(input.startedAt) ? input : { ...input, startedAt: 0 };
+    const known = this.records.get(record.runId);
+    if (!known) {
+      this.records.set(record.runId, record);
+      this.insertByStart(record);
+      return;
+    }
+    for (const key of Object.keys(known) as Array<keyof RunRecord>) if (!(key in record)) delete known[key];
+    Object.assign(known, record, { startedAt: known.startedAt });
   }
 
   private onEvent(event: EngineEvent, json: string): void {
@@ -259,6 +214,16 @@ export class RunLedger {
     if (!UNLOGGED_KINDS.has(event.kind)) live.log.appendJson(json);
   }
 
+  /** Starts the id counter at a random point: engines of a pool make ids side by side, in the same milliseconds. */
+  distinctIds(): void {
+    this.counter = Math.floor(Math.random() * 2 ** 40);
+  }
+
+  /** Stops a run executed by another engine of a pool; false when no such run is in flight anywhere. */
+  async stopElsewhere(runId: string): Promise<boolean> {
+    return (await this.elsewhere?.stop(runId)) ?? false;
+  }
+
   nextId(): string {
     return `run-${Date.now()}-${++this.counter}`;
   }
@@ -266,50 +231,47 @@ export class RunLedger {
   /** Starts a run: a record, an open log and `run.started`. */
   start(opts: StartRun): LiveRun {
     const { signal, sharedLog, ...fields } = opts;
-    if (sharedLog !== undefined && !(SHARED_LOG.test(sharedLog) && sharedLog.length <= 32)) throw new Error(`shared run log name "${sharedLog}" must be up to 32 lowercase letters, digits and dashes`);
-    const log = sharedLog ? this.sharedSegment(sharedLog) : undefined;
-    const record: RunRecord = { runId: this.nextId(), status: 'running', startedAt: Date.now(), usage: emptyUsage(), ...fields, ...(log ? { log } : {}) };
-    const run = new LiveRun(record, this, log ? this.segment(log) : this.logFile(record.runId));
+    if (sharedLog !== undefined && !validSharedLog(sharedLog)) throw new Error(`shared run log name "${sharedLog}" must be up to 32 lowercase letters, digits and dashes`);
+    const labels = this.worker ? { ...fields, worker: this.worker } : fields;
+    const record: RunRecord = { runId: this.nextId(), status: 'running', startedAt: Date.now(), usage: emptyUsage(), ...labels };
+    const run = new LiveRun(record, this, this.store.openLog(record, sharedLog));
     if (signal) {
       if (signal.aborted) run.stop();
       else signal.addEventListener('abort', () => run.stop(), { once: true });
     }
-    this.records.set(record.runId, record);
-    this.insertByStart(record);
+    this.remember(record);
     this.liveRuns.set(record.runId, run);
-    this.index.append(this.bus.redactor.value(record));
-    run.emit('run.started', { ...fields });
+    this.store.put(this.bus.redactor.value(record));
+    run.emit('run.started', { ...labels });
     return run;
   }
 
   /**
-   * Re-opens an interrupted run under its own id (workflow resume): the same record and the same log,
-   * appended to; status `running` again until its owner finishes it.
+   * Re-opens a run under its own id: an interrupted one (workflow resume, a pool's takeover) or a
+   * queued one a pool worker takes. The same record and the same log, appended to; status `running`
+   * until its owner finishes it. `started` is added to its `run.started` (resumed, restored ...).
    */
-  reopen(runId: string): LiveRun {
+  reopen(runId: string, started: Record<string, unknown> = { resumed: true }): LiveRun {
     const record = this.records.get(runId);
     if (!record) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
     if (this.liveRuns.has(runId)) throw conflict(`run ${runId} is already running`);
     record.status = 'running';
     delete record.endedAt;
     delete record.error;
-    const shared = sharedLogOf(record);
-    const run = new LiveRun(record, this, shared ? this.segment(shared) : this.logFile(runId));
+    if (this.worker) record.worker = this.worker;
+    const run = new LiveRun(record, this, this.store.openLog(record));
     this.liveRuns.set(runId, run);
-    this.index.append(this.bus.redactor.value({ ...record }));
+    this.store.put(this.bus.redactor.value({ ...record }));
     const { runId: _id, status: _s, startedAt: _t, usage: _u, models: _m, log: _l, ...labels } = record;
-    run.emit('run.started', { ...labels, resumed: true });
+    run.emit('run.started', { ...labels, ...started });
     return run;
   }
 
   /** Called by LiveRun.finish: writes the end record and closes the log. */
   async retire(run: LiveRun): Promise<void> {
     this.liveRuns.delete(run.id);
-    this.index.append(this.bus.redactor.value({ ...run.record }));
-    // A run with a shared log is one of many short ones (a gateway completion): its end lines join the
-    // next batch (LIMITS.runLogFlushMs) instead of costing two writes of their own; reads flush first.
-    if (sharedLogOf(run.record)) return;
-    await Promise.all([run.log.close(), this.index.flush()]);
+    this.store.put(this.bus.redactor.value({ ...run.record }));
+    await this.store.finished(run.record, run.log);
   }
 
   get(runId: string): LiveRun | undefined {
@@ -359,29 +321,27 @@ export class RunLedger {
   }
 
   /**
-   * A run's events in log order, in batches of one disk read, each event with its JSON line, read
+   * A run's events in log order, in batches of one store read, each event with its JSON line, read
    * as they are asked for (a long run's log is never in memory whole). An unknown run is refused
    * here, before the first batch; a torn line (a kill mid-write) is skipped.
    */
   async readEvents(runId: string): Promise<AsyncGenerator<EventBatch>> {
     const record = isRunId(runId) ? this.records.get(runId) : undefined;
     if (!record) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
-    const shared = sharedLogOf(record);
-    if (shared) await this.shared.get(shared)?.flush();
-    else await this.liveRuns.get(runId)?.log.flush();
-    const file = this.logOf(record);
+    const raw = await this.store.lines(record, this.liveRuns.get(runId)?.log);
+    // A shared log holds the events of many runs: only this one's.
+    const filter = !!record.log;
     return (async function* () {
-      for await (const raw of readLineBatches(file)) {
+      for await (const lines of raw) {
         const batch: EventBatch = { events: [], lines: [] };
-        for (const line of raw) {
+        for (const line of lines) {
           let event: EngineEvent;
           try {
             event = JSON.parse(line) as EngineEvent;
           } catch {
             continue;
           }
-          // A shared log holds the events of many runs: only this one's.
-          if (shared && event?.runId !== runId) continue;
+          if (filter && event?.runId !== runId) continue;
           batch.events.push(event);
           batch.lines.push(line);
         }
@@ -406,15 +366,11 @@ export class RunLedger {
   /** Flushes every log and closes the index (engine shutdown). Runs still live stay `running` on disk and are marked interrupted by the next engine. */
   async close(): Promise<void> {
     this.unsubscribe?.();
-    await Promise.all([...this.liveRuns.values()].filter((r) => !sharedLogOf(r.record)).map((r) => r.log.close()));
-    await Promise.all([...this.shared.values()].map((log) => log.close()));
-    await this.index?.close();
+    await this.store.close([...this.liveRuns.values()].map((r) => r.log));
   }
 
   /** Last-chance synchronous flush on process exit. */
   flushSync(): void {
-    for (const run of this.liveRuns.values()) if (!sharedLogOf(run.record)) run.log.flushSync();
-    for (const log of this.shared.values()) log.flushSync();
-    this.index?.flushSync();
+    this.store.flushSync([...this.liveRuns.values()].map((r) => r.log));
   }
 }

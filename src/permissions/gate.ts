@@ -28,7 +28,7 @@ export interface PendingPrompt {
   key: string;
   /** The broader key offered after (shell: the program key). */
   broaderKey?: string;
-  /** Every literal key of the call that no allow rule covers yet: exactly what `always` persists. */
+  /** Every literal key of the call that no allow rule covers yet: what `always` may persist, each shown on the prompt. */
   keys: string[];
   /** Masked text a person reads. */
   display: string;
@@ -48,6 +48,11 @@ export interface ResolveInput {
   scope?: 'once' | 'always';
   /** Which offered key `always` persists: the narrow key (default) or the broader one. */
   key?: string;
+  /**
+   * The prompt's keys the person was shown (a client lists `keys` from the prompt): `always` saves
+   * these and nothing else. Absent, it saves the chosen key alone, the one key every prompt shows.
+   */
+  keys?: string[];
 }
 
 interface Waiter {
@@ -143,8 +148,13 @@ export class PermissionGate implements Gate {
     if (chosen === undefined) {
       throw badRequest(`key must be one of the offered keys: ${offered.map((k) => `"${this.mask(k)}"`).join(' or ')}`);
     }
+    const shown = (input.keys ?? []).map((k) => {
+      const key = prompt.keys.find((p) => p === k || this.mask(p) === k);
+      if (key === undefined) throw badRequest(`keys must list only the prompt's keys (${prompt.keys.map((p) => `"${this.mask(p)}"`).join(', ')}); "${this.mask(k)}" is not one of them`);
+      return key;
+    });
     const scope = input.scope ?? 'once';
-    const rules = scope === 'always' ? this.savableRules(prompt, chosen, input.decision) : [];
+    const rules = scope === 'always' ? this.savableRules(prompt, chosen, shown, input.decision) : [];
     waiter.answering = true;
     if (scope === 'always') {
       try {
@@ -210,16 +220,11 @@ export class PermissionGate implements Gate {
     return { ...prompt, key: this.mask(prompt.key), broaderKey: prompt.broaderKey && this.mask(prompt.broaderKey), keys: prompt.keys.map(this.mask) };
   }
 
-  // `always` saves only what the prompt showed: the narrow key persists every key listed; the broader
-  // key replaces the first key and keeps the others as listed. Keys naming a command only known at run
-  // time are never saved; a key holding a secret refuses `always` outright.
-  private savableRules(prompt: PendingPrompt, chosen: string, decision: RuleDecision) {
-    const keys = prompt.keys;
-    let chosenKeys: string[];
-    if (decision === 'deny') chosenKeys = [chosen];
-    else if (chosen === prompt.key) chosenKeys = keys;
-    else if (chosen === prompt.broaderKey) chosenKeys = [chosen, ...keys.filter((k) => k !== prompt.key)];
-    else chosenKeys = [chosen];
+  // `always` saves only what the person was shown (issue 38 §3): the chosen key (the narrow key, or
+  // the broader key in its place) and the other keys the client says its card listed. Keys naming a
+  // command only known at run time are never saved; a key holding a secret refuses `always` outright.
+  private savableRules(prompt: PendingPrompt, chosen: string, shown: string[], decision: RuleDecision) {
+    const chosenKeys = decision === 'deny' ? [chosen] : [chosen, ...shown.filter((k) => k !== prompt.key)];
     const secret = chosenKeys.find((k) => ruleKeyProblem(k, this.mask) === 'holds a secret-shaped value');
     if (secret) {
       throw badRequest(`scope "always" would save the rule ${this.mask(secret)}, which holds a secret-shaped value; answer with scope "once", or write a rule without the secret at POST /api/permissions/rule`);
@@ -295,7 +300,7 @@ export class PermissionGate implements Gate {
         class: prompt.class,
         key: shown.key,
         broaderKey: shown.broaderKey,
-        keys: shown.keys.length > 1 || shown.keys[0] !== shown.key ? shown.keys : undefined,
+        keys: shown.keys,
         display: prompt.display,
         reason: prompt.reason,
         protectedPath: prompt.protectedPath,

@@ -79,19 +79,51 @@ export function decide(rules: readonly PermissionRule[], key: string): RuleDecis
   return undefined;
 }
 
-/** Loads lazily, caches, and writes atomically through the home's per-file queue. */
+/**
+ * Where the rules are kept: the home's permissions.json, or a pool's database (src/pool/stores.ts),
+ * so an unattended run is gated the same on whichever engine runs it.
+ */
+export interface RulesBackend {
+  read(): Promise<Partial<PermissionsFile>>;
+  /** Applies `change` to the stored state, one change at a time across every writer, and stores the result. */
+  update(change: (current: Partial<PermissionsFile>) => PermissionsFile): Promise<PermissionsFile>;
+  /** Changes made elsewhere (another engine) call `changed`. */
+  watch?(changed: () => void): void;
+}
+
+/** permissions.json, written atomically through the home's per-file queue. */
+export function fileRules(home: Home): RulesBackend {
+  const file = home.path(HOME_LAYOUT.permissions);
+  const read = () => home.readJson<Partial<PermissionsFile>>(file, {});
+  return {
+    read,
+    update: (change) =>
+      home.serialize(file + '#rules', async () => {
+        const next = change(await read());
+        await home.writeJson(file, next);
+        return next;
+      }),
+  };
+}
+
+/** Loads lazily, caches, and writes through its backend. */
 export class RuleStore {
   private state: PermissionsFile | undefined;
   private loading: Promise<PermissionsFile> | undefined;
+  private readonly backend: RulesBackend;
 
   /** `mask` finds secret-shaped values: a rule holding one is refused, never stored. */
   constructor(
-    private readonly home: Home,
+    home: Home,
     private readonly mask?: (text: string) => string,
-  ) {}
-
-  private file(): string {
-    return this.home.path(HOME_LAYOUT.permissions);
+    backend?: RulesBackend,
+  ) {
+    this.backend = backend ?? fileRules(home);
+    // Another engine changed them: read again on next use.
+    this.backend.watch?.(() => {
+      this.state = undefined;
+      this.loading = undefined;
+    });
   }
 
   async get(): Promise<PermissionsFile> {
@@ -101,11 +133,7 @@ export class RuleStore {
   }
 
   private async load(): Promise<PermissionsFile> {
-    const raw = await this.home.readJson<Partial<PermissionsFile>>(this.file(), {});
-    const rules = Array.isArray(raw.rules)
-      ? raw.rules.filter((r): r is PermissionRule => !!r && typeof r.key === 'string' && (r.decision === 'allow' || r.decision === 'deny'))
-      : [];
-    this.state = { rules, unattended: raw.unattended === 'allow' ? 'allow' : 'deny' };
+    this.state = normalize(await this.backend.read());
     return this.state;
   }
 
@@ -139,14 +167,18 @@ export class RuleStore {
     });
   }
 
-  // Mutations run one at a time on a copy; the cache changes only after the write landed.
+  // Mutations run one at a time on a copy of what is stored; the cache changes only after the write landed.
   private async update(change: (s: PermissionsFile) => void): Promise<void> {
-    await this.home.serialize(this.file() + '#rules', async () => {
-      const current = await this.get();
-      const next: PermissionsFile = { rules: [...current.rules], unattended: current.unattended };
+    this.state = await this.backend.update((stored) => {
+      const next = normalize(stored);
       change(next);
-      await this.home.writeJson(this.file(), next);
-      this.state = next;
+      return next;
     });
   }
+}
+
+/** What a stored file or row holds, read leniently: unknown rules dropped, the unattended default `deny` unless `allow`. */
+function normalize(raw: Partial<PermissionsFile>): PermissionsFile {
+  const rules = Array.isArray(raw?.rules) ? raw.rules.filter((r): r is PermissionRule => !!r && typeof r.key === 'string' && (r.decision === 'allow' || r.decision === 'deny')) : [];
+  return { rules: rules.map((r) => ({ key: r.key, decision: r.decision })), unattended: raw?.unattended === 'allow' ? 'allow' : 'deny' };
 }

@@ -73,7 +73,12 @@ function git(info: CommandInfo, w: string[]): void {
     const writes = positional.length >= 2 || /^(set|edit|unset|rename-section|remove-section)$/.test(positional[0] ?? '') || rest.some((t) => /^(-e|--edit|--add|--replace-all|--unset|--unset-all)$/.test(t));
     if (writes) force('config changes configuration, which can name programs git runs later');
   }
-  if (sub === 'clean' && rest.some((t) => hasShort(t, 'f') || isLong(t, 'force'))) force('clean -f deletes untracked files');
+  if (sub === 'clean' && rest.some((t) => hasShort(t, 'f') || isLong(t, 'force'))) {
+    force('clean -f deletes untracked files');
+    // Ignored files are what a person keeps out of git on purpose and cannot get back from it.
+    if (opts.some((t) => hasShort(t, 'x', 'e'))) force('clean -x also deletes ignored files (.env, builds, node_modules), which git cannot restore');
+    if (opts.some((t) => hasShort(t, 'X', 'e'))) force('clean -X deletes ignored files (.env, builds, node_modules), which git cannot restore');
+  }
 }
 
 const FIND_ACTIONS = /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/;

@@ -21,7 +21,7 @@ import { bwrapArgs, isInside, KEEPER, networkKeeper } from './linux.js';
 import { seatbeltArgs, seatbeltProfile } from './macos.js';
 import { probeSandbox, type ProbeResult } from './probe.js';
 import { scanRepos } from './repos.js';
-import type { SandboxLaunch, SandboxPlan, SandboxSettings, SandboxStatus } from './types.js';
+import type { LoginConfinement, SandboxLaunch, SandboxPlan, SandboxSettings, SandboxStatus } from './types.js';
 
 export interface SandboxDeps {
   settings: () => SandboxSettings;
@@ -175,7 +175,33 @@ export function createSandbox(deps: SandboxDeps) {
     return { program: p.program, prefix: bwrapArgs(plan) };
   }
 
-  return { status, request, prepare, probe, confineGit, close: () => egress.close() };
+  /**
+   * How the login shell whose environment commands start from is read (docs/security.md, "The login
+   * environment"): its profile sources and runs files a sandboxed command can write when the
+   * person's home is mounted (`~/.cargo/env`, pyenv, `~/bin/*`), and no list of start-up files can
+   * know which. So it runs in a sandbox like a command's, with nothing writable, no network, the
+   * engine home and hidden paths not there; all it must do is print `env -0`.
+   */
+  async function confineLogin(profileHome: string, hidden?: SandboxPlan['hidden']): Promise<LoginConfinement> {
+    const st = await status();
+    // Commands already run with the person's full rights: the profile gives them nothing more.
+    if (st.mode === 'off' || (!st.available && st.whenUnavailable === 'run')) return {};
+    const p = await probe();
+    if (!st.active || !p.program) {
+      return { refusal: `no sandbox can start here (${st.reason}) and the profile may run files a command wrote (docs/security.md, "The login environment")` };
+    }
+    const [engineHome, realUserHome, home] = await Promise.all([deps.engineHome, userHome, profileHome].map((d) => realpath(d).catch(() => d)));
+    const plan: SandboxPlan = { mode: 'read-only', network: false, roots: [], engineHome, userHome: realUserHome, readOnly: [home], hidden, cwd: home };
+    if (p.backend === 'bwrap') return { launch: { program: p.program, prefix: bwrapArgs(plan) }, env: { TMPDIR: '/tmp' } };
+    const tmp = await realpath(await mkdtemp(path.join(os.tmpdir(), 'engine-login-')));
+    return {
+      launch: { program: p.program, prefix: seatbeltArgs(seatbeltProfile(plan, tmp)) },
+      env: { TMPDIR: tmp },
+      finish: () => rm(tmp, { recursive: true, force: true }).catch(() => undefined),
+    };
+  }
+
+  return { status, request, prepare, probe, confineGit, confineLogin, close: () => egress.close() };
 }
 
 function refusal(st: SandboxStatus, attended: boolean): string {

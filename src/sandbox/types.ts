@@ -58,6 +58,22 @@ export interface SandboxLaunch {
   keeper?: string[];
 }
 
+/**
+ * How the engine reads the login shell's environment (src/capabilities/shell/login-env.ts).
+ * `launch`: inside this sandbox (nothing writable, no network, the home read-only). Neither field:
+ * as is, outside (the sandbox is off, or commands run unsandboxed without asking, so they already
+ * have every right the profile would give them). `refusal`: not at all (no sandbox can start and
+ * commands are guarded: the profile may source files a command wrote).
+ */
+export interface LoginConfinement {
+  launch?: SandboxLaunch;
+  /** Environment overrides for the confined shell (TMPDIR). */
+  env?: Record<string, string>;
+  refusal?: string;
+  /** Removes what the confinement made (Seatbelt's temp folder). */
+  finish?: () => Promise<void>;
+}
+
 /** What a command may touch, decided per call from the fence's roots and the settings. */
 export interface SandboxPlan {
   mode: Exclude<SandboxMode, 'off'>;

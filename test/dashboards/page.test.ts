@@ -77,6 +77,8 @@ test('the page is self-contained: SVG charts, sanitised markdown, no script, sou
   assert.match(html, /Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:/);
   assert.ok(html.includes(`<a href="/api/dashboards/sales/source/t1?run=${runId}">t1</a>`));
   assert.ok(html.includes('the shipping database did not answer'));
+  // Times read as a person's date, the exact instant kept for machines; the run id only on hover.
+  assert.match(html, /<p class="meta" title="run run-[^"]+">built <time datetime="\d{4}-\d\d-\d\dT[^"]+Z" title="[^"]+">[A-Z][a-z]{2} \d{1,2}, \d{4}, \d/);
   assert.match(html, /<p class="banner">The last build failed \([^)]+\): the build&#39;s model failed: .*; the previous page is kept\.<\/p>/);
   assert.ok(!/src="http/.test(html) && !/href="\/\//.test(html), 'nothing loads from elsewhere');
   // The JSON answer is still the document.

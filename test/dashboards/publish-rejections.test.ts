@@ -15,7 +15,8 @@ before(async () => {
 after(async () => h.close());
 
 const rows = { values: [{ a: 1 }] };
-const MARKS = 'bar, line, area, point, circle, square, tick, rule, rect, arc, text, trail, boxplot, errorbar, errorband';
+const MARKS = '"bar", "line", "area", "point", "circle", "square", "tick", "rule", "rect", "arc", "text", "trail", "boxplot", "errorbar", "errorband"';
+const PREDICATE = 'a field predicate {field, timeUnit, equal, lt, lte, gt, gte, range, oneOf, valid}, or all of {and}, or any of {or}, or the negation {not}; a predicate is an object; an expression string does not run on the server';
 
 /** [widget, the exact lines the answer must hold for it]. */
 const CASES: Array<[unknown, string[]]> = [
@@ -46,23 +47,32 @@ const CASES: Array<[unknown, string[]]> = [
   ],
   [
     { id: 'w17', type: 'chart', data: { mark: 'line', data: { url: 'http://example.com/y.csv' } } },
-    ['widget "w17": data.data.url is not allowed: the chart\'s data must be inline in data.values', 'widget "w17": data.data.values must be an array of row objects: the chart\'s rows inline (data.url and named datasets are not loaded; the page is self-contained)'],
+    ['widget "w17": data.data.url is not allowed: the page is self-contained: it loads nothing and links nowhere', 'widget "w17": data.data.values is required in the data'],
   ],
   [{ id: 'w18', type: 'chart', data: { mark: 'bar', data: rows, transform: [{ calculate: 'datum.a*2', as: 'b' }] } }, ['widget "w18": data.transform[0].calculate is not allowed: expressions do not run on the server']],
-  [{ id: 'w19', type: 'chart', data: { mark: 'pie', data: rows } }, [`widget "w19": data.mark "pie" is not a mark (marks: ${MARKS})`]],
-  [{ id: 'w20', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'number' } } } }, ['widget "w20": data.encoding.x.type must be one of quantitative, ordinal, nominal, temporal (got "number")']],
+  [{ id: 'w19', type: 'chart', data: { mark: 'pie', data: rows } }, [`widget "w19": data.mark must be one of ${MARKS} (got the text "pie")`]],
+  [{ id: 'w20', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'number' } } } }, ['widget "w20": data.encoding.x.type must be one of "quantitative", "ordinal", "nominal", "temporal" (got the text "number")']],
   [{ id: 'w21', type: 'markdown', data: { text: 'x' }, sources: ['t7', 5] }, ['widget "w21": sources[0] "t7" is not a source of this run (sources: t1)', 'widget "w21": sources[1] must be a ref such as "t1", as the tool results of this run are labelled (got 5)']],
   [{ id: 'w22', type: 'markdown', data: { text: 'x' }, status: 'green' }, ['widget "w22": status must be one of ok, warn, error (got "green")']],
   [{ id: 'w23', type: 'markdown', data: { text: 'x' }, colour: 'red' }, ['widget "w23": unknown field "colour" (fields: id, type, title, span, summary, data, sources, status, error)']],
   [{ id: 'w22', type: 'markdown', data: { text: 'y' } }, ['widget "w22": appears twice in this call; send each id once']],
-  [{ id: 'w25', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'quantitative' } }, transform: [{ window: 'x' }] } }, ['widget "w25": data does not compile as Vega-Lite: this.transform.window.map is not a function']],
+  [{ id: 'w25', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'quantitative' } }, transform: [{ window: 'x' }] } }, ['widget "w25": data.transform[0].window must be a list of at most 20 (each an operation {op, field, as, param}) (got the text "x")']],
   [{ id: 'w26', type: 'kv' }, ['widget "w26": data is required: {pairs: {key: string, value: string|number|boolean|null}[]}']],
-  [{ id: 'w27', type: 'chart', data: { mark: 'point', data: rows, encoding: { href: { field: 'a' } } } }, ['widget "w27": data.encoding.href is not allowed: a dashboard page links nowhere outside itself']],
+  [{ id: 'w27', type: 'chart', data: { mark: 'point', data: rows, encoding: { href: { field: 'a' } } } }, ['widget "w27": data.encoding.href is not allowed: the page is self-contained: it loads nothing and links nowhere']],
   [
     { id: 'w28', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'quantitative', axis: { labelExpr: 'datum.label' } } } } },
     ['widget "w28": data.encoding.x.axis.labelExpr is not allowed: expressions do not run on the server'],
   ],
-  [{ id: 'w29', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'quantitative' } }, selection: {} } }, ['widget "w29": data.selection is not a Vega-Lite field this engine renders (fields: $schema, title, description, width, height, mark, encoding, data, transform, layer, config, autosize, padding, background, view, resolve)', 'widget "w29": data.selection is not allowed: expressions do not run on the server']],
+  [{ id: 'w29', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'quantitative' } }, selection: {} } }, ['widget "w29": data.selection is not allowed: expressions do not run on the server']],
+  // Expression strings where vega-lite reads them (issue 39 §2): a condition's test, a logical filter.
+  [
+    { id: 'w30', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'quantitative' }, color: { condition: { test: 'length(sequence(0,1000000000)) > 0', value: 'red' }, value: 'blue' } } } },
+    [`widget "w30": data.encoding.color.condition.test must be ${PREDICATE} (got the text "length(sequence(0,1000000000)) > 0")`],
+  ],
+  [
+    { id: 'w31', type: 'chart', data: { mark: 'bar', data: rows, encoding: { x: { field: 'a', type: 'quantitative' } }, transform: [{ filter: { not: 'length(sequence(0,1e9)) > 0' } }] } },
+    [`widget "w31": data.transform[0].filter.not must be ${PREDICATE} (got the text "length(sequence(0,1e9)) > 0")`],
+  ],
 ];
 
 test(`${CASES.length} malformed widgets are each rejected with their exact sentences; the good one is published`, async () => {

@@ -1,5 +1,6 @@
 /**
- * The pinned operations of src/capabilities/files/pinned.ts, with the swap made deterministically
+ * The pinned operations of src/capabilities/files/pinned.ts (and the fenced reader's proof of what it
+ * opened, src/kernel/fenced-read.ts), with the swap made deterministically
  * between the check and the call: once with the kernel's /proc pins (Linux), once with the portable
  * proof (inode and path compared again) that macOS and Windows use.
  */
@@ -10,8 +11,9 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { mkdtemp } from 'node:fs/promises';
 import { EngineError } from '../../src/kernel/errors.js';
-import { isInside } from '../../src/kernel/fence.js';
-import { createPins, pinning } from '../../src/capabilities/files/pinned.js';
+import { Fence, isInside } from '../../src/kernel/fence.js';
+import { FencedReader, orThrow, pinning } from '../../src/kernel/fenced-read.js';
+import { createPins } from '../../src/capabilities/files/pinned.js';
 
 const kernel = pinning.proc;
 let base: string;
@@ -62,10 +64,15 @@ for (const mode of modes) {
     it('a folder or file swapped for a link after the check is refused, not followed', async () => {
       setMode();
       await fresh();
+      // The fenced reader judged this file; the read opens it (after the swap) and proves where it is.
+      const reader = new FencedReader(new Fence(ws, () => []));
+      const judged = orThrow(await reader.stat('dir/f.txt'));
       await swapDir();
       await assert.rejects(pins.dir(path.join(ws, 'dir'), 'dir'), status(409)); // the last component is now a link
       await assert.rejects(pins.dir(path.join(ws, 'dir', 'sub'), 'dir/sub'), status(403)); // a parent leads outside
-      await assert.rejects(pins.openRead(path.join(ws, 'dir', 'f.txt'), 'dir/f.txt'), status(403));
+      const read = await reader.read(judged);
+      assert.equal(read.ok, false);
+      assert.equal(!read.ok && read.status, 403, JSON.stringify(read));
       await assert.rejects(pins.ensureDir(path.join(ws, 'dir', 'new'), 'dir/new'), status(409)); // stops at the swapped link
       await assert.rejects(lstat(path.join(outside, 'new')), 'nothing was made outside');
     });
@@ -81,9 +88,8 @@ for (const mode of modes) {
       }
       assert.equal(await readFile(path.join(ws, 'dir', 'a', 'b', 'w.txt'), 'utf8'), 'written');
       assert.equal((await lstat(path.join(ws, 'dir', 'a', 'b', 'w.txt'))).mode & 0o777, 0o600);
-      const h = await pins.openRead(path.join(ws, 'dir', 'f.txt'), 'dir/f.txt');
-      assert.equal(await h.readFile('utf8'), 'inside');
-      await h.close();
+      const read = orThrow(await new FencedReader(new Fence(ws, () => [])).read('dir/f.txt'));
+      assert.equal(read.bytes.toString('utf8'), 'inside');
 
       await symlink(outside, path.join(ws, 'dir', 'sub', 'out-link'));
       const root = await pins.dir(ws, '.');

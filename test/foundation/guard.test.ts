@@ -13,6 +13,7 @@ before(async () => {
 after(() => t.close());
 
 const FORBIDDEN = { error: 'forbidden: non-local host or origin' };
+const WRONG = { error: "forbidden: the mobile token is not this engine's; open the pairing address the engine printed at start again" };
 
 function hosts(p: number): Array<[string, boolean]> {
   return [
@@ -57,13 +58,14 @@ test('HTTP: host x origin x token header', async () => {
         const headers: Record<string, string> = { host };
         if (origin !== undefined) headers.origin = origin;
         if (token !== 'none') headers['x-engine-mobile-token'] = token === 'valid' ? t.engine.mobileToken : 'not-the-token';
-        const expectOk = (hostOk && originOk) || token === 'valid';
+        // A wrong token is refused even from a local caller: never judged as if none were sent (issue 39 §3).
+        const expectOk = token === 'valid' || (token === 'none' && hostOk && originOk);
         const r = await rawRequest(port, { path: '/api/status', headers });
         const label = `host=${host} origin=${origin} token=${token}`;
         if (expectOk) assert.equal(r.status, 200, label);
         else {
           assert.equal(r.status, 403, label);
-          assert.deepEqual(JSON.parse(r.body), FORBIDDEN, label);
+          assert.deepEqual(JSON.parse(r.body), token === 'wrong' ? WRONG : FORBIDDEN, label);
         }
         cases++;
       }
@@ -84,13 +86,13 @@ test('WebSocket upgrade: host x origin x token as header and as ?token=', async 
           let path = '/events';
           if (token !== 'none' && via === 'header') headers['x-engine-mobile-token'] = value;
           if (token !== 'none' && via === 'query') path += `?token=${encodeURIComponent(value)}`;
-          const expectOk = (hostOk && originOk) || token === 'valid';
+          const expectOk = token === 'valid' || (token === 'none' && hostOk && originOk);
           const r = await rawUpgrade(port, path, headers);
           const label = `ws host=${host} origin=${origin} token=${token} via ${via}`;
           if (expectOk) assert.equal(r.status, 101, label);
           else {
             assert.equal(r.status, 403, label);
-            assert.deepEqual(JSON.parse(r.body), FORBIDDEN, label);
+            assert.deepEqual(JSON.parse(r.body), token === 'wrong' ? WRONG : FORBIDDEN, label);
           }
         }
       }

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { tempDir } from '../support/engine.js';
 import { buildBundle, bundleDir, NO_ESBUILD } from '../support/bundle.js';
 
-const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|mysql2|html-to-text|js-tiktoken|libpg-query|vega-lite|vega)\//;
+const LAZY = /node_modules\/(ai|@ai-sdk\/[^/]+|@modelcontextprotocol\/sdk|zod|pg|pg-boss|mysql2|html-to-text|js-tiktoken|libpg-query|vega-lite|vega)\//;
 
 /** Runs in a plain node process: starts the bundled engine, reports which lazy packages are loaded when. */
 const probe = `

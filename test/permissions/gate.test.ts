@@ -142,7 +142,8 @@ test('always persists the narrow key first, for every unmatched segment, before 
   assert.ok(!String(ev.display).includes('abcdefghijklmnop'), `display leaked a secret: ${ev.display}`);
   assert.match(String(ev.display), /git status && npm test/);
 
-  const res = await t.api('POST', '/api/permissions/resolve', { runId: run.id, callId, decision: 'allow', scope: 'always' });
+  // The client says which keys its card listed (here: every key the prompt gave).
+  const res = await t.api('POST', '/api/permissions/resolve', { runId: run.id, callId, decision: 'allow', scope: 'always', keys: ev.keys });
   assert.equal(res.status, 200);
   // Persisted before the call was unblocked: the file held both rules when the call ran.
   const out = await outcome;

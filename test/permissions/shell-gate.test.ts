@@ -44,7 +44,7 @@ test('a multi-segment command prompts with the narrow key first; always persists
   assert.equal(ev.broaderKey, 'run_shell(git:*)');
   assert.deepEqual(ev.keys, ['run_shell(git status:*)', 'run_shell(npm test:*)']);
   assert.equal(ev.display, 'git status && npm test');
-  const res = await t.api('POST', '/api/permissions/resolve', { runId: c.run.id, callId: c.callId, decision: 'allow', scope: 'always' });
+  const res = await t.api('POST', '/api/permissions/resolve', { runId: c.run.id, callId: c.callId, decision: 'allow', scope: 'always', keys: ev.keys });
   assert.equal(res.status, 200);
   assert.equal((await c.outcome).isError, false);
   const rules = (await t.api('GET', '/api/permissions')).body.rules;
@@ -58,6 +58,48 @@ test('a multi-segment command prompts with the narrow key first; always persists
   assert.ok(!events.events.some(requested(again.callId)));
   await c.done();
   await again.done();
+});
+
+test('issue 38 §3: a prompt lists every key "always" could save, and "always" saves only the keys the card listed', async () => {
+  const rules = async () => (await t.api('GET', '/api/permissions')).body.rules.map((r: { key: string }) => r.key);
+  const ask = async (command: string) => {
+    const c = call(command);
+    const ev = await events.waitFor(requested(c.callId));
+    return { c, ev };
+  };
+  // The new user's case: one card, three programs. The event and the pending list name each key.
+  const first = await ask('echo hi; sleep 0; uname');
+  const keys = ['run_shell(echo:*)', 'run_shell(sleep:*)', 'run_shell(uname:*)'];
+  assert.equal(first.ev.key, 'run_shell(echo:*)');
+  assert.deepEqual(first.ev.keys, keys);
+  const pending = (await t.api('GET', '/api/permissions/pending')).body.pending.find((p: { callId: string }) => p.callId === first.c.callId);
+  assert.deepEqual(pending.keys, keys);
+  const approval = (await t.api('GET', '/api/mobile/approvals')).body.approvals.find((a: { id: string }) => a.id === first.c.callId);
+  assert.deepEqual(approval.detail.keys, keys, "the phone's approvals list names them too");
+  // A card that showed only the first key: "always" saves that key alone (the call itself runs once).
+  assert.equal((await t.api('POST', '/api/permissions/resolve', { runId: first.c.run.id, callId: first.c.callId, decision: 'allow', scope: 'always' })).status, 200);
+  assert.equal((await first.c.outcome).isError, false);
+  assert.ok((await rules()).includes('run_shell(echo:*)'));
+  assert.ok(!(await rules()).some((k: string) => /sleep|uname/.test(k)), 'nothing the card did not show was saved');
+  await first.c.done();
+
+  // The next call still asks for what was not saved; a card listing both saves both.
+  const second = await ask('echo hi; sleep 0; uname');
+  assert.deepEqual(second.ev.keys, ['run_shell(sleep:*)', 'run_shell(uname:*)']);
+  // A key the prompt did not offer is refused with a sentence, and the prompt stays open.
+  const wrong = await t.api('POST', '/api/permissions/resolve', { runId: second.c.run.id, callId: second.c.callId, decision: 'allow', scope: 'always', keys: ['run_shell(rm:*)'] });
+  assert.equal(wrong.status, 400);
+  assert.match(wrong.body.error, /keys must list only the prompt's keys \("run_shell\(sleep:\*\)", "run_shell\(uname:\*\)"\); "run_shell\(rm:\*\)" is not one of them/);
+  const ok = await t.api('POST', '/api/permissions/resolve', { runId: second.c.run.id, callId: second.c.callId, decision: 'allow', scope: 'always', keys: second.ev.keys });
+  assert.equal(ok.status, 200);
+  assert.equal((await second.c.outcome).isError, false);
+  assert.deepEqual((await rules()).slice(0, 2), ['run_shell(sleep:*)', 'run_shell(uname:*)']);
+  await second.c.done();
+  const third = call('echo hi; sleep 0; uname');
+  assert.equal((await third.outcome).isError, false);
+  assert.ok(!events.events.some(requested(third.callId)));
+  await third.done();
+  for (const key of keys) await t.api('DELETE', `/api/permissions/rule?key=${encodeURIComponent(key)}`);
 });
 
 test('substitutions force a fresh prompt even when every key is allowed', async () => {

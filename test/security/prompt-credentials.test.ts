@@ -70,3 +70,20 @@ test('code that computes a credential is shown, not masked', async () => {
   await c.outcome;
   await c.done();
 });
+
+test('issue 38 §3: the prompt shows the command that runs, the password alone hidden', async () => {
+  for (const [command, display] of [
+    ['curl -u admin:pw;touch x', 'curl -u admin:***;touch x'],
+    ['curl --password=x&&touch y', 'curl --password=***&&touch y'],
+    ['PGPASSWORD=hunter2 psql -h db;touch z', 'PGPASSWORD=*** psql -h db;touch z'],
+  ]) {
+    const c = backgroundCall(t, 'run_shell', { command });
+    const ev = await events.waitFor(requested(c.callId));
+    assert.equal(ev.display, display);
+    const pending = (await t.api('GET', '/api/permissions/pending')).body.pending.find((p: { callId: string }) => p.callId === c.callId);
+    assert.equal(pending.display, display);
+    await t.api('POST', '/api/permissions/resolve', { runId: c.run.id, callId: c.callId, decision: 'deny' });
+    await c.outcome;
+    await c.done();
+  }
+});

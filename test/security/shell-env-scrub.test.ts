@@ -110,3 +110,52 @@ test('secret words count as parts of names (issue 22 §4), with the known harmle
   const planted = Object.fromEntries(secret.map((n, i) => [n, `v${i}`]));
   await assertScrubbed(planted, { FTP_PASSIVE: 'yes', BYPASS_CACHE: '1', KEYBOARD_LAYOUT: 'de' });
 });
+
+test('issue 38 §3: the names the attack passed through, and values shaped like credentials, are dropped; the harmless allowlist is kept', async () => {
+  const secret = {
+    AWS_SESSION: 'IQoJb3JpZ2luX2VjEHYaCXVzLWVhc3QtMSJHMEUCIQ',
+    AWS_SESSION_EXPIRES: '2031-01-01T00:00:00Z',
+    SLACK_WEBHOOK: 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx',
+    PRIVATE_SIGNING: 'ed25519-signing-material',
+    CERT_PEM: 'see-file',
+    OTP_SEED: 'JBSWY3DPEHPK3PXP',
+    KUBECONFIG_DATA: 'YXBpVmVyc2lvbjogdjE=',
+    PIN: '4921',
+    SIM_PIN: '1234',
+    TOTP_SECRET_B32: 'x',
+    WALLET_MNEMONIC: 'abandon ability able',
+    // Values whose names say nothing: a webhook URL, a URL with a secret-named parameter or a random
+    // token in its path, any PEM block, a base64 blob, a JWT, a URL's password.
+    NOTIFY_URL: 'https://discord.com/api/webhooks/1234567890/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789',
+    TEAMS: 'https://example.webhook.office.com/webhookb2/abc@def/IncomingWebhook/0123456789abcdef/xyz',
+    S3_LINK: 'https://bucket.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4&X-Amz-Signature=0a1b2c3d4e5f',
+    FEED: 'https://example.com/feed?user=ada&access_token=abc123',
+    MAPS: 'https://maps.example.com/api?key=AbC123xYz',
+    CALLBACK: 'https://api.example.com/v1/callbacks/Zx9Qw3Er5Ty7Ui9Op1As3Df5/run',
+    BUNDLE: '-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----',
+    CONFIG_B64: Buffer.from('apiVersion: v1\nclusters:\n- cluster:\n    server: https://k8s.example:6443\n').toString('base64'),
+    RAW_KEY: 'q8Zr2LmX7vN4pK1sT9wY3bC6dF0gH5jQ',
+    ID_TOKEN_FREE: 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJl',
+    DB: 'mysql://root:toor@127.0.0.1/app',
+  };
+  const keep = {
+    XDG_SESSION_ID: '3',
+    XDG_SESSION_TYPE: 'wayland',
+    DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus,guid=3f2a9c0d1e2f3a4b5c6d7e8f9a0b1c2d',
+    DESKTOP_SESSION: 'gnome',
+    INVOCATION_ID: '8f14e45fceea467fA7e84d1a2b3c4d5eFF00aa11',
+    HOSTNAME: 'myapp-deployment-5d8f7c9b6-x2x7z',
+    SSL_CERT_FILE: '/etc/ssl/certs/ca-certificates.crt',
+    NODE_EXTRA_CA_CERTS: '/usr/local/share/ca.pem',
+    HTTPLIB2_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
+    KUBECONFIG: '/home/ada/.kube/config:/home/ada/.kube/other',
+    NODE_OPTIONS: '--max-old-space-size=4096',
+    DOCS: 'https://example.com/docs/getting-started-with-the-engine',
+    REPO_URL: 'https://github.com/o/r/commit/3f2a9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b',
+    RELEASE_DIR: '/opt/app2/releases/20240101',
+    COMPOSE_PROJECT_NAME: 'my_project_2024_release_x',
+    SPINNER: 'dots',
+    TOX_TESTENV_PASSENV: 'HOME',
+  };
+  await assertScrubbed(secret, keep);
+});

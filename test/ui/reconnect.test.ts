@@ -61,6 +61,7 @@ it('reconnects after the engine restarts, catches up, and applies nothing twice'
 
   // Follow the run: its log so far, then the socket's events after the approval.
   await b.page.click(`a[href="/runs/${runId}"]`);
+  await b.page.click('[role=tab] >> text=Event log');
   await b.page.waitForSelector('tr[data-seq]');
   assert.equal((await t.api('POST', '/api/gates/resolve', { runId, nodeId: 'check', approved: true })).status, 200);
   await b.page.waitForSelector('tr >> text=run.completed');

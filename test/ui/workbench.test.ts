@@ -120,6 +120,7 @@ describe('the web workbench in Chromium', () => {
     assert.equal(log.body.events.find((e: any) => e.kind === 'gate.resolved').approved, true);
     // The run page shows each logged event once.
     await b.page.goto(h.t.url + `/runs/${encodeURIComponent(runId)}`);
+    await b.page.click('[role=tab] >> text=Event log');
     await b.page.waitForSelector('tr[data-seq]');
     await b.page.waitForFunction((n) => document.querySelectorAll('tr[data-seq]').length >= n, log.body.events.length);
     assert.equal(await b.page.locator('tr[data-seq]').count(), log.body.events.length);
@@ -131,6 +132,7 @@ describe('the web workbench in Chromium', () => {
     assert.equal((await h.t.api('PUT', '/api/workflows/slow', doc)).status, 200);
     const run = await h.t.api('POST', '/api/runs/slow', {});
     await b.page.goto(`${h.t.url}/runs/${run.body.runId}`);
+    await b.page.click('[role=tab] >> text=Event log');
     await b.page.waitForSelector('tr >> text=node.started');
     await b.page.click('.page-actions >> text=Stop');
     await b.page.waitForSelector('tr >> text=run.stopped');
@@ -168,6 +170,7 @@ describe('the web workbench in Chromium', () => {
     const run = await h.t.api('POST', '/api/runs/ping', {});
     await b.page.click('.notes >> text=Ping done');
     await b.page.waitForURL(`**/runs/${run.body.runId}`);
+    await b.page.click('[role=tab] >> text=Event log');
     await b.page.waitForSelector('tr >> text=run.completed');
     await h.events.waitFor((e) => e.kind === 'notifications.updated' && e.unreadCount === 0);
   });
@@ -263,6 +266,8 @@ describe('the web workbench in Chromium', () => {
   it('boards: a board made, a card added and moved to the next lane', async () => {
     await b.page.goto(h.t.url + '/boards');
     await b.page.click('text=New board');
+    await b.page.getByLabel('Board name').fill('Main');
+    await b.page.click('text=Create board');
     await b.page.fill('input[placeholder="New card title"]', 'Write the release notes');
     await b.page.click('.board >> text=Add');
     const card = b.page.locator('.card.item', { hasText: 'Write the release notes' });

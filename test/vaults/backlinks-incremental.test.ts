@@ -11,10 +11,12 @@ import { test } from 'node:test';
 import { VaultIndex } from '../../src/capabilities/vaults/index.js';
 import { DEFAULT_SCHEMA } from '../../src/capabilities/vaults/schema.js';
 import { Home } from '../../src/kernel/home.js';
+import { Fence } from '../../src/kernel/fence.js';
+import { FencedReader } from '../../src/kernel/fenced-read.js';
 import { tempDir } from '../support/engine.js';
 
 async function indexOf(root: string, home: Home, cache: string): Promise<VaultIndex> {
-  const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA);
+  const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA, new FencedReader(new Fence(root, () => [])));
   await index.load();
   return index;
 }

@@ -110,7 +110,7 @@ test('the connect-time lookup refuses a private answer (DNS rebinding)', async (
   const outcome = await new Promise<{ err: Error | null; address?: string }>((done) =>
     floor.lookup('loop.example', {}, (err, address) => done({ err, address: address as string })),
   );
-  assert.match(String(outcome.err?.message), /the URL floor refuses the connection to loop\.example: it resolves to 127\.0\.0\.1/);
+  assert.match(String(outcome.err?.message), /the engine does not connect to loop\.example: it resolves to 127\.0\.0\.1/);
   const good = await new Promise<{ err: Error | null; address?: string }>((done) =>
     floor.lookup('public.example', {}, (err, address) => done({ err, address: address as string })),
   );
@@ -156,7 +156,7 @@ function floorAllowingFirstHop() {
 
 test('a redirect to 127.0.0.1, to localhost or to a name resolving privately is refused', async () => {
   for (const [path, why] of [
-    ['/to-loopback', /the URL floor refuses http:\/\/127\.0\.0\.1:\d+\/secret: a loopback address/],
+    ['/to-loopback', /the engine does not fetch http:\/\/127\.0\.0\.1:\d+\/secret: a loopback address/],
     ['/to-localhost', /localhost/],
     ['/to-private-name', /private\.example resolves to 10\.1\.2\.3/],
   ] as const) {

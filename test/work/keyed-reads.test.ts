@@ -21,16 +21,20 @@ before(async () => {
 });
 after(() => t.close());
 
-/** Runs `fn` counting the stat and readdir calls on the board's items folder (named imports see the patch). */
+/** Runs `fn` counting the stat (or lstat: the fenced reader's) and readdir calls on the board's items folder (named imports see the patch). */
 async function touches(fn: () => Promise<unknown>): Promise<{ stats: Set<string>; listings: number }> {
   const stats = new Set<string>();
   let listings = 0;
-  const { statSync, readdirSync } = fs;
-  const patched = fs as { statSync: typeof fs.statSync; readdirSync: typeof fs.readdirSync };
+  const { statSync, lstatSync, readdirSync } = fs;
+  const patched = fs as { statSync: typeof fs.statSync; lstatSync: typeof fs.lstatSync; readdirSync: typeof fs.readdirSync };
   patched.statSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
     if (String(p).startsWith(items + path.sep)) stats.add(path.basename(String(p)));
     return statSync(p, o);
   }) as typeof fs.statSync;
+  patched.lstatSync = ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+    if (String(p).startsWith(items + path.sep)) stats.add(path.basename(String(p)));
+    return lstatSync(p, o);
+  }) as typeof fs.lstatSync;
   patched.readdirSync = ((p: fs.PathLike, o?: any) => {
     if (String(p) === items) listings++;
     return readdirSync(p, o);
@@ -40,6 +44,7 @@ async function touches(fn: () => Promise<unknown>): Promise<{ stats: Set<string>
     await fn();
   } finally {
     patched.statSync = statSync;
+    patched.lstatSync = lstatSync;
     patched.readdirSync = readdirSync;
     syncBuiltinESMExports();
   }

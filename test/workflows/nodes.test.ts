@@ -124,7 +124,7 @@ test('http node: the URL floor refuses private addresses unless a person allowed
   const refused = await h.run('floor');
   const end = await h.end(refused);
   assert.equal(end.kind, 'run.failed');
-  assert.match(String(end.error), /URL floor refuses/);
+  assert.match(String(end.error), /the engine does not fetch/);
   await h.save(
     wf(
       'post',

@@ -4,7 +4,8 @@ import { ApprovalsPage } from './pages/approvals';
 import { RunsPage } from './pages/runs';
 import { WorkflowsPage } from './pages/workflows';
 import { FilesPage } from './pages/files';
-import { BoardsPage, VaultsPage } from './pages/vaults';
+import { VaultsPage } from './pages/vaults';
+import { BoardsPage } from './pages/boards';
 import { DatabasesPage } from './pages/databases';
 import { MapsPage } from './pages/maps';
 import { SettingsPage } from './pages/settings';
@@ -38,6 +39,7 @@ function Page() {
   if ((m = match('/files/*', p))) return <FilesPage file={m['*']} />;
   if (match('/files', p)) return <FilesPage />;
   if (match('/vaults', p)) return <VaultsPage />;
+  if ((m = match('/boards/:project/:key', p))) return <BoardsPage project={m.project} card={m.key} />;
   if (match('/boards', p)) return <BoardsPage />;
   if (match('/maps', p)) return <MapsPage />;
   if (match('/databases', p)) return <DatabasesPage />;

@@ -15,7 +15,7 @@ import { ChatPage } from './pages/chat';
 import { interceptLinks, match, navigate, path } from './router';
 import { connect, connection, gates, prompts, runs } from './sync';
 import { pushProblem, pushState, startPush, turnOff, turnOn } from './phone-push';
-import { ago, Badge, Empty } from './ui';
+import { Badge, Empty, Time } from './ui';
 
 const relayCode = takeRelayCode();
 const fromHash = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -29,6 +29,8 @@ setMobileToken(token);
 const viaRelay = relayCode !== null || (!token && storedDevice() !== null);
 /** What the relay says while it pairs, fails or was unpaired (null: fine). */
 const relayNote = signal<string | null>(viaRelay ? 'Connecting through the relay…' : null);
+/** Frames from the relay refused as replayed or altered since the page loaded: the broker is not behaving. */
+const refusedFrames = signal(0);
 // The pairing URL opened in a tab already on /m/ changes only the fragment: start again with it.
 addEventListener('hashchange', () => {
   const h = new URLSearchParams(location.hash.slice(1));
@@ -47,7 +49,7 @@ function InFlight() {
             <strong class="grow">{r.title || r.workflowId || r.runId}</strong>
             <Badge status={r.status} />
           </div>
-          <div class="muted small">{r.source} · started {ago(r.startedAt)}</div>
+          <div class="muted small">{r.source} · started <Time ts={r.startedAt} /></div>
         </div>
       ))}
     </div>
@@ -78,6 +80,33 @@ function PushBar() {
   );
 }
 
+/**
+ * Without a token or a relay pairing the page knows nothing, so it never says "nothing is waiting":
+ * it says it is not paired and how to pair (on this computer, the workbench itself answers).
+ */
+function NotPaired() {
+  const here = /^(localhost|127\.|\[::1\])/.test(location.hostname);
+  return (
+    <div class="page not-paired" data-unpaired>
+      <h1>This phone is not paired</h1>
+      <p>No pairing token yet: until it is paired, this page cannot see what waits for you or what runs.</p>
+      <ol>
+        <li>
+          On the computer running the engine, open the workbench's <strong>Settings › Phone</strong>, turn the relay on, and scan the QR code with this phone's camera (or open the link shown beside it on this phone).
+        </li>
+        <li>
+          On the same network: open the pairing address the engine printed when it started (it ends in <code>#token=…</code>).
+        </li>
+      </ol>
+      {here && (
+        <p>
+          You are on the engine's own computer: the workbench's <a href="/approvals">Approvals</a> page shows everything waiting, no pairing needed.
+        </p>
+      )}
+    </div>
+  );
+}
+
 function Phone() {
   const p = path.value.replace(/\/$/, '') || '/m';
   const waiting = gates.value.length + prompts.value.length;
@@ -87,6 +116,7 @@ function Phone() {
   else if (match('/m/chat', p)) page = <ChatPage compact />;
   else if (match('/m/runs', p)) page = <InFlight />;
   else page = <ApprovalsPage phone />;
+  if (!token && !viaRelay) page = <NotPaired />;
   const tab = (href: string, label: string, extra?: number) => (
     <a href={href} class={`tab ${(href === '/m' ? p === '/m' : p.startsWith(href)) ? 'active' : ''}`}>
       {label}
@@ -96,8 +126,14 @@ function Phone() {
   return (
     <div class="phone-shell">
       {!window.isSecureContext && <div class="banner">This page is not a secure context (plain HTTP): push notifications need HTTPS.</div>}
-      {!token && !viaRelay && <div class="banner">No pairing token: open the pairing address the engine printed (it ends in #token=…), or scan the relay's QR code in the workbench's settings.</div>}
       {relayNote.value && <div class="banner" data-relay>{relayNote.value}</div>}
+      {refusedFrames.value > 0 && (
+        <div class="banner subtle" data-relay-refused={refusedFrames.value}>
+          {refusedFrames.value === 1
+            ? 'The relay broker delivered a message this phone had already received (or an altered one); it was refused.'
+            : `The relay broker delivered ${refusedFrames.value} messages this phone had already received (or altered ones); they were refused.`}
+        </div>
+      )}
       {connection.value !== 'live' && (token || viaRelay) && !relayNote.value && <div class="banner subtle" data-connection={connection.value}>{connection.value === 'offline' ? 'Reconnecting…' : 'Connecting…'}</div>}
       {p === '/m' || p.startsWith('/m/?') ? <PushBar /> : null}
       <main class="phone-main">{page}</main>
@@ -117,7 +153,13 @@ render(<Phone />, root);
 if (viaRelay) {
   // mqtt.js is most of the relay's weight: a phone on the LAN with its token never loads it.
   import('./relay')
-    .then(({ relayTransport }) => relayTransport(relayCode, (reason) => (relayNote.value = `${reason}. Scan a new QR code to pair again.`)))
+    .then(({ relayTransport }) =>
+      relayTransport(
+        relayCode,
+        (reason) => (relayNote.value = `${reason}. Scan a new QR code to pair again.`),
+        () => refusedFrames.value++,
+      ),
+    )
     .then(
       (t) => {
         if (!t) return;

@@ -1,7 +1,8 @@
 /**
  * The /m/ page over the relay (docs/relay.md): opened with `#relay=<pairing code>` (the QR code's
  * link; a fragment never reaches any server), it pairs once with the engine through the broker and
- * keeps the paired device in this browser's storage. From then on every request and the event
+ * keeps the paired device in this browser's storage (and, in IndexedDB, the last frame counter it
+ * accepted, so a reload does not reopen replays). From then on every request and the event
  * stream go sealed through the broker (src/capabilities/relay/phone-client.ts, the same code the
  * engine's tests speak), so the page works from anywhere the broker is reachable. Loaded only in
  * relay mode: mqtt.js is most of its weight.
@@ -11,11 +12,16 @@ import { pairPhone, RelayPhone } from '../../src/capabilities/relay/phone-client
 import { decodeBlob } from '../../src/capabilities/relay/protocol';
 import type { Transport } from './api';
 import { forgetDevice, keepDevice, storedDevice } from './relay-device';
+import { browserMarks } from './relay-marks';
 
 const dial = (url: string) => mqtt.connect(url, { protocolVersion: 4, reconnectPeriod: 1000, connectTimeout: 8000, clean: true });
 
-/** Pairs from a code (stored for the next visits) or reuses the stored device; resolves with the transport. */
-export async function relayTransport(code: string | null, onForgotten: (reason: string) => void): Promise<Transport | null> {
+/**
+ * Pairs from a code (stored for the next visits) or reuses the stored device; resolves with the
+ * transport. `onRefused` hears of each frame refused as replayed or altered (the mark of the last
+ * accepted one is kept across reloads: relay-marks.ts).
+ */
+export async function relayTransport(code: string | null, onForgotten: (reason: string) => void, onRefused: () => void): Promise<Transport | null> {
   let device = storedDevice();
   if (code) {
     const blob = decodeBlob(code);
@@ -30,7 +36,8 @@ export async function relayTransport(code: string | null, onForgotten: (reason: 
   }
   if (!device) return null;
   const client = dial(device.url);
-  const phone = new RelayPhone(client, device);
+  const phone = new RelayPhone(client, device, undefined, browserMarks);
+  phone.onRefused = onRefused;
   phone.onBye = (reason) => {
     forgetDevice();
     onForgotten(reason);

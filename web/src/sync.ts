@@ -225,3 +225,9 @@ async function catchUp(): Promise<void> {
   for (const log of logs) for (const e of log.events) apply(e);
   epoch.value++;
 }
+
+// The provider banner reads /api/status: read it again when the provider map changes (this page,
+// another client or a hand edit of the config file), so it never says "no provider" after one was added.
+onEvent((e) => {
+  if (e.kind === 'config.updated' || e.kind === 'config.reloaded') void get('/api/status').then((s) => (status.value = s), () => undefined);
+});

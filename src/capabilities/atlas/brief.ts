@@ -5,11 +5,15 @@
  * points), a content hash over its files, and a rank (PageRank over the units' reference graph);
  * the default view draws units with an edge for every static import between them, weighted by
  * how many of the other unit's public names are used. Facts are cached by file content, so a
- * re-brief after an edit parses only the edited files.
+ * re-brief after an edit parses only the edited files. Every file is stat'ed and read through the
+ * fenced reader: a link in the scope is briefed only when where it leads passes the fence, and what a
+ * vault hides from models is left out (the brief is shown to models).
  */
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path/posix';
+import type { Root } from '../../kernel/fence.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { Overrides } from '../files/ignore.js';
 import { SKIPPED_DIRS, walkIgnoring } from '../files/walk.js';
 import { factsOf, type FileFacts } from './facts.js';
@@ -22,6 +26,8 @@ export interface ScopeRoot {
   virtual: string;
   /** Its real folder. */
   abs: string;
+  /** The root it lies in (what a walk of it leaves out depends on it). */
+  root: Root;
 }
 
 interface Cached {
@@ -33,7 +39,6 @@ interface Cached {
 
 export type FactsCache = Map<string, Cached>;
 
-const MAX_FILE_BYTES = 1024 * 1024;
 
 export interface Brief {
   units: Unit[];
@@ -46,34 +51,39 @@ export interface Brief {
  * is named by its folder as a person writes it (`shopx/ledger`) and imports between the folders
  * resolve as they would inside one (a Python `..ledger` from `shopx/nightly` is a static import).
  */
-export async function standardBrief(scope: ScopeRoot | ScopeRoot[], cache: FactsCache, progress: AtlasProgress, allows: (abs: string) => boolean): Promise<Brief> {
+export async function standardBrief(scope: ScopeRoot | ScopeRoot[], cache: FactsCache, progress: AtlasProgress, reader: FencedReader): Promise<Brief> {
   const roots = Array.isArray(scope) ? scope : [scope];
   const single = roots.length === 1 ? roots[0] : undefined;
   progress.phase = 'scanning';
-  // Each file by its key (relative to the one root, or its virtual path), with where it really is.
+  // Each file by its key (relative to the one root, or its virtual path), with its virtual path.
   const found = new Map<string, string>();
+  const areas = await reader.areas();
   for (const root of roots) {
+    const hidden = reader.walkSkip(areas, root.root);
+    const inRoot = (rel: string) => (root.virtual ? `${root.virtual}/${rel}` : rel);
     await walkIgnoring(root.abs, {
       overrides: new Overrides([], []),
-      skip: (abs) => !allows(abs) || SKIPPED_DIRS.has(path.basename(abs)),
-      file: (rel) => void found.set(single || !root.virtual ? rel : `${root.virtual}/${rel}`, path.join(root.abs, rel)),
+      skip: (abs) => hidden(abs) || SKIPPED_DIRS.has(path.basename(abs)),
+      links: true,
+      file: (rel) => void found.set(single ? rel : inRoot(rel), inRoot(rel)),
     });
   }
   progress.files = found.size;
   progress.phase = 'parsing';
   progress.parsed = 0;
+  const virtualOf = (rel: string) => (single?.virtual ? `${single.virtual}/${rel}` : rel);
   const facts = new Map<string, FileFacts>();
   const hashes = new Map<string, string>();
-  for (const [rel, abs] of found) {
-    const st = await stat(abs).catch(() => undefined);
-    if (!st?.isFile() || st.size > MAX_FILE_BYTES) continue;
-    let c = cache.get(abs);
+  for (const [rel, virtual] of found) {
+    const st = await reader.stat(virtual, { areas, maxBytes: LIMITS.atlasFileBytes });
+    if (!st.ok) continue;
+    let c = cache.get(virtual);
     if (!c || c.mtime !== st.mtimeMs || c.size !== st.size) {
-      const bytes = await readFile(abs).catch(() => undefined);
-      if (!bytes) continue;
-      const hash = createHash('sha256').update(bytes).digest('hex');
-      c = { mtime: st.mtimeMs, size: st.size, hash, facts: c?.hash === hash ? c.facts : await factsOf(rel, bytes.toString('utf8')) };
-      cache.set(abs, c);
+      const file = await reader.read(virtual, { areas, maxBytes: LIMITS.atlasFileBytes });
+      if (!file.ok) continue;
+      const hash = createHash('sha256').update(file.bytes).digest('hex');
+      c = { mtime: file.mtimeMs, size: file.size, hash, facts: c?.hash === hash ? c.facts : await factsOf(rel, file.bytes.toString('utf8')) };
+      cache.set(virtual, c);
     }
     hashes.set(rel, c.hash);
     if (c.facts) facts.set(rel, { ...c.facts, path: rel });
@@ -83,13 +93,13 @@ export async function standardBrief(scope: ScopeRoot | ScopeRoot[], cache: Facts
   progress.phase = 'linking';
   const files = new Set(facts.keys());
   const goModules: Array<{ dir: string; module: string }> = [];
-  for (const [rel, abs] of found) {
+  for (const [rel, virtual] of found) {
     if (path.basename(rel) !== 'go.mod') continue;
-    const module = await readFile(abs, 'utf8').then((t) => /^module\s+(\S+)/m.exec(t)?.[1], () => undefined);
+    const file = await reader.readText(virtual, { areas });
+    const module = file.ok ? /^module\s+(\S+)/m.exec(file.text)?.[1] : undefined;
     if (module) goModules.push({ dir: path.dirname(rel), module });
   }
   const unitOf = (rel: string) => path.dirname(rel);
-  const virtualOf = (rel: string) => (single?.virtual ? `${single.virtual}/${rel}` : rel);
   const byUnit = new Map<string, FileFacts[]>();
   for (const f of facts.values()) {
     const u = unitOf(f.path);

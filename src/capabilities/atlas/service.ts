@@ -4,10 +4,9 @@
  * unit and publishes views: survey.ts), staleness by content hash, progress, cards and evidence.
  * docs/atlas.md explains units, cards, views and what a person can trust in a map.
  */
-import { stat } from 'node:fs/promises';
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound } from '../../kernel/errors.js';
-import type { Fence } from '../../kernel/fence.js';
+import { orThrow, type FencedReader } from '../../kernel/fenced-read.js';
 import type { LiveRun, RunLedger } from '../../kernel/runs.js';
 import type { HistoryRecorder } from '../history/types.js';
 import { standardBrief, type Brief, type FactsCache, type ScopeRoot } from './brief.js';
@@ -17,7 +16,8 @@ import { checkDefinition } from './validate.js';
 
 export interface AtlasDeps {
   dir: string;
-  fence: Fence;
+  /** Every folder and file of a scope is judged and read through it (the brief is shown to models). */
+  reader: FencedReader;
   emit: Emit;
   /** Every build is a ledger run (source `atlas`): POST /api/atlas/<id>/run answers its id. */
   runs: RunLedger;
@@ -59,18 +59,18 @@ export function createAtlasService(deps: AtlasDeps) {
   let modelPass: ModelPass | undefined;
 
   async function scopeRoot(virtual: string): Promise<ScopeRoot> {
-    const r = await deps.fence.resolve(virtual, { allowRoot: true });
-    const st = await stat(r.target).catch(() => undefined);
-    if (!st) throw notFound(`scope "${virtual}" does not exist; name a folder of the workspace or a mount`);
-    if (!st.isDirectory()) throw badRequest(`scope "${virtual}" is a file; name a folder`);
-    return { virtual: r.virtual, abs: r.target };
+    const dir = await deps.reader.folder(virtual);
+    if (!dir.ok && dir.status === 404) throw notFound(`scope "${virtual}" does not exist; name a folder of the workspace or a mount`);
+    if (!dir.ok && dir.status === 400 && /is a file/.test(dir.reason)) throw badRequest(`scope "${virtual}" is a file; name a folder`);
+    const { virtual: shown, real, root } = orThrow(dir);
+    return { virtual: shown, abs: real, root };
   }
 
   /** The brief of the scope's folders, as one tree (brief.ts names units by their folders then). */
   async function brief(scope: string[], p: AtlasProgress): Promise<Brief> {
     const roots: ScopeRoot[] = [];
     for (const s of scope) roots.push(await scopeRoot(s));
-    return standardBrief(roots, cache, p, (abs) => deps.fence.allows(abs));
+    return standardBrief(roots, cache, p, deps.reader);
   }
 
   /** Units whose current content hash differs from the one their card was made from. */
@@ -158,7 +158,8 @@ export function createAtlasService(deps: AtlasDeps) {
       if (b.id !== undefined && (typeof b.id !== 'string' || !ATLAS_ID.test(b.id))) throw badRequest('id must be an atlas id: lowercase letters, digits, ".", "_" or "-"');
       if (!modelPass || !deps.hasModel()) throw badRequest('no model provider is configured; add one with PUT /api/config');
       const existing = typeof b.id === 'string' ? (await store.definition(b.id))?.def : undefined;
-      const top = (await deps.fence.resolve('', { allowRoot: true }).then(async (r) => (await import('node:fs/promises')).readdir(r.target, { withFileTypes: true })).catch(() => [])).filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name);
+      const listed = await deps.reader.entries('');
+      const top = (listed.ok ? listed.entries : []).filter((e) => e.kind === 'dir' && !e.name.startsWith('.') && e.name !== 'node_modules').map((e) => e.name);
       const system = 'You design code maps (atlases). Answer with one JSON object and nothing else: {"name", "description", "scope": [folders of the workspace], "views": [{"id", "kind": "graph" or "flow", "title", "guide"}], "flows": [sentences naming what to explain], "prompt": "what the survey should pay attention to"}.';
       let prompt = `The person asks: ${words}
 Top-level folders of the workspace: ${top.join(', ') || '(none)'}${existing ? `

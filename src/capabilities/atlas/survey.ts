@@ -5,8 +5,7 @@
  * atlas, units and files a call belongs to; the engine stamps each card's unit and hash, and checks
  * every view against the code (tools.ts).
  */
-import { readFile } from 'node:fs/promises';
-import type { Fence } from '../../kernel/fence.js';
+import { orThrow, type FencedReader } from '../../kernel/fenced-read.js';
 import type { Brief } from './brief.js';
 import type { Surveyor } from './service.js';
 import type { AtlasDefinition, Card, View } from './types.js';
@@ -30,7 +29,6 @@ export interface BuildState {
 export const builds = new Map<string, BuildState>();
 
 export interface SurveyDeps {
-  fence: Fence;
   archive: (atlas: string, ref: string, text: string) => Promise<void>;
   /** Runs the survey's agent loop in the run (the default atlas agent, or the definition's). */
   runAgent: (opts: { runId: string; emit: (kind: string, payload?: Record<string, unknown>) => void; signal: AbortSignal; agent?: string; system: string; prompt: string; tools: string[] }) => Promise<{ status: string; error?: string }>;
@@ -81,9 +79,8 @@ export function createSurveyor(deps: SurveyDeps): Surveyor {
 }
 
 /** An excerpt of a file inside the scope, with its line numbers: what evidence archives. */
-export async function excerpt(fence: Fence, file: string, start: number, end: number): Promise<string> {
-  const r = await fence.resolve(file);
-  const lines = (await readFile(r.target, 'utf8')).split('\n');
+export async function excerpt(reader: FencedReader, file: string, start: number, end: number): Promise<string> {
+  const lines = orThrow(await reader.readText(file)).text.split('\n');
   if (start < 1 || end < start || end > lines.length) throw new Error(`lines ${start}-${end} are not in ${file} (it has ${lines.length})`);
   return lines.slice(start - 1, end).map((l, i) => `${String(start + i).padStart(5)}  ${l}`).join('\n');
 }

@@ -6,7 +6,7 @@
  * nodes of its own view and be a static import between the two units or carry evidence (an excerpt
  * the engine archives as e<N>), a flow step must land on a node or unit.
  */
-import type { Fence } from '../../kernel/fence.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import { defineTool, type AnyTool } from '../../tools/types.js';
 import type { AtlasService } from './service.js';
 import { builds, excerpt, type BuildState } from './survey.js';
@@ -29,7 +29,7 @@ function readingScope(named: string | undefined, runId: string | undefined): { i
   return { id, state: state && state.atlas === id ? state : undefined };
 }
 
-export function atlasTools(atlas: AtlasService, fence: Fence): AnyTool[] {
+export function atlasTools(atlas: AtlasService, reader: FencedReader): AnyTool[] {
   const recordCard = defineTool<Omit<Card, 'unit' | 'hash' | 'source' | 'lines' | 'recordedAt'>>({
     name: 'record_card',
     group: 'atlas',
@@ -138,7 +138,7 @@ export function atlasTools(atlas: AtlasService, fence: Fence): AnyTool[] {
               continue;
             }
             try {
-              const text = await excerpt(fence, ev.path, ev.startLine!, ev.endLine!);
+              const text = await excerpt(reader, ev.path, ev.startLine!, ev.endLine!);
               const ref = `e${++state.evidence}`;
               await state.archive(ref, `${ev.path}:${ev.startLine}-${ev.endLine}\n${text}\n`);
               edges.push({ from: e.from, to: e.to, kind: 'evidence', evidence: ref, ...(e.label ? { label: e.label } : {}) });

@@ -1,16 +1,21 @@
 /**
  * Keeps the index in step with the roots (the workspace and every mount):
  *   - sync: walks every root as ripgrep would (ignore files, hidden entries, no symlinked folders,
- *     never engine state), re-chunks what changed since it was indexed (mtime or size), drops what
- *     is gone, and embeds only chunks whose hash has no cached vector;
+ *     never engine state, nothing a vault hides from models), re-chunks what changed since it was
+ *     indexed (mtime or size), drops what is gone, and embeds only chunks whose hash has no cached vector;
  *   - update: the same for a few paths, from the engine's own file events and the watcher's;
+ * Every stat and read goes through the fenced reader (src/kernel/fenced-read.ts): a link is indexed
+ * only when where it leads passes the fence, so a link planted to `<home>/secrets.key` or a private
+ * note never reaches search_code or the embeddings endpoint; a file the reader refuses leaves the index.
  *   - rebuild: drops files and chunks (not the vector cache) and syncs from nothing.
  * One job at a time; paths that change meanwhile wait in `pending` (the index's "stale" count).
  */
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Emit } from '../../kernel/bus.js';
-import type { Fence, Root } from '../../kernel/fence.js';
+import type { Root } from '../../kernel/fence.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
+import type { HiddenArea } from '../../kernel/hidden.js';
+import { LIMITS } from '../../kernel/limits.js';
 import { Overrides } from '../files/ignore.js';
 import { SKIPPED_DIRS, walkIgnoring } from '../files/walk.js';
 import { chunkFile, embeddingText, type Chunk } from './chunks.js';
@@ -19,18 +24,18 @@ import type { IndexStore } from './store.js';
 
 /** What is worth a vector: source code and prose-like text, not data, media or lock files. */
 const INDEXED = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs', '.py', '.go', '.rs', '.java', '.kt', '.kts', '.swift', '.c', '.h', '.cc', '.cpp', '.hpp', '.cs', '.rb', '.php', '.scala', '.lua', '.sh', '.bash', '.zsh', '.sql', '.vue', '.svelte', '.ex', '.exs', '.hs', '.dart', '.md', '.mdx', '.txt', '.rst', '.css', '.scss', '.html', '.toml', '.yaml', '.yml']);
-const MAX_FILE_BYTES = 512 * 1024;
 /** Chunks embedded per step: big enough to fill the endpoint's batches, small enough to show progress. */
 const EMBED_STEP = 256;
 const READ_AHEAD = 16;
 
 export interface IndexerDeps {
-  fence: Fence;
+  /** The roots to walk (workspace first, then the mounts). */
+  roots: () => Root[];
+  /** The only way the index stats or reads a file: what it refuses is never indexed. */
+  reader: FencedReader;
   store: () => IndexStore;
   embedder: () => Embedder;
   emit: Emit;
-  /** Paths a model must not see (a vault's forbidden notes): never indexed. */
-  hidden?: (virtual: string) => boolean;
 }
 
 export interface Progress {
@@ -50,24 +55,26 @@ export function createIndexer(deps: IndexerDeps) {
 
   const virtualOf = (root: Root, rel: string) => (root.kind === 'workspace' ? rel : `${root.name}/${rel}`);
 
-  async function walk(signal?: AbortSignal): Promise<Map<string, string>> {
-    const found = new Map<string, string>(); // virtual -> absolute
-    for (const root of deps.fence.roots()) {
+  /** Every indexable file name of every root (links listed too: the reader judges where they lead). */
+  async function walk(areas: readonly HiddenArea[], signal?: AbortSignal): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const root of deps.roots()) {
       await walkIgnoring(root.path, {
         overrides: new Overrides([], []),
-        skip: (abs) => !deps.fence.allows(abs),
+        skip: deps.reader.walkSkip(areas, root),
+        links: true,
         signal,
-        file: (rel, abs) => {
+        file: (rel) => {
           const v = virtualOf(root, rel);
-          if (indexable(v) && !deps.hidden?.(v)) found.set(v, abs);
+          if (indexable(v)) found.add(v);
         },
       });
     }
     return found;
   }
 
-  /** Chunks of files, embedded where new, written file by file. */
-  async function indexFiles(files: Array<{ virtual: string; abs: string }>, signal?: AbortSignal): Promise<void> {
+  /** Chunks of files, embedded where new, written file by file; a file the reader refuses leaves the index. */
+  async function indexFiles(files: string[], areas: readonly HiddenArea[] | undefined, signal?: AbortSignal): Promise<void> {
     const store = deps.store();
     let batch: Array<{ virtual: string; stat: { mtime: number; size: number }; chunks: Chunk[] }> = [];
     let chunkCount = 0;
@@ -89,20 +96,20 @@ export function createIndexer(deps: IndexerDeps) {
     for (let i = 0; i < files.length; i += READ_AHEAD) {
       if (signal?.aborted) return;
       const slice = files.slice(i, i + READ_AHEAD);
-      const read = await Promise.all(slice.map(async (f) => {
-        const st = await stat(f.abs).catch(() => undefined);
-        if (!st?.isFile()) return { f, st: undefined, text: undefined };
-        const text = st.size > MAX_FILE_BYTES ? undefined : await readFile(f.abs, 'utf8').catch(() => undefined);
-        return { f, st, text };
+      const read = await Promise.all(slice.map(async (virtual) => {
+        const file = await deps.reader.read(virtual, { areas, maxBytes: LIMITS.indexFileBytes });
+        // Too big to be worth a vector: kept as a file with no chunks, so it is not read again until it changes.
+        if (!file.ok && file.status === 413) return { virtual, file: await deps.reader.stat(virtual, { areas }), text: undefined };
+        return { virtual, file, text: file.ok ? file.bytes.toString('utf8') : undefined };
       }));
-      for (const { f, st, text } of read) {
-        if (!st) {
-          store.removeFile(f.virtual);
+      for (const { virtual, file, text } of read) {
+        if (!file.ok) {
+          store.removeFile(virtual);
           progress.done++;
           continue;
         }
-        const chunks = text === undefined || text.includes('\u0000') ? [] : await chunkFile(f.virtual, text);
-        batch.push({ virtual: f.virtual, stat: { mtime: st.mtimeMs, size: st.size }, chunks });
+        const chunks = text === undefined || text.includes('\u0000') ? [] : await chunkFile(virtual, text);
+        batch.push({ virtual, stat: { mtime: file.mtimeMs, size: file.size }, chunks });
         chunkCount += chunks.length;
         if (chunkCount >= EMBED_STEP) await flush();
       }
@@ -112,18 +119,19 @@ export function createIndexer(deps: IndexerDeps) {
 
   async function sync(signal?: AbortSignal): Promise<void> {
     const store = deps.store();
-    const onDisk = await walk(signal);
+    const areas = await deps.reader.areas();
+    const onDisk = await walk(areas, signal);
     const indexed = store.indexedFiles();
-    const changed: Array<{ virtual: string; abs: string }> = [];
-    for (const [virtual, abs] of onDisk) {
+    const changed: string[] = [];
+    for (const virtual of onDisk) {
       const was = indexed.get(virtual);
-      const st = was ? await stat(abs).catch(() => undefined) : undefined;
-      if (!was || !st || st.mtimeMs !== was.mtime || st.size !== was.size) changed.push({ virtual, abs });
+      const st = was ? await deps.reader.stat(virtual, { areas }) : undefined;
+      if (!was || !st?.ok || st.mtimeMs !== was.mtime || st.size !== was.size) changed.push(virtual);
     }
     for (const virtual of indexed.keys()) if (!onDisk.has(virtual)) store.removeFile(virtual);
     progress.total = changed.length;
     progress.done = 0;
-    await indexFiles(changed, signal);
+    await indexFiles(changed, areas, signal);
   }
 
   /** Runs one job after the one in flight; the index says "building" meanwhile. */
@@ -149,18 +157,12 @@ export function createIndexer(deps: IndexerDeps) {
   let timer: NodeJS.Timeout | undefined;
   const drain = () => {
     timer = undefined;
-    const paths = [...pending];
+    const files = [...pending];
     pending.clear();
-    const files = paths.flatMap((virtual) => {
-      try {
-        return [{ virtual, abs: deps.fence.locate(virtual).real }];
-      } catch {
-        return [];
-      }
-    });
     progress.total = files.length;
     progress.done = 0;
-    void enqueue(() => indexFiles(files)).catch(() => undefined);
+    // A few files: each read fetches what vaults hide itself (a failure to read that refuses, fails closed).
+    void enqueue(() => indexFiles(files, undefined)).catch(() => undefined);
   };
 
   return {
@@ -174,7 +176,7 @@ export function createIndexer(deps: IndexerDeps) {
       }),
     /** A file changed or went: re-indexed within a moment (changes of the same moment share one job). */
     changed(virtual: string): void {
-      if (!indexable(virtual) || deps.hidden?.(virtual)) return;
+      if (!indexable(virtual)) return;
       pending.add(virtual);
       timer ??= setTimeout(drain, 150);
     },

@@ -7,7 +7,8 @@
 import path from 'node:path';
 import type { Emit, EngineEvent } from '../../kernel/bus.js';
 import { badRequest } from '../../kernel/errors.js';
-import type { Fence } from '../../kernel/fence.js';
+import type { Root } from '../../kernel/fence.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import type { EmbeddingsConfig } from '../config/types.js';
 import { httpEmbedder, type Embedder } from './embedder.js';
 import { localEmbedder } from './local-embedder.js';
@@ -17,13 +18,15 @@ import { IndexStore, type Hit } from './store.js';
 export interface CodeIndexDeps {
   /** `<home>/index`, where code.sqlite lives. */
   dir: string;
-  fence: Fence;
+  /** The roots the index covers (workspace first, then the mounts). */
+  roots: () => Root[];
+  /** The only way the index reads a file (links judged where they lead; what vaults hide is left out). */
+  reader: FencedReader;
   embeddings: () => EmbeddingsConfig | null | undefined;
   /** The endpoint's key from the secret store, if any. */
   embeddingsKey: () => Promise<string | undefined>;
   emit: Emit;
   log: (line: string) => void;
-  hidden?: (virtual: string) => boolean;
   /** A downloaded local model's folder (the local models' store), for `{local: true}` embeddings. */
   localModelDir: (repo: string) => Promise<{ path: string; dtypes: string[] } | undefined>;
   /** The environment a worker process gets (an allowlist). */
@@ -69,7 +72,7 @@ export function createCodeIndex(deps: CodeIndexDeps) {
     return current;
   };
 
-  const indexer = createIndexer({ fence: deps.fence, store: () => open().store, embedder: () => open().embedder, emit: deps.emit, hidden: deps.hidden });
+  const indexer = createIndexer({ roots: deps.roots, reader: deps.reader, store: () => open().store, embedder: () => open().embedder, emit: deps.emit });
 
   const track = (job: Promise<void>) =>
     job.then(

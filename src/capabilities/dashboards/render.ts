@@ -1,49 +1,37 @@
 /**
  * The page a person looks at (GET /api/dashboards/<id>/doc with Accept: text/html): one
  * self-contained HTML file, no script at all (its Content-Security-Policy forbids any), charts drawn
- * as SVG here by vega (loaded on first use, so an engine that never renders a chart never holds it),
- * markdown made safe (markdown.ts), and under each widget the sources it cites, linked to their text.
+ * as SVG in the chart worker (chart-draw.ts) after the chart grammar checked them again, markdown
+ * made safe (markdown.ts), and under each widget the sources it cites, linked to their text.
  */
-import { lazyRequire } from '../../kernel/lazy-require.js';
-import { compileVegaLite } from './chart.js';
+import { LIMITS } from '../../kernel/limits.js';
+import { checkChart } from './chart.js';
+import { ChartLimitError, drawChart } from './chart-draw.js';
 import { escapeHtml as esc, renderMarkdown } from './markdown.js';
 import type { BuildOutcome, DashboardDefinition, DashboardDocument, Renderer, Widget, WidgetType } from './types.js';
 import { columnKeys } from './widget-data.js';
 
-const requireVega = lazyRequire<typeof import('vega')>('vega');
-
 /**
  * Drawn charts by content (spec and width): a page is read far more often than it is built, and a
- * chart is the costly part of it (~20 ms each), so reading the same page again draws nothing.
+ * chart is the costly part of it (~20 ms each), so reading the same page again draws nothing. A
+ * chart stopped at a limit is remembered too, for a while: every view would only spend the limit
+ * again, but a machine busy at that moment may have been the cause.
  */
 const drawn = new Map<string, Promise<string>>();
 const DRAWN_KEPT = 64;
 
-/** A chart's SVG: vega-lite compiles, vega renders headless; nothing is loaded from anywhere. */
+/** A chart's SVG, drawn in the worker; a chart outside the grammar (stored before it) is not drawn. */
 export function chartSvg(spec: Record<string, unknown>, width: number): Promise<string> {
   const key = `${width}\u0000${JSON.stringify(spec)}`;
-  let svg = drawn.get(key);
-  if (!svg) {
-    svg = draw(spec, width);
-    svg.catch(() => drawn.delete(key));
-    if (drawn.size >= DRAWN_KEPT) drawn.delete(drawn.keys().next().value!);
-    drawn.set(key, svg);
-  }
+  const known = drawn.get(key);
+  if (known) return known;
+  const problems = checkChart(spec, { compile: false });
+  const svg = problems.length ? Promise.reject(new Error(`this chart is outside the chart grammar and is not drawn: ${problems.slice(0, 3).join('; ')}`)) : drawChart(spec, width);
+  const forget = () => drawn.get(key) === svg && drawn.delete(key);
+  svg.catch((err) => (err instanceof ChartLimitError ? setTimeout(forget, LIMITS.chartStoppedKeptMs).unref() : forget()));
+  if (drawn.size >= DRAWN_KEPT) drawn.delete(drawn.keys().next().value!);
+  drawn.set(key, svg);
   return svg;
-}
-
-async function draw(spec: Record<string, unknown>, width: number): Promise<string> {
-  const vega = requireVega();
-  const full = { width, height: 180, ...spec };
-  const compiled = compileVegaLite(full);
-  const refuse = () => Promise.reject(new Error('charts load no data: it is inline'));
-  const loader = { load: refuse, sanitize: refuse, http: refuse, file: refuse } as unknown as ReturnType<typeof vega.loader>;
-  const view = new vega.View(vega.parse(compiled), { renderer: 'none', loader }).logLevel(vega.None);
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
 }
 
 const num = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 2 }) : esc(String(v ?? '')));
@@ -100,12 +88,23 @@ async function widgetHtml(id: string, w: Widget, type: WidgetType | undefined, c
 <h2>${esc(w.title ?? w.id)}</h2>${w.error ? `<p class="error">${esc(w.error)}</p>` : ''}${inner}${w.summary ? `<p class="summary">${esc(w.summary)}</p>` : ''}${sources}</section>`;
 }
 
+/** No script, no remote anything: the page is text, tables and SVG (also sent as a header by the route). */
+export const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
 export interface PageInput {
   id: string;
   definition: DashboardDefinition;
   document: DashboardDocument;
   lastBuild?: BuildOutcome;
   types: Map<string, WidgetType>;
+}
+
+/** A time a person reads: the engine's own zone (it runs on their computer), the exact instant on hover. */
+function when(iso: string): string {
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return esc(iso);
+  const shown = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(t);
+  return `<time datetime="${esc(t.toISOString())}" title="${esc(t.toISOString())}">${esc(shown)}</time>`;
 }
 
 export async function renderPage({ id, definition, document, lastBuild, types }: PageInput): Promise<string> {
@@ -118,15 +117,15 @@ export async function renderPage({ id, definition, document, lastBuild, types }:
       return widgetHtml(id, w, type, columns, span);
     }),
   );
-  const failed = lastBuild && lastBuild.status === 'failed' && lastBuild.runId !== document.runId ? `<p class="banner">The last build failed (${esc(lastBuild.at)}): ${esc(lastBuild.error ?? 'no reason given')}.</p>` : '';
+  const failed = lastBuild && lastBuild.status === 'failed' && lastBuild.runId !== document.runId ? `<p class="banner">The last build failed (${when(lastBuild.at)}): ${esc(lastBuild.error ?? 'no reason given')}.</p>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(document.title)}</title>
 <style>${CSS}
 main { grid-template-columns: repeat(${columns}, minmax(0, 1fr)); }</style></head>
-<body><header><h1>${definition.icon ? `${esc(definition.icon)} ` : ''}${esc(document.title)}</h1>${document.subtitle ? `<p>${esc(document.subtitle)}</p>` : ''}<p class="meta">built ${esc(document.builtAt)} · run ${esc(document.runId)}</p></header>
+<body><header><h1>${definition.icon ? `${esc(definition.icon)} ` : ''}${esc(document.title)}</h1>${document.subtitle ? `<p>${esc(document.subtitle)}</p>` : ''}<p class="meta" title="run ${esc(document.runId)}">built ${when(document.builtAt)}</p></header>
 ${failed}<main>
 ${widgets.join('\n')}
 </main></body></html>

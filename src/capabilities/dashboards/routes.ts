@@ -4,7 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { arr, bool, int, noBody, obj, ok, openObj, params, query, route, str } from '../../http/schemas.js';
-import { renderPage } from './render.js';
+import { setFraming } from '../../http/framing.js';
+import { PAGE_POLICY, renderPage } from './render.js';
 import type { DashboardsService } from './service.js';
 
 const tag = 'dashboards';
@@ -39,7 +40,8 @@ export function dashboardsRoutes(app: FastifyInstance, dashboards: DashboardsSer
       if (!/text\/html/.test(String(req.headers.accept ?? ''))) return { document, lastBuild, building };
       const { definition } = dashboards.get(req.params.id);
       const html = await renderPage({ id: req.params.id, definition: definition!, document, lastBuild, types: dashboards.catalog.types() });
-      return reply.type('text/html; charset=utf-8').send(html);
+      // The page's own policy (render.ts says it in a <meta> too), and the workbench frames it: only its origin may.
+      return setFraming(reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_POLICY), 'self').send(html);
     },
   );
   app.get<{ Params: { id: string; ref: string }; Querystring: { run?: string } }>(

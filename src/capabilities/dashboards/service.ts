@@ -20,6 +20,8 @@ import { createRefresher } from './refresh.js';
 import { createDashboardStore, type DashboardEntry } from './store.js';
 import type { BuildOutcome, DashboardDefinition, DashboardTurn, Widget } from './types.js';
 import { PERSON, authority, type ModelAuthor, type Provenance, type ProvenanceStore } from '../../kernel/provenance.js';
+import type { ToolContext } from '../../tools/types.js';
+import { definitionFromPublish } from './create.js';
 
 export interface DashboardsDeps extends BuildDeps {
   home: Home;
@@ -40,7 +42,14 @@ export interface DashboardsDeps extends BuildDeps {
   provenance?: Pick<ProvenanceStore, 'record' | 'of'>;
   /** The author a design-route definition is recorded under: a model, nobody watching, today's rules. */
   designAuthor?: () => Promise<ModelAuthor>;
+  /** The author a tool call stamps on a dashboard it creates (the permission gate's authorOf). */
+  toolAuthor?: (ctx: PublishContext) => Promise<ModelAuthor>;
 }
+
+/** What publish_dashboard is called with: the tool context's run, events and author inputs. */
+export type PublishContext = Pick<ToolContext, 'runId' | 'emit' | 'sessionId' | 'attended' | 'authors'>;
+
+type PublishArgs = { widgets: unknown; dashboard?: string; title?: string; subtitle?: string; replace?: boolean };
 
 /** What a run publishing into a dashboard has: the build itself, or a chat turn's archive. */
 interface Binding {
@@ -90,6 +99,15 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     return e as DashboardEntry & { definition: DashboardDefinition };
   }
 
+  /** Who wrote a definition: the saved text is what its author wrote. */
+  const provenanceOf = (id: string, def: DashboardDefinition): Provenance => (deps.provenance ? deps.provenance.of('dashboard', id, JSON.stringify(def, null, 2) + '\n') : PERSON);
+
+  /** Who wrote a definition, as clients see it (the run and session of a model, never its rules). */
+  function authorOf(id: string, def: DashboardDefinition | undefined) {
+    const p = def ? provenanceOf(id, def) : PERSON;
+    return p.by === 'person' ? { by: 'person' as const } : { by: 'model' as const, runId: p.runId, sessionId: p.sessionId, at: p.at };
+  }
+
   function summary(e: DashboardEntry) {
     const { document, lastBuild } = store.doc(e.id);
     const d = e.definition;
@@ -107,6 +125,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
       lastBuild: lastBuild ?? null,
       widgets: document?.widgets.length ?? 0,
       erroredWidgets: document?.widgets.filter((w) => w.status === 'error' || w.error).length ?? 0,
+      author: authorOf(e.id, d),
       ...(e.error ? { error: e.error } : {}),
     };
   }
@@ -120,6 +139,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     await deps.provenance?.record('dashboard', id, text, author);
     await deps.history?.().record('dashboard', id, text).catch((err) => deps.log(`dashboards: history of ${id} not recorded: ${describeError(err)}`));
     syncRefresh();
+    deps.emit('dashboards.changed', { dashboard: id, change: 'saved', by: author.by });
     return { ok: true, id, definition };
   }
 
@@ -135,7 +155,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     try {
       started = await startBuildRun(deps, id, def, sourcesDir(id));
       // Unattended, a model's definition is gated as its author (the saved text is what it wrote).
-      if (reason === 'refresh' && deps.provenance) started.authors = authority('dashboard', id, deps.provenance.of('dashboard', id, JSON.stringify(def, null, 2) + '\n'));
+      if (reason === 'refresh') started.authors = authority('dashboard', id, provenanceOf(id, def));
     } catch (err) {
       building.delete(id);
       throw err;
@@ -180,11 +200,12 @@ export async function createDashboardsService(deps: DashboardsDeps) {
   }
 
   /** publish_dashboard: into the run's build, or straight into the page (chat, a workflow node, a subagent). */
-  async function publish(args: { widgets: unknown; dashboard?: string; title?: string; subtitle?: string; replace?: boolean }, ctx: { runId?: string; emit: Emit }): Promise<{ text: string; isError?: boolean }> {
+  async function publish(args: PublishArgs, ctx: PublishContext): Promise<{ text: string; isError?: boolean }> {
     const bound = ctx.runId ? bindings.get(ctx.runId) : undefined;
     if (bound?.build && args.dashboard && args.dashboard !== bound.dashboard) throw badRequest(`this run is building dashboard "${bound.dashboard}" and publishes only into it; leave out dashboard`);
     const id = args.dashboard ?? bound?.dashboard;
     if (!id) throw badRequest(`name the dashboard to publish into: publish_dashboard {dashboard, widgets} (dashboards: ${store.all().map((e) => e.id).join(', ') || 'none'})`);
+    if (!store.get(id)) return create(id, args, ctx);
     const { definition: def } = entry(id);
     const build = bound?.dashboard === id ? bound.build : undefined;
     if (!build && building.has(id)) throw conflict(`dashboard "${id}" is being built${buildRun(id) ? ` by run ${buildRun(id)}` : ''}; publish again once the build has ended`);
@@ -216,6 +237,27 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     return { text: describePublish(result, missing), isError: result.accepted.length === 0 && result.rejected.length > 0 };
   }
 
+  /**
+   * publish_dashboard naming a dashboard that does not exist: the call's widgets make its definition
+   * (one slot each) and fill its first page, as a person would expect of "publish onto shop". Nothing
+   * is created when no widget is accepted. The definition is the model's (provenance), so a refresh a
+   * person later adds is gated as that model.
+   */
+  async function create(id: string, args: PublishArgs, ctx: PublishContext): Promise<{ text: string; isError?: boolean }> {
+    if (!DASHBOARD_ID.test(id) || id === 'design') throw badRequest(`there is no dashboard "${id}", and a new one needs an id of lower-case letters, digits, - or _ (not "design"); dashboards: ${store.all().map((e) => e.id).join(', ') || 'none'}`);
+    const draft = definitionFromPublish(id, args);
+    const result = checkWidgets(args.widgets, { types: catalog.types(), definition: draft });
+    if (!result.accepted.length) {
+      for (const r of result.rejected) ctx.emit('dashboard.widget.rejected', { dashboard: id, widget: r.id, problems: r.problems });
+      return { text: `dashboard "${id}" does not exist and was not created: publish_dashboard creates it from the widgets it accepts, and none was accepted.\n${describePublish(result, [])}`, isError: true };
+    }
+    const author = deps.toolAuthor ? await deps.toolAuthor(ctx) : PERSON;
+    const accepted = new Set(result.accepted.map((w) => w.id));
+    await save(id, { ...draft, slots: draft.slots.filter((s) => accepted.has(s.id)) }, author);
+    const answer = await publish(args, ctx);
+    return { ...answer, text: `created dashboard "${id}" (${draft.slots.filter((s) => accepted.has(s.id)).length} slots, one per accepted widget; GET /api/dashboards/${id} shows it)\n${answer.text}` };
+  }
+
   /** The whole archived text of one ref: of `runId` when given; else of the calling run, the page's build, a widget citing it. */
   async function source(id: string, ref: string, runId?: string, callerRun?: string): Promise<string> {
     entry(id);
@@ -239,7 +281,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
       if (!e) throw notFound(`no dashboard "${id}" (GET /api/dashboards lists them)`);
       const { document, lastBuild } = store.doc(id);
       const runId = buildRun(id);
-      return { id, definition: e.definition ?? null, document: document ?? null, building: building.has(id), ...(runId ? { runId } : {}), lastBuild: lastBuild ?? null, ...(e.error ? { error: e.error } : {}) };
+      return { id, definition: e.definition ?? null, document: document ?? null, building: building.has(id), ...(runId ? { runId } : {}), lastBuild: lastBuild ?? null, author: authorOf(id, e.definition), ...(e.error ? { error: e.error } : {}) };
     },
     doc(id: string) {
       entry(id);
@@ -253,6 +295,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
       if (building.has(id)) throw conflict(`dashboard "${id}" is building; stop its run first`);
       await store.remove(id);
       syncRefresh();
+      deps.emit('dashboards.changed', { dashboard: id, change: 'deleted', by: 'person' });
     },
     startBuild,
     publish,

@@ -14,12 +14,12 @@ export function dashboardTools(dashboards: DashboardsService): AnyTool[] {
     description:
       'Publishes widgets onto a dashboard page. Each widget: {id (the slot id), type (a widget type), data (the shape of its type), title?, span?, summary?, sources? (refs such as "t1" of the tool results it is built from), status? (ok|warn|error), error?}. ' +
       'Answers which widgets were accepted and, for each rejected one, exactly what to fix. Widgets merge by id across calls; replace: true drops the widgets not in this call. ' +
-      'Inside a dashboard build or a chat about a dashboard, leave out `dashboard`; elsewhere (a workflow, a subagent) name it (only while no build of it runs).',
+      'Inside a dashboard build or a chat about a dashboard, leave out `dashboard`; elsewhere (a workflow, a subagent, a chat) name it (only while no build of it runs). Naming one that does not exist creates it: one slot per accepted widget.',
     parameters: {
       type: 'object',
       properties: {
         widgets: { type: 'array', description: 'The widgets: [{id, type, data, title?, span?, summary?, sources?, status?, error?}]', items: { description: 'one widget' } },
-        dashboard: { type: 'string', description: 'The dashboard id; only outside its own build' },
+        dashboard: { type: 'string', description: 'The dashboard id; only outside its own build. A new id creates the dashboard' },
         title: { type: 'string', description: 'The page title (default: the dashboard name)' },
         subtitle: { type: 'string' },
         replace: { type: 'boolean', description: 'Drop the widgets not in this call' },

@@ -17,7 +17,7 @@ export const SHAPES: Record<Renderer, string> = {
   markdown: '{text: string} (markdown; no HTML, no remote images)',
   progress: '{value: number, max?: number (default 100), label?: string}',
   kv: '{pairs: {key: string, value: string|number|boolean|null}[]}',
-  chart: 'a Vega-Lite spec with the rows inline: {mark, encoding, data: {values: [{...}]}, title?, width?, height?, transform?, layer?}',
+  chart: 'a Vega-Lite spec with the rows inline: {mark, encoding, data: {values: [{...}]}, title?, width?, height?, transform?, layer?}; no expressions anywhere (a filter or a condition test is a field predicate such as {field, equal} or {field, range})',
 };
 
 const FIELDS: Record<Exclude<Renderer, 'chart'>, string[]> = {

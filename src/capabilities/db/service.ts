@@ -117,12 +117,14 @@ export function createDbService(deps: DbServiceDeps) {
     async put(id: string, input: ConnectionInput) {
       const saved = await store.put(id, input);
       await drop(id);
+      deps.emit('db.connections.changed', { connection: id, change: 'saved' });
       return saved;
     },
     async remove(id: string) {
       await store.delete(id);
       await drop(id);
       await history.remove(id);
+      deps.emit('db.connections.changed', { connection: id, change: 'deleted' });
     },
     async test(id: string) {
       const { conn, driver } = await open(id);

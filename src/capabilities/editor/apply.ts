@@ -4,9 +4,12 @@
  * `model` asks a model once to rewrite the region the snippet touches (the whole file when small)
  * and checks the answer: no marker line may remain, and every top-level definition of the region
  * that the snippet does not mention must still be there (a model that "summarises" the rest of a
- * file is refused, not trusted). Always status 200: `{merged: null, reason}` for a refusal.
+ * file is refused, not trusted). Always status 200: `{merged: null, reason}` for a refusal, also for a
+ * path the fenced reader refuses (outside the fence, or a note a vault hides from models), before
+ * anything reaches a model, whether the text comes from the disk or from the editor's `base`.
  */
 import { describeError } from '../../kernel/errors.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import { droppedDefinitions } from './definitions.js';
 import { isMarkerLine } from './markers.js';
 import { unfence } from './postprocess.js';
@@ -16,7 +19,7 @@ import type { ApplyAnswer } from './types.js';
 export type ModelPass = (req: { system: string; prompt: string; source?: string; title?: string; signal?: AbortSignal }) => Promise<string>;
 
 export interface ApplierDeps {
-  readText: (virtual: string) => Promise<string>;
+  reader: Pick<FencedReader, 'readText' | 'allowed'>;
   /** A tool-less model pass billed to its own run; undefined when no provider is configured. */
   modelPass: () => ModelPass | undefined;
 }
@@ -36,11 +39,16 @@ export function createApplier(deps: ApplierDeps) {
   return async function apply(body: unknown): Promise<ApplyAnswer> {
     const input = checkInput(body);
     if (typeof input === 'string') return { merged: null, reason: input };
+    // The editor's buffer still belongs to the file it names: a file a model may not see is refused either way.
     let original: string;
-    try {
-      original = input.base ?? (await deps.readText(input.path));
-    } catch (err) {
-      return { merged: null, reason: describeError(err) };
+    if (input.base === undefined) {
+      const file = await deps.reader.readText(input.path);
+      if (!file.ok) return { merged: null, reason: file.reason };
+      original = file.text;
+    } else {
+      const judged = await deps.reader.allowed(input.path);
+      if (!judged.ok) return { merged: null, reason: judged.reason };
+      original = input.base;
     }
     const spliced = splice(original, input.snippet);
     if (spliced.merged !== null) return { merged: spliced.merged, tier: 'splice' };

@@ -18,6 +18,7 @@ import type { ProviderService } from '../../providers/service.js';
 import { providerName } from '../../providers/clients.js';
 import { loadAi } from '../../providers/sdk.js';
 import { describeError } from '../../kernel/errors.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import { providerErrorSentence } from '../../providers/retry.js';
 import { cutPrefix, cutSuffix, languageOf, snippetsBlock, type RecentFiles } from './context.js';
 import { fimTemplateFor } from './fim.js';
@@ -28,7 +29,8 @@ export interface CompleterDeps {
   config: ConfigService;
   providers: ProviderService;
   settings: () => CompletionsSettings;
-  readText: (virtual: string) => Promise<string>;
+  /** The file being edited is judged, and recent files are read, through it: nothing a model may not see reaches the model. */
+  reader: Pick<FencedReader, 'readText' | 'allowed'>;
   recent: RecentFiles;
   deadlineMs: number;
   /** Called with a listener for changes of the secret store (a provider key may have changed). */
@@ -75,6 +77,9 @@ export function createCompleter(deps: CompleterDeps) {
     if (typeof input === 'string') return { text: null, reason: input };
     const settings = deps.settings();
     if (!settings.enabled) return { text: null, reason: 'completions are turned off; turn them on with PUT /api/settings {"completions": {"enabled": true}}' };
+    // The prefix and suffix are the file's own text: a file a model may not see is refused before any model is asked.
+    const judged = await deps.reader.allowed(input.path);
+    if (!judged.ok) return { text: null, reason: judged.reason };
 
     inFlight.get(input.path)?.abort();
     const mine = new AbortController();
@@ -126,11 +131,9 @@ function providerEntry(config: ConfigService, wanted: string | null): ProviderCo
 async function snippets(deps: CompleterDeps, current: string, lang: string): Promise<string> {
   const found: Array<{ path: string; content: string }> = [];
   for (const other of deps.recent.others(current)) {
-    try {
-      found.push({ path: other, content: await deps.readText(other) });
-    } catch {
-      deps.recent.forget(other); // deleted, moved or out of the fence since
-    }
+    const file = await deps.reader.readText(other);
+    if (file.ok) found.push({ path: other, content: file.text });
+    else deps.recent.forget(other); // deleted, moved, out of the fence or hidden from models since
   }
   return snippetsBlock(lang, found);
 }

@@ -58,7 +58,7 @@ export function editorRoutes(app: FastifyInstance, editor: EditorService): void 
   });
   app.post(
     '/api/inline-edit',
-    { schema: route('editor', 'rewrite a piece of code as instructed; answers the replacement code only', { body: obj({ code: str('the code to edit'), instruction: str('what to change'), lang: str('its language') }, ['code', 'instruction']), response: { 200: obj({ code: str() }, ['code']) } }) },
+    { schema: route('editor', 'rewrite a piece of code as instructed; answers the replacement code only', { body: obj({ code: str('the code to edit'), instruction: str('what to change'), lang: str('its language'), path: str('the file the code comes from: refused when a model may not see it') }, ['code', 'instruction']), response: { 200: obj({ code: str() }, ['code']) } }) },
     async (req) => editor.inlineEdit(req.body),
   );
 }

@@ -3,6 +3,7 @@
  * and inline edit. What an editor plugin calls is in docs/editor.md.
  */
 import type { EngineEvent } from '../../kernel/bus.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import type { ConfigService } from '../config/types.js';
 import type { CompletionsSettings } from '../settings/types.js';
 import type { ProviderService } from '../../providers/service.js';
@@ -17,7 +18,8 @@ export interface EditorDeps {
   config: ConfigService;
   providers: ProviderService;
   completions: () => CompletionsSettings;
-  readText: (virtual: string) => Promise<string>;
+  /** Every file these helpers read or name is judged by it before a model sees anything (a file outside the fence, a note a vault hides). */
+  reader: FencedReader;
   modelPass: ModelPass;
   /** The bus, for the files recently opened or edited that completions quote. */
   subscribe: (listener: (e: EngineEvent) => void) => void;
@@ -39,8 +41,8 @@ export function createEditorService(deps: EditorDeps) {
   });
   const pass = (): ModelPass | undefined => ((deps.config.get().providers ?? []).length ? deps.modelPass : undefined);
   return {
-    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, readText: deps.readText, recent, deadlineMs: deps.completeDeadlineMs ?? COMPLETE_DEADLINE_MS, onSecretsChanged: (l) => void secretsChanged.push(l) }),
-    apply: createApplier({ readText: deps.readText, modelPass: pass }),
-    inlineEdit: (body: unknown) => inlineEdit(pass(), body),
+    complete: createCompleter({ config: deps.config, providers: deps.providers, settings: deps.completions, reader: deps.reader, recent, deadlineMs: deps.completeDeadlineMs ?? COMPLETE_DEADLINE_MS, onSecretsChanged: (l) => void secretsChanged.push(l) }),
+    apply: createApplier({ reader: deps.reader, modelPass: pass }),
+    inlineEdit: (body: unknown) => inlineEdit(pass(), deps.reader, body),
   };
 }

@@ -13,19 +13,18 @@
  *   short window between that proof and the call (documented in docs/security.md).
  */
 import { randomBytes } from 'node:crypto';
-import { close, closeSync, constants, existsSync, fchmodSync, fstatSync, fsync, open, openSync, readFileSync, readlinkSync, write } from 'node:fs';
+import { close, closeSync, constants, fchmodSync, fsync, open, readlinkSync, write } from 'node:fs';
 import fs, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { EngineError, conflict, forbidden, notFound } from '../../kernel/errors.js';
+import { pinning, READ_FLAGS } from '../../kernel/fenced-read.js';
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, COPYFILE_EXCL } = constants;
-/** `proc`: the kernel pins (Linux). Tests turn it off to exercise the portable proof on Linux too. */
-export const pinning = { proc: process.platform === 'linux' && existsSync('/proc/self/fd') };
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY, COPYFILE_EXCL } = constants;
 /** Opening a folder, never through a last symlink. */
 const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
-/** Opening a file to read: never through a last symlink, never blocking on a pipe swapped in. */
-export const READ_FLAGS = O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
+// Whether the kernel pins (Linux) and how a file is opened to read are the fenced reader's (src/kernel/fenced-read.ts),
+// which also does every read: what is here creates, renames, copies and removes.
 
 /** What decides whether a location may be acted on (the fence). */
 export interface Allows {
@@ -79,29 +78,6 @@ async function locationOf(handle: FileHandle, expected: string): Promise<string 
     return opened.dev === now.dev && opened.ino === now.ino ? real : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/**
- * The bytes of the file at canonical `real`, opened without following a last link and proven by the
- * kernel to be that file, in one synchronous burst: for checking many small files at once (search
- * rows) without a thread-pool round trip per call. Undefined when it cannot be proven this way (off
- * Linux, missing, moved, not a regular file, over `maxBytes`): the caller then takes the
- * asynchronous path or drops the row.
- */
-export function readProvenSync(real: string, maxBytes: number): Buffer | undefined {
-  if (!pinning.proc) return undefined;
-  let fd: number | undefined;
-  try {
-    fd = openSync(real, READ_FLAGS);
-    if (readlinkSync(`/proc/self/fd/${fd}`) !== real) return undefined;
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes) return undefined; // a big file is read without blocking
-    return readFileSync(fd);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -282,9 +258,6 @@ export function createPins(fence: Allows) {
     }
   }
 
-  /** Opens the file at canonical `file` to read, proving it is that file (any type: the caller checks fstat). */
-  const openRead = (file: string, shown: string) => openAt(file, READ_FLAGS, file, shown, { prove: true });
-
   /** Off Linux: the folder must still be where it was proven right before a change through it. */
   async function still(d: PinnedDir, shown: string): Promise<void> {
     if (pinning.proc) return;
@@ -433,7 +406,7 @@ export function createPins(fence: Allows) {
     }
   }
 
-  return { dir, quickDir, child, ensureDir, openRead, still, writeAtomic, removeTree, copyTree };
+  return { dir, quickDir, child, ensureDir, still, writeAtomic, removeTree, copyTree };
 }
 
 export type Pins = ReturnType<typeof createPins>;

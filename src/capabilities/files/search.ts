@@ -6,10 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { badRequest } from '../../kernel/errors.js';
 import { isInside, type Root } from '../../kernel/fence.js';
+import { readOwnFile } from '../../kernel/fenced-read.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { Overrides } from './ignore.js';
 import { comparePaths, walkIgnoring } from './walk.js';
@@ -19,6 +19,8 @@ export interface SearchTarget {
   /** Path inside the root ('' for the whole root). */
   rel: string;
   isFile: boolean;
+  /** A file target's canonical location (where a link named as the path leads, checked by the fence). */
+  real?: string;
 }
 
 export interface SearchOptions {
@@ -143,12 +145,9 @@ async function walkTarget(target: SearchTarget, opts: SearchOptions, out: Search
       out.warnings.push(`search in ${target.root.name} stopped after ${LIMITS.grepRootTimeoutMs / 1000} s; results are partial`);
       return false;
     }
-    let buf: Buffer;
-    try {
-      buf = await readFile(abs);
-    } catch {
-      return true;
-    }
+    // The file itself, never through a link (a row is proven again by the fenced reader before it is answered).
+    const buf = await readOwnFile(abs);
+    if (!buf) return true;
     if (buf.includes(0)) return true; // binary, as ripgrep skips it
     const lines = buf.toString('utf8').split('\n');
     if (lines.length && lines[lines.length - 1] === '') lines.pop();
@@ -172,7 +171,7 @@ async function walkTarget(target: SearchTarget, opts: SearchOptions, out: Search
     return true;
   };
   if (target.isFile) {
-    return scan(target.rel, path.join(target.root.path, target.rel));
+    return scan(target.rel, target.real ?? path.join(target.root.path, target.rel));
   }
   const base = target.rel ? path.join(target.root.path, target.rel) : target.root.path;
   let go = true;

@@ -11,10 +11,11 @@ import picomatch from 'picomatch';
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound, tooLarge } from '../../kernel/errors.js';
 import { isInside, type Fence, type Resolved, type Root } from '../../kernel/fence.js';
+import { orThrow, pinning, READ_FLAGS, readProvenSync, type FencedReader } from '../../kernel/fenced-read.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import type { Mount, MountStore } from './mounts.js';
-import { createPins, pinning, READ_FLAGS, readProvenSync } from './pinned.js';
+import { createPins } from './pinned.js';
 import { protectedWrite } from './protected.js';
 import { findOnPath, findRipgrep, searchText, virtualOf, type LineMatch, type SearchTarget } from './search.js';
 import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './walk.js';
@@ -22,6 +23,8 @@ import { SKIPPED_DIRS, byName, comparePaths, linkInside, walkSorted } from './wa
 export interface FilesDeps {
   home: Home;
   fence: Fence;
+  /** Every read of a file's bytes (routes, tools, search rows) goes through it. */
+  reader: FencedReader;
   mounts: MountStore;
   /** Default emitter for route-initiated changes (tools pass their run-scoped one). */
   emit: Emit;
@@ -128,50 +131,16 @@ export function createFilesService(deps: FilesDeps) {
     }
   };
 
+  /** A file's text for a person's route or a model's tool (which judged what vaults hide first), through the fenced reader. */
   async function readText(virtual: string, emit: Emit = deps.emit): Promise<{ path: string; content: string }> {
-    const r = await fence.resolve(virtual);
-    const content = await readTextAt(r);
-    emit('file.read', { path: r.virtual });
-    return { path: r.virtual, content };
-  }
-
-  /** The stat of the regular file at `r`; a missing path, a folder, a pipe, socket or device is refused. */
-  async function regularFile(r: Resolved) {
-    const st = await stat(r.real).catch(() => undefined);
-    if (!st) throw notFound(`file "${r.virtual}" does not exist`);
-    if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
-    // A pipe, socket or device would block the read (or never end): only regular files are read.
-    if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be read`);
-    return st;
-  }
-
-  /**
-   * The bytes of the regular file at `r`, read through a descriptor proven to be the checked file:
-   * a symlink swapped in after the check is refused, never followed.
-   */
-  async function readPinned(r: Resolved, text: boolean): Promise<Buffer> {
-    await regularFile(r); // the sentences for a missing path, a folder or a device, before anything is opened
-    const handle = await pins.openRead(r.target, r.virtual);
-    try {
-      const st = await handle.stat();
-      if (st.isDirectory()) throw badRequest(`"${r.virtual}" is a folder, not a file; list it instead`);
-      if (!st.isFile()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be read`);
-      if (text && st.size > LIMITS.fileTextBytes) {
-        throw tooLarge(`"${r.virtual}" is ${st.size} bytes, over the ${LIMITS.fileTextBytes / 1024 / 1024} MB text limit; fetch it raw or search it with grep`);
-      }
-      return await handle.readFile();
-    } finally {
-      await handle.close().catch(() => undefined);
-    }
-  }
-
-  async function readTextAt(r: Resolved): Promise<string> {
-    return decodeText(r, await readPinned(r, true));
+    const file = orThrow(await deps.reader.readText(virtual, { for: 'person' }));
+    emit('file.read', { path: file.virtual });
+    return { path: file.virtual, content: file.text };
   }
 
   async function readBytes(virtual: string): Promise<{ path: string; bytes: Buffer }> {
-    const r = await fence.resolve(virtual);
-    return { path: r.virtual, bytes: await readPinned(r, false) };
+    const file = orThrow(await deps.reader.read(virtual, { for: 'person' }));
+    return { path: file.virtual, bytes: file.bytes };
   }
 
   /**
@@ -314,7 +283,7 @@ export function createFilesService(deps: FilesDeps) {
   /** Replaces exactly one occurrence per edit, in order, against the evolving buffer; all or nothing. */
   async function edit(virtual: string, edits: Array<{ old_string: string; new_string: string }>, emit: Emit = deps.emit) {
     const r = await fence.resolve(virtual);
-    await readTextAt(r); // missing, folder, binary or too large: refused before queueing
+    orThrow(await deps.reader.readText(r.virtual, { for: 'person' })); // missing, folder, binary or too large: refused before queueing
     await writeAt(r, (current) => {
       let text = current;
       edits.forEach((e, i) => {
@@ -568,7 +537,7 @@ export function createFilesService(deps: FilesDeps) {
     const st = await stat(r.real).catch(() => undefined);
     if (!st) throw notFound(`"${virtual}" does not exist`);
     if (!st.isFile() && !st.isDirectory()) throw badRequest(`"${r.virtual}" is not a regular file (a pipe, socket or device); it cannot be searched`);
-    return [{ root: r.root, rel: r.relative, isFile: !st.isDirectory() }];
+    return [{ root: r.root, rel: r.relative, isFile: !st.isDirectory(), real: r.target }];
   }
 
   async function grep(args: {
@@ -682,33 +651,21 @@ export function createFilesService(deps: FilesDeps) {
 
   /**
    * The lines of the regular file at `virtual`, read through a proven descriptor; undefined when it
-   * cannot be. A walk never follows links, so the row's plain path is tried first (one open, no
-   * resolution); a path through a symlinked folder named as the search's `path` is resolved first.
+   * cannot be. A walk never follows links, so the row's plain path is tried first in one synchronous
+   * burst (no link anywhere on it, proven by the kernel); anything else is read by the fenced reader.
    */
   async function provenLines(virtual: string): Promise<string[] | undefined> {
-    const first = virtual.split('/')[0];
-    const root = fence.roots().find((x) => x.kind === 'mount' && x.name === first) ?? fence.roots()[0];
-    const rel = root.kind === 'mount' ? virtual.slice(first.length + 1) : virtual;
-    const read = async (real: string) => {
-      const handle = await pins.openRead(real, virtual);
+    const plain = (() => {
       try {
-        return (await handle.readFile()).toString('utf8').split('\n'); // a folder or pipe fails or yields no line
-      } finally {
-        await handle.close().catch(() => undefined);
-      }
-    };
-    const plain = path.join(root.path, ...rel.split('/'));
-    const fast = readProvenSync(plain, LIMITS.searchVerifySyncBytes);
-    if (fast) return fast.toString('utf8').split('\n');
-    try {
-      return await read(plain);
-    } catch {
-      try {
-        return await read((await fence.resolve(virtual)).target);
+        return fence.locate(virtual).real;
       } catch {
-        return undefined;
+        return undefined; // the reader answers with the fence's sentence
       }
-    }
+    })();
+    const fast = plain && readProvenSync(plain, LIMITS.searchVerifySyncBytes);
+    if (fast) return fast.toString('utf8').split('\n');
+    const file = await deps.reader.read(virtual, { for: 'person' });
+    return file.ok ? file.bytes.toString('utf8').split('\n') : undefined; // a folder or pipe is refused
   }
 
   /** Re-arms the watcher and tells clients, after a mount was added or removed. */

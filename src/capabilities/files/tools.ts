@@ -2,7 +2,8 @@
  * The nine file tools (seed 001 §4.1): thin adapters over the files service. Descriptions are
  * written for a model; paging headers come first because a downstream clip removes the tail.
  */
-import { hiddenReason, type HiddenArea, type HiddenPaths } from '../../kernel/hidden.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
+import { hiddenReason, type HiddenArea } from '../../kernel/hidden.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { defineTool, type AnyTool, type PermissionClass, type PermissionRequest, type ToolContext } from '../../tools/types.js';
 import type { FilesService } from './service.js';
@@ -14,8 +15,8 @@ export interface FileToolDeps {
   embeddingsConfigured: () => boolean;
   /** The semantic index's answer to a search_code query (capabilities/codeindex). */
   searchCode?: (query: string) => Promise<string>;
-  /** Paths hidden from models (vaults' agentForbidden). */
-  hidden?: HiddenPaths;
+  /** Judges what a model may see (vaults' agentForbidden, on every name a path resolves to). */
+  reader: FencedReader;
   /** Told of every file a model wrote (by real path): what it saved may be something that runs later (a skill). */
   afterWrite?: (real: string, ctx: ToolContext) => Promise<void>;
   /** What a write of `written` to `real` would grant later (a skill declaring tools): asked like a protected path. */
@@ -28,20 +29,13 @@ export function fileTools(files: FilesService, deps: FileToolDeps): AnyTool[] {
     const r = await files.resolve(virtual).catch(() => undefined);
     if (r) await deps.afterWrite(r.target, ctx);
   };
-  const areas = async (): Promise<HiddenArea[]> => (deps.hidden ? deps.hidden.areas() : []);
-  /** Why `virtual` is hidden from models (a vault's agentForbidden), checked on every name it resolves to. */
+  const areas = (): Promise<readonly HiddenArea[]> => deps.reader.areas();
+  /** Why `virtual` is hidden from models (a vault's agentForbidden), judged by the fenced reader on every name it resolves to. */
   const hiddenWhy = async (virtual: string | undefined): Promise<string | undefined> => {
     if (virtual === undefined) return undefined;
-    const all = await areas();
-    if (!all.length) return undefined;
-    // A path the fence refuses is refused again, with its sentence, when the tool runs.
-    const r = await files.resolve(virtual).catch(() => undefined);
-    if (!r) return undefined;
-    for (const p of new Set([r.real, r.target, r.entry])) {
-      const why = hiddenReason(all, p, virtual);
-      if (why) return why;
-    }
-    return undefined;
+    const judged = await deps.reader.allowed(virtual);
+    // A path the fence refuses for another reason is refused again, with its sentence, when the tool runs.
+    return judged.ok || !judged.hidden ? undefined : judged.reason;
   };
   /** A tool's permission, refused outright (no rule lifts it) when its path is hidden from models. */
   const fenced =

@@ -1,11 +1,14 @@
 /**
  * Symlink-safe folder walks. None of them follows a symlinked folder; the listing and glob walks
- * include a symlinked file only when its target lies inside a root. Entries are visited in sorted
- * order so results are stable page after page.
+ * include a symlinked file only when its target lies inside a root; the ignore walk lists links only
+ * when asked, for a caller that reads each name through the fenced reader (src/kernel/fenced-read.ts),
+ * which judges where it leads. A walk lists names: it reads no file but the ignore files, and those
+ * never through a link. Entries are visited in sorted order so results are stable page after page.
  */
 import type { Dirent } from 'node:fs';
-import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { readOwnFile } from '../../kernel/fenced-read.js';
 import { IGNORE_FILES, judge, parseIgnore, type IgnoreLevel, type Overrides } from './ignore.js';
 
 /** Folders glob (and the file listing) skip unless the pattern names them. */
@@ -78,6 +81,8 @@ export interface IgnoreWalkOptions {
   ancestors?: string[];
   /** Real paths never entered or searched. */
   skip?: (abs: string) => boolean;
+  /** Also list symlinks (never entered) as files: for a caller that reads each through the fenced reader. */
+  links?: boolean;
   /** Called per file in sorted order; return false to stop. */
   file: (rel: string, abs: string) => boolean | void | Promise<boolean | void>;
   signal?: AbortSignal;
@@ -85,7 +90,7 @@ export interface IgnoreWalkOptions {
 
 /** The rules of each ignore file in `dir`, in IGNORE_FILES order; only names in `present` are read when it is given. */
 const ignoreFamilies = (dir: string, present?: ReadonlySet<string>) =>
-  Promise.all(IGNORE_FILES.map(async (f) => (present && !present.has(f) ? [] : parseIgnore(await readFile(path.join(dir, f), 'utf8').catch(() => '')))));
+  Promise.all(IGNORE_FILES.map(async (f) => (present && !present.has(f) ? [] : parseIgnore((await readOwnFile(path.join(dir, f)))?.toString('utf8') ?? ''))));
 
 /** The ripgrep-compatible walk: ignore files, overrides, hidden entries; symlinks are never followed. */
 export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Promise<void> {
@@ -107,7 +112,7 @@ export async function walkIgnoring(start: string, opts: IgnoreWalkOptions): Prom
       if (opts.skip?.(path.join(dir, e.name))) continue;
       if (e.isDirectory()) {
         if (judge(levels, opts.overrides, rel, e.name, true) && !(await visit(path.join(dir, e.name), rel, levels))) return false;
-      } else if (e.isFile()) {
+      } else if (e.isFile() || (opts.links && e.isSymbolicLink())) {
         if (judge(levels, opts.overrides, rel, e.name, false) && (await opts.file(rel, path.join(dir, e.name))) === false) return false;
       }
     }

@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { fileAdapter, VERSION_EXT } from './adapters.js';
-import { HISTORY_KINDS, type HistoryAdapter, type HistoryKind, type HistoryRecorder, type VersionContent, type VersionInfo } from './types.js';
+import { HISTORY_KINDS, type HistoryAdapter, type HistoryKind, type HistoryRecorder, type HistoryShelf, type VersionContent, type VersionInfo } from './types.js';
 
 export interface HistoryService extends HistoryRecorder {
   list(kind: string, name: string): Promise<{ kind: HistoryKind; name: string; versions: VersionInfo[] }>;
@@ -41,17 +41,34 @@ function validVersion(version: unknown): number {
   return n;
 }
 
-export function createHistoryService(deps: { home: Home; bus: Bus }): HistoryService {
-  const { home, bus } = deps;
-  const adapters = new Map<HistoryKind, HistoryAdapter>(HISTORY_KINDS.map((k) => [k, fileAdapter(home, k)]));
+/** <home>/history/<kind>/<name>/: versions.json and one readable file per version. */
+export function fileShelf(home: Home): HistoryShelf {
   const dir = (kind: HistoryKind, name: string) => home.path(HOME_LAYOUT.history, kind, name);
   const listFile = (kind: HistoryKind, name: string) => path.join(dir(kind, name), 'versions.json');
   const versionFile = (kind: HistoryKind, name: string, v: number) => path.join(dir(kind, name), `${v}.${VERSION_EXT[kind]}`);
-
-  const readList = async (kind: HistoryKind, name: string): Promise<VersionInfo[]> => {
-    const stored = await home.readJson<{ versions?: VersionInfo[] }>(listFile(kind, name), {});
-    return Array.isArray(stored.versions) ? stored.versions : [];
+  return {
+    async versions(kind, name) {
+      const stored = await home.readJson<{ versions?: VersionInfo[] }>(listFile(kind, name), {});
+      return Array.isArray(stored.versions) ? stored.versions : [];
+    },
+    content: (kind, name, v) => fs.readFile(versionFile(kind, name, v), 'utf8').catch(() => undefined),
+    async add(kind, name, info, content, kept, pruned) {
+      await home.writeAtomic(versionFile(kind, name, info.version), content);
+      await home.writeJson(listFile(kind, name), { kind, name, versions: kept });
+      for (const old of pruned) await fs.rm(versionFile(kind, name, old.version), { force: true });
+    },
   };
+}
+
+/** `shelves` keeps some kinds elsewhere (a pool: workflows in its database); every other kind stays in the home. */
+export function createHistoryService(deps: { home: Home; bus: Bus; shelves?: Partial<Record<HistoryKind, HistoryShelf>> }): HistoryService {
+  const { home, bus } = deps;
+  const adapters = new Map<HistoryKind, HistoryAdapter>(HISTORY_KINDS.map((k) => [k, fileAdapter(home, k)]));
+  const dir = (kind: HistoryKind, name: string) => home.path(HOME_LAYOUT.history, kind, name);
+  const files = fileShelf(home);
+  const shelf = (kind: HistoryKind): HistoryShelf => deps.shelves?.[kind] ?? files;
+
+  const readList = (kind: HistoryKind, name: string): Promise<VersionInfo[]> => shelf(kind).versions(kind, name);
 
   /** Appends a version unless it equals the latest; call inside the item's queue. */
   const recordLocked = async (kind: HistoryKind, name: string, content: string, note?: string): Promise<{ info: VersionInfo; added: boolean }> => {
@@ -63,11 +80,9 @@ export function createHistoryService(deps: { home: Home; bus: Bus }): HistorySer
     if (latest && latest.sha256 === sha256) return { info: latest, added: false };
     const info: VersionInfo = { version: (latest?.version ?? 0) + 1, ts: Date.now(), bytes, sha256 };
     if (note) info.note = note;
-    await home.writeAtomic(versionFile(kind, name, info.version), content);
     versions.push(info);
     const pruned = versions.length > LIMITS.historyVersionsKept ? versions.splice(0, versions.length - LIMITS.historyVersionsKept) : [];
-    await home.writeJson(listFile(kind, name), { kind, name, versions });
-    for (const old of pruned) await fs.rm(versionFile(kind, name, old.version), { force: true });
+    await shelf(kind).add(kind, name, info, content, versions, pruned);
     bus.emit('history.recorded', { kind, name, version: info.version, note });
     return { info, added: true };
   };
@@ -80,9 +95,8 @@ export function createHistoryService(deps: { home: Home; bus: Bus }): HistorySer
     const version = validVersion(versionIn);
     const info = (await readList(kind, name)).find((v) => v.version === version);
     if (!info) throw notFound(`${kind} "${name}" has no version ${version}; GET /api/history/${kind}/${name} lists them`);
-    const content = await fs.readFile(versionFile(kind, name, version), 'utf8').catch(() => {
-      throw notFound(`version ${version} of ${kind} "${name}" is listed but its file is gone`);
-    });
+    const content = await shelf(kind).content(kind, name, version);
+    if (content === undefined) throw notFound(`version ${version} of ${kind} "${name}" is listed but its file is gone`);
     return { kind, name, ...info, content };
   };
 

@@ -30,3 +30,11 @@ export interface HistoryRecorder {
   record(kind: HistoryKind, name: string, content: string, note?: string): Promise<VersionInfo>;
   registerAdapter(kind: HistoryKind, adapter: HistoryAdapter): void;
 }
+
+/** Where the versions of a kind are kept: the home's history folder, or (workflows in a pool) its database. */
+export interface HistoryShelf {
+  versions(kind: HistoryKind, name: string): Promise<VersionInfo[]>;
+  content(kind: HistoryKind, name: string, version: number): Promise<string | undefined>;
+  /** Adds `info` with its content; `kept` is the whole list after it, `pruned` the versions dropped. */
+  add(kind: HistoryKind, name: string, info: VersionInfo, content: string, kept: VersionInfo[], pruned: VersionInfo[]): Promise<void>;
+}

@@ -2,12 +2,14 @@
  * Notifications: a small store in <home>/notifications.json that any capability writes to through
  * `notify` (passed in by the composition root). Each new one is emitted as `notification`; reading
  * and dismissing emit `notifications.updated` with the unread count, so every client stays in step.
+ * A pool keeps them in its database instead (src/pool/stores.ts), behind `NotificationsBackend`:
+ * a change another engine made reloads the list here and is announced the same way.
  */
 import type { Bus } from '../../kernel/bus.js';
 import { badRequest, describeError, notFound } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
-import type { NotificationLevel, NotificationRecord, Notifier, NotifyInput } from './types.js';
+import type { NotificationLevel, NotificationRecord, NotificationsBackend, Notifier, NotifyInput } from './types.js';
 
 const LEVELS: readonly NotificationLevel[] = ['info', 'success', 'warning', 'error'];
 
@@ -18,21 +20,42 @@ export interface NotificationsService extends Notifier {
   dismiss(id: string): Promise<{ ok: true; unreadCount: number }>;
 }
 
-export async function createNotificationsService(deps: { home: Home; bus: Bus; log: (line: string) => void }): Promise<NotificationsService> {
-  const { home, bus, log } = deps;
+/** The home's notifications.json: every change writes the whole list (kept short: LIMITS.notificationsKept). */
+export function fileNotifications(home: Home): NotificationsBackend {
+  // writeJson serializes the text now and writes in call order (one queue per path in the home).
+  const save = (all: NotificationRecord[]) => home.writeJson(HOME_LAYOUT.notifications, { notifications: all });
+  return {
+    async load() {
+      const stored = await home.readJson<{ notifications?: unknown }>(HOME_LAYOUT.notifications, {});
+      return Array.isArray(stored.notifications) ? stored.notifications.filter(isRecord) : [];
+    },
+    add: (_record, all) => save(all),
+    markRead: (_id, all) => save(all),
+    remove: (_id, all) => save(all),
+  };
+}
+
+export async function createNotificationsService(deps: { home: Home; bus: Bus; log: (line: string) => void; backend?: NotificationsBackend }): Promise<NotificationsService> {
+  const { bus, log } = deps;
+  const backend = deps.backend ?? fileNotifications(deps.home);
   let items: NotificationRecord[] = []; // oldest first, as stored
   try {
-    const stored = await home.readJson<{ notifications?: unknown }>(HOME_LAYOUT.notifications, {});
-    if (Array.isArray(stored.notifications)) items = stored.notifications.filter(isRecord);
+    items = (await backend.load()).filter(isRecord);
   } catch (err) {
     log(`notifications: ${describeError(err)}; starting with an empty list`);
   }
-  let counter = 0;
-  // writeJson serializes the text now and writes in call order (one queue per path in the home).
-  const save = () => home.writeJson(HOME_LAYOUT.notifications, { notifications: items });
+  // Engines of a pool make ids side by side: each counts from a random point.
+  let counter = deps.backend ? Math.floor(Math.random() * 2 ** 40) : 0;
   const unread = () => items.reduce((n, i) => n + (i.read ? 0 : 1), 0);
-  const changed = async () => {
-    await save();
+  // Another engine of a pool added, read or dismissed some: read the list again and say so here too.
+  backend.watch?.(async () => {
+    const known = new Set(items.map((i) => i.id));
+    items = (await backend.load()).filter(isRecord);
+    for (const item of items) if (!known.has(item.id)) bus.emit('notification', { ...item, unreadCount: unread() });
+    bus.emit('notifications.updated', { unreadCount: unread() });
+  });
+  const changed = async (write: () => Promise<void>) => {
+    await write();
     const unreadCount = unread();
     bus.emit('notifications.updated', { unreadCount });
     return { ok: true as const, unreadCount };
@@ -50,7 +73,7 @@ export async function createNotificationsService(deps: { home: Home; bus: Bus; l
       const full: NotificationRecord = { id: `ntf-${Date.now()}-${++counter}`, ...record, ts: Date.now(), read: false };
       items.push(full);
       if (items.length > LIMITS.notificationsKept) items = items.slice(-LIMITS.notificationsKept);
-      await save();
+      await backend.add(full, items);
       bus.emit('notification', { ...full, unreadCount: unread() });
       return full;
     },
@@ -60,12 +83,12 @@ export async function createNotificationsService(deps: { home: Home; bus: Bus; l
     async markRead(id) {
       if (id === undefined) for (const i of items) i.read = true;
       else find(id).read = true;
-      return changed();
+      return changed(() => backend.markRead(id, items));
     },
     async dismiss(id) {
       const item = find(id);
       items = items.filter((i) => i !== item);
-      return changed();
+      return changed(() => backend.remove(id, items));
     },
   };
 }

@@ -84,6 +84,7 @@ export function permissionsRoutes(app: FastifyInstance, deps: PermissionsRoutesD
         decision,
         scope: oneOf('once', 'always'),
         key: str('the rule key to save with scope always (default: the prompt\'s key)'),
+        keys: arr(str(), 'the prompt\'s keys the person was shown: scope always saves these with `key`, and nothing else'),
       },
       ['callId', 'decision'],
     ),
@@ -92,13 +93,15 @@ export function permissionsRoutes(app: FastifyInstance, deps: PermissionsRoutesD
   app.post('/api/permissions/resolve', { schema: resolveSchema }, async (req) => {
     const route = 'POST /api/permissions/resolve';
     const b = body(req.body, route);
-    onlyFields(b, ['runId', 'callId', 'decision', 'scope', 'key'], route);
+    onlyFields(b, ['runId', 'callId', 'decision', 'scope', 'key', 'keys'], route);
     if (b.runId !== undefined && typeof b.runId !== 'string') throw badRequest('runId must be the run id string from the permission.requested event');
     if (typeof b.callId !== 'string' || !b.callId) throw badRequest('callId must be the call id string from the permission.requested event');
     const decision = validateDecision(b.decision);
     if (b.scope !== undefined && b.scope !== 'once' && b.scope !== 'always') throw badRequest('scope must be "once" or "always"');
     const key = b.key === undefined ? undefined : validateKey(b.key);
-    await gate.resolve({ runId: (b.runId as string | undefined) ?? '', callId: b.callId, decision, scope: b.scope as 'once' | 'always' | undefined, key });
+    if (b.keys !== undefined && !Array.isArray(b.keys)) throw badRequest('keys must be an array of the rule keys the prompt listed, e.g. ["run_shell(echo:*)", "run_shell(sleep:*)"]');
+    const keys = (b.keys as unknown[] | undefined)?.map((k, i) => validateKey(k, `keys[${i}]`));
+    await gate.resolve({ runId: (b.runId as string | undefined) ?? '', callId: b.callId, decision, scope: b.scope as 'once' | 'always' | undefined, key, keys });
     return { ok: true };
   });
 }

@@ -47,6 +47,16 @@ export interface PairedDevice {
   down: string;
 }
 
+/**
+ * Where a phone keeps the last engine counter it accepted, per engine, so that a frame the broker
+ * kept from before a reload is still a replay after it (the /m/ page: IndexedDB, web/src/relay-marks.ts).
+ * Without it the mark lives as long as the page.
+ */
+export interface ReplayMarks {
+  load(engine: string): Promise<number>;
+  save(engine: string, counter: number): void;
+}
+
 export interface RelayResponse<T = any> {
   status: number;
   body: T;
@@ -105,11 +115,14 @@ export class RelayPhone {
   onBye?: (reason: string) => void;
   /** Frames refused (tampered, replayed): counted, never acted on. */
   readonly refused = { tampered: 0, replayed: 0, malformed: 0 };
+  /** Called after each refused frame (the page says so: a broker replaying or altering frames is one to know about). */
+  onRefused?: (reason: keyof RelayPhone['refused']) => void;
 
   constructor(
     private readonly mqtt: MqttLike,
     readonly device: PairedDevice,
     private readonly timeoutMs = 15_000,
+    private readonly marks?: ReplayMarks,
   ) {
     this.upTopic = topics.up(device.engine, device.topic);
     this.downTopic = topics.down(device.engine, device.topic);
@@ -118,6 +131,8 @@ export class RelayPhone {
   /** Subscribes to the device's topic; call once the MQTT client is connected (and again after a reconnect without a session). */
   async start(): Promise<void> {
     this.keys ??= { up: await importAes(fromB64u(this.device.up)), down: await importAes(fromB64u(this.device.down)) };
+    // The kept mark first: a frame the broker delivers the moment we subscribe is judged by it.
+    if (this.marks) this.lastDown = Math.max(this.lastDown, await this.marks.load(this.device.engine));
     this.mqtt.removeListener('message', this.onMessage); // once, however often it is started
     this.mqtt.on('message', this.onMessage);
     await subscribe(this.mqtt, this.downTopic);
@@ -179,10 +194,13 @@ export class RelayPhone {
       open<DownMessage>(keys.down, topic, payload, this.lastDown).then(
         ({ message, counter }) => {
           this.lastDown = counter;
+          this.marks?.save(this.device.engine, counter);
           this.deliver(message);
         },
         (err) => {
-          if (err instanceof RefusedFrame) this.refused[err.reason]++;
+          if (!(err instanceof RefusedFrame)) return;
+          this.refused[err.reason]++;
+          this.onRefused?.(err.reason);
         },
       ),
     );

@@ -38,7 +38,7 @@ export interface RelayDeps {
   /** Where the engine answers, for the QR code's default link. */
   engineUrl: () => string;
   gates: () => Array<{ key: string; runId: string; nodeId: string; workflowId: string; message: string; since: number; orphaned?: boolean }>;
-  permissions: () => Array<{ runId?: string; callId: string; tool: string; key: string; display: string; requestedAt: number }>;
+  permissions: () => Array<{ runId?: string; callId: string; tool: string; key: string; keys: string[]; display: string; requestedAt: number }>;
 }
 
 const BROKER_PROTOCOLS = new Set(['ws:', 'wss:', 'mqtt:', 'mqtts:']);
@@ -183,7 +183,7 @@ export async function createRelayService(deps: RelayDeps) {
         title: p.display,
         since: p.requestedAt,
         resolve: { method: 'POST', path: '/api/permissions/resolve', body: { runId: p.runId ?? '', callId: p.callId } },
-        detail: { tool: p.tool, key: p.key },
+        detail: { tool: p.tool, key: p.key, keys: p.keys },
       }));
       return [...gates, ...prompts].sort((a, b) => a.since - b.since);
     },

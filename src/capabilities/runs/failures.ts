@@ -29,7 +29,8 @@ export function reportRunFailures(deps: { bus: Bus; runs: RunLedger; notify: (in
     report(record, 'was interrupted', `the engine stopped while it ran${resume}`);
   }
   return deps.bus.subscribe((event) => {
-    if (event.kind !== 'run.failed' || !event.runId) return;
+    // Another engine of a pool ran it and told its notifications already (they are shared).
+    if (event.kind !== 'run.failed' || !event.runId || deps.bus.relayed(event)) return;
     const record = deps.runs.record(event.runId);
     if (record) report(record, 'failed', typeof event.error === 'string' && event.error ? event.error : 'no reason was given');
   });

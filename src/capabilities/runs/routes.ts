@@ -53,8 +53,8 @@ export function runsRoutes(app: FastifyInstance, runs: RunLedger): void {
     { schema: route(tag, 'stop a run in flight (a chat turn stopped here holds its queue, as POST /api/chat/stop does)', { params: runId, body: noBody, response: { 202: ok() } }) },
     async (req, reply) => {
       const run = runs.get(req.params.runId);
-      if (!run) throw notFound(`no run ${req.params.runId} is in flight; GET /api/runs lists the runs and their status`);
-      run.stop();
+      if (run) run.stop();
+      else if (!(await runs.stopElsewhere(req.params.runId))) throw notFound(`no run ${req.params.runId} is in flight; GET /api/runs lists the runs and their status`);
       return reply.code(202).send({ ok: true });
     },
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { arr, obj, ok, oneOf, params, route, str } from '../../http/schemas.js';
+import { arr, obj, ok, oneOf, openObj, params, route, str } from '../../http/schemas.js';
 import { notFound } from '../../kernel/errors.js';
+import { secretOwner } from './owners.js';
 import type { SecretStore } from './types.js';
 
 const tag = 'secrets';
@@ -9,10 +10,19 @@ const tag = 'secrets';
 export function secretsRoutes(app: FastifyInstance, secrets: SecretStore): void {
   app.get(
     '/api/secrets',
-    { schema: route(tag, 'the secret names and the store backend (never a value)', { response: { 200: obj({ names: arr(str()), backend: oneOf('keychain', 'file') }, ['names', 'backend']) } }) },
+    {
+      schema: route(tag, 'the secret names and the store backend (never a value); usedBy names what uses each secret the engine keeps for itself', {
+        response: { 200: obj({ names: arr(str()), backend: oneOf('keychain', 'file'), usedBy: openObj('secret name -> what uses it (engine-kept secrets only)') }, ['names', 'backend', 'usedBy']) },
+      }),
+    },
     async () => {
       const names = await secrets.names(); // waits for the backend probe, so `backend` is final
-      return { names, backend: secrets.backend };
+      const usedBy: Record<string, string> = {};
+      for (const n of names) {
+        const owner = secretOwner(n);
+        if (owner) usedBy[n] = owner;
+      }
+      return { names, backend: secrets.backend, usedBy };
     },
   );
 

@@ -4,9 +4,18 @@
  * `pyenv: cannot rehash` line opened every result. Now the login shell runs once, at start and when
  * asked (POST /api/shell/snapshot), prints its environment, and every command runs `bash -c` with
  * that snapshot (PATH from nvm, pyenv, Homebrew ... included), sourcing nothing, as Claude Code does.
+ *
+ * The profile sources files a sandboxed command can write (`~/.cargo/env`, `~/.pyenv/bin/pyenv`,
+ * `~/bin/*` once the person's home is mounted), so the login shell itself runs in the sandbox, with
+ * nothing writable and no network (issue 38 §2, docs/security.md "The login environment"); where no
+ * sandbox can start and commands are guarded, it does not run at all. It starts from the engine's
+ * environment minus its secrets: what the profile prints becomes every command's environment.
  */
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import { LIMITS } from '../../kernel/limits.js';
+import type { LoginConfinement } from '../../sandbox/types.js';
+import { scrubEnv } from './env.js';
 
 export interface LoginEnvSnapshot {
   /** The variables as the login shell left them (what the shell itself sets per command dropped). */
@@ -28,6 +37,8 @@ export interface LoginEnvOptions {
   /** The shell to read; default $SHELL, else bash. */
   shell?: string;
   timeoutMs?: number;
+  /** Where the login shell may run (the sandbox's `confineLogin`); without it, as is (unit tests). */
+  confine?: (profileHome: string) => Promise<LoginConfinement>;
 }
 
 // Set by bash for each command or meaningless across processes; BASH_ENV and ENV would make every
@@ -40,25 +51,14 @@ export function createLoginEnv(options: LoginEnvOptions) {
   async function take(): Promise<LoginEnvSnapshot> {
     const shell = options.shell ?? (process.env.SHELL && /(^|\/)(bash|zsh|sh|dash|ksh|fish)$/.test(process.env.SHELL) ? process.env.SHELL : 'bash');
     const started = Date.now();
-    const env = { ...process.env, ...(options.home ? { HOME: options.home } : {}) } as Record<string, string>;
-    const result = await new Promise<{ out: string; err: string; error?: string }>((resolve) => {
-      const child = spawn(shell, ['-l', '-c', 'env -0'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      let out = '';
-      let err = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d.slice(0, 4_000)));
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-        resolve({ out: '', err, error: `the login shell took longer than ${Math.round((options.timeoutMs ?? LIMITS.loginEnvTimeoutMs) / 1000)} s` });
-      }, options.timeoutMs ?? LIMITS.loginEnvTimeoutMs);
-      timer.unref();
-      child.once('error', (e) => (clearTimeout(timer), resolve({ out: '', err, error: `${shell} could not start (${e.message})` })));
-      child.once('close', (code) => (clearTimeout(timer), resolve(code === 0 ? { out, err } : { out: '', err, error: `the login shell exited with code ${code}` })));
-    });
+    const profileHome = options.home ?? process.env.HOME ?? os.homedir();
+    const confinement: LoginConfinement = options.confine ? await options.confine(profileHome) : {};
+    let result: { out: string; err: string; error?: string };
+    try {
+      result = confinement.refusal ? { out: '', err: '', error: `the login shell was not read: ${confinement.refusal}` } : await read(shell, profileHome, confinement);
+    } finally {
+      await confinement.finish?.();
+    }
     const vars: Record<string, string> = {};
     for (const pair of result.out.split('\0')) {
       const eq = pair.indexOf('=');
@@ -81,6 +81,30 @@ export function createLoginEnv(options: LoginEnvOptions) {
     if (snapshot.error) options.log(`shell: ${snapshot.error}; commands run with the engine's own environment until POST /api/shell/snapshot succeeds`);
     if (noise) options.log(`shell: the login shell printed "${noise}" while its environment was read`);
     return snapshot;
+  }
+
+  /** Runs `<shell> -l -c 'env -0'` (inside the confinement's sandbox when it names one). */
+  function read(shell: string, profileHome: string, confinement: LoginConfinement): Promise<{ out: string; err: string; error?: string }> {
+    const env = { ...scrubEnv(process.env), HOME: profileHome, ...confinement.env };
+    const [program, args] = confinement.launch ? [confinement.launch.program, [...confinement.launch.prefix, shell, '-l', '-c', 'env -0']] : [shell, ['-l', '-c', 'env -0']];
+    return new Promise((resolve) => {
+      const child = spawn(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      let out = '';
+      let err = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d.slice(0, 4_000)));
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        resolve({ out: '', err, error: `the login shell took longer than ${Math.round((options.timeoutMs ?? LIMITS.loginEnvTimeoutMs) / 1000)} s` });
+      }, options.timeoutMs ?? LIMITS.loginEnvTimeoutMs);
+      timer.unref();
+      child.once('error', (e) => (clearTimeout(timer), resolve({ out: '', err, error: `${program} could not start (${e.message})` })));
+      child.once('close', (code) => (clearTimeout(timer), resolve(code === 0 ? { out, err } : { out: '', err, error: `the login shell exited with code ${code}` })));
+    });
   }
 
   return {

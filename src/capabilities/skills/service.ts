@@ -8,6 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { badRequest, notFound } from '../../kernel/errors.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import { formatFrontmatter, type Home, parseFrontmatter } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { PERSON, type ModelAuthor, type Provenance, type ProvenanceStore } from '../../kernel/provenance.js';
@@ -48,6 +49,8 @@ export interface SkillsDeps {
   home: Home;
   /** The workspace root (real path). */
   workspace: string;
+  /** How a workspace skill is read: a SKILL.md planted as a link out of the fence is no skill. */
+  reader: FencedReader;
   /** The user's home folder; injectable so tests never touch the real one. */
   userHome?: string;
   /** Announces changes (`skills.changed {name?, op}`). */
@@ -104,16 +107,25 @@ export function createSkillsService(deps: SkillsDeps) {
 
   const tierRoot = (tier: SkillTier, cfg: SkillsConfig) => path.join(tier === 'workspace' ? deps.workspace : userHome, cfg.skillsDir, 'skills');
 
-  async function readSkill(tier: SkillTier, name: string, cfg: SkillsConfig): Promise<Skill | undefined> {
-    const dir = path.join(tierRoot(tier, cfg), name);
-    let text: string;
+  /** A SKILL.md's text: the workspace tier through the fenced reader (what models load), the user tier (the person's own folder, outside every root) as it is. */
+  async function skillText(tier: SkillTier, file: string): Promise<string | undefined> {
+    if (tier === 'workspace') {
+      const read = await deps.reader.readText(file);
+      return read.ok ? read.text : undefined;
+    }
     try {
-      text = await fs.readFile(path.join(dir, 'SKILL.md'), 'utf8');
+      return await fs.readFile(file, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw err;
     }
+  }
+
+  async function readSkill(tier: SkillTier, name: string, cfg: SkillsConfig): Promise<Skill | undefined> {
+    const dir = path.join(tierRoot(tier, cfg), name);
+    const text = await skillText(tier, path.join(dir, 'SKILL.md'));
+    if (text === undefined) return undefined;
     const doc = parseFrontmatter(text);
     const description = typeof doc.data.description === 'string' ? doc.data.description : '';
     const location = tier === 'workspace' ? `${cfg.skillsDir}/skills/${name}` : `~/${cfg.skillsDir}/skills/${name}`;

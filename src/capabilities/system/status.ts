@@ -17,6 +17,8 @@ export interface StatusSources {
   index?: () => unknown;
   /** Whether commands run in the OS sandbox, and why not when they do not. */
   sandbox: () => Promise<SandboxStatus>;
+  /** Pool mode (docs/pool.md): this engine's worker and the pool's live engines. */
+  pool?: () => { worker: string; engines: readonly unknown[] };
 }
 
 export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
@@ -46,6 +48,8 @@ export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
             { open: true },
           ),
           running: arr(openObj('a live run: {runId, source, startedAt, ...}')),
+          worker: str("pool mode: this engine's worker id (run.started names it)"),
+          pool: openObj("pool mode: {worker, boot, concurrency, servesOnly, engines: [{worker, boot, url, servesOnly, concurrency, version, startedAt, seenAt, self}]}, the pool's live engines"),
         },
         ['ok', 'version', 'provider', 'providers', 'tools', 'running'],
         { open: true },
@@ -63,6 +67,7 @@ export function statusRoutes(app: FastifyInstance, s: StatusSources): void {
       mcp: s.mcp(),
       embeddings: s.embeddings(),
       ...(s.index ? { index: s.index() } : {}),
+      ...(s.pool ? { worker: s.pool().worker, pool: s.pool() } : {}),
       sandbox: await s.sandbox(),
       running: s.runs.live().map(({ record }) => ({
         runId: record.runId,

@@ -2,12 +2,14 @@
  * The index of one vault: every note's parsed record, the resolver, the search index, and the
  * derived backlinks. It persists in the engine home (`vaults/<name>/index.json`), so a start walks
  * the folder and stats each note, re-reading only notes whose mtime or size changed. A change to
- * one file re-indexes that file only; backlinks are derived again lazily on the next read.
+ * one file re-indexes that file only; backlinks are derived again lazily on the next read. Every
+ * listing, stat and read goes through the fenced reader, for a person (the vault tool leaves out what
+ * agentForbidden hides on top): a note is a file, never a link, and nothing outside the vault's
+ * folder is read. The persisted index itself is engine state in the home.
  */
-import { type Dirent, readFileSync, statSync } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { notFound } from '../../kernel/errors.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { headingKey, parseNote } from './parse.js';
@@ -35,6 +37,8 @@ const sameList = (a: string[], b: string[]) => a.length === b.length && a.every(
 
 export const noteName = (rel: string) => path.posix.basename(rel).replace(/\.md$/i, '');
 const isNote = (rel: string) => /\.md$/i.test(rel);
+/** How a vault reads its folder: for a person (the vault tool judges agentForbidden on top), a file and never a link, a note's size at most. */
+const NOTE = { for: 'person', links: false, maxBytes: LIMITS.fileTextBytes } as const;
 
 export class VaultIndex {
   private records = new Map<string, NoteRecord>();
@@ -64,6 +68,7 @@ export class VaultIndex {
     private readonly home: Home,
     private readonly cacheFile: string,
     public schema: VaultSchema,
+    private readonly reader: FencedReader,
   ) {}
 
   get size(): number {
@@ -86,21 +91,17 @@ export class VaultIndex {
     // IO_SLICE files keeps the event loop free within a few milliseconds.
     for (let i = 0; i < found.length; i += IO_SLICE) {
       for (const { rel, abs } of found.slice(i, i + IO_SLICE)) {
-        const st = statSync(abs, { throwIfNoEntry: false });
-        if (!st?.isFile() || st.size > LIMITS.fileTextBytes) continue;
+        const st = this.reader.statSync(abs, NOTE);
+        if (!st.ok) continue;
         const old = cached.get(rel);
         if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) {
           this.put(old);
           reused++;
           continue;
         }
-        let text: string;
-        try {
-          text = readFileSync(abs, 'utf8');
-        } catch {
-          continue;
-        }
-        this.put({ rel, mtimeMs: st.mtimeMs, size: st.size, ...parseNote(text) });
+        const file = this.reader.readSync(st, NOTE);
+        if (!file.ok) continue;
+        this.put({ rel, mtimeMs: file.mtimeMs, size: file.size, ...parseNote(file.bytes.toString('utf8')) });
         parsed++;
       }
       await new Promise((resolve) => setImmediate(resolve));
@@ -117,21 +118,22 @@ export class VaultIndex {
   async refresh(rel: string): Promise<void> {
     const abs = path.join(this.root, rel);
     // Only the folder's own files: a path through a symlink (to a file or a folder) is no note, as in the walk.
-    const real = await realpath(abs).catch(() => undefined);
-    const st = real === abs ? await stat(abs).catch(() => undefined) : undefined;
-    if (!st) {
-      this.drop(rel);
-      for (const r of [...this.records.keys(), ...this.attachments]) if (r.startsWith(rel + '/')) this.drop(r);
-      return;
-    }
-    if (st.isDirectory()) {
+    const folder = await this.reader.folder(abs, NOTE);
+    if (folder.ok) {
       if (rel.split('/').some((s) => s.startsWith('.') || SKIP_DIRS.has(s))) return;
       const seen: string[] = [];
       await this.walk(rel, (r) => void seen.push(r));
       for (const r of seen) await this.refresh(r);
       return;
     }
-    if (!st.isFile() || rel.split('/').some((s) => s.startsWith('.'))) return;
+    const st = await this.reader.stat(abs, NOTE);
+    if (!st.ok) {
+      // Gone, a link, or no regular file: nothing at or under it is a note any more.
+      this.drop(rel);
+      for (const r of [...this.records.keys(), ...this.attachments]) if (r.startsWith(rel + '/')) this.drop(r);
+      return;
+    }
+    if (rel.split('/').some((s) => s.startsWith('.'))) return;
     if (!isNote(rel)) {
       if (!this.attachments.has(rel)) {
         this.addAttachment(rel);
@@ -139,20 +141,19 @@ export class VaultIndex {
       }
       return;
     }
-    if (st.size > LIMITS.fileTextBytes) return this.drop(rel);
     const old = this.records.get(rel);
     if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) return;
-    const text = await readFile(abs, 'utf8').catch(() => undefined);
-    if (text === undefined) return this.drop(rel);
-    this.put({ rel, mtimeMs: st.mtimeMs, size: st.size, ...parseNote(text) });
+    const file = await this.reader.read(st, NOTE);
+    if (!file.ok) return this.drop(rel);
+    this.put({ rel, mtimeMs: file.mtimeMs, size: file.size, ...parseNote(file.bytes.toString('utf8')) });
     this.changed();
   }
 
   /** A note's text, refused when its path now leads through a symlink (it was swapped after indexing). */
   async readText(rel: string): Promise<string> {
-    const abs = path.join(this.root, rel);
-    if ((await realpath(abs).catch(() => undefined)) !== abs) throw notFound(`note "${rel}" is gone or is now a link; it is not read`);
-    return readFile(abs, 'utf8');
+    const file = await this.reader.read(path.join(this.root, rel), NOTE);
+    if (!file.ok) throw notFound(`note "${rel}" is gone or is now a link; it is not read`);
+    return file.bytes.toString('utf8');
   }
 
   has(rel: string): boolean {
@@ -347,27 +348,23 @@ export class VaultIndex {
   }
 
   private async walk(relDir: string, file: (rel: string, abs: string) => void): Promise<void> {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(relDir ? path.join(this.root, relDir) : this.root, { withFileTypes: true });
-    } catch {
-      return;
-    }
+    const listed = await this.reader.entries(relDir ? path.join(this.root, relDir) : this.root, NOTE);
+    if (!listed.ok) return;
     const dirs: string[] = [];
-    for (const e of entries) {
+    for (const e of listed.entries) {
       // Hidden folders (.obsidian, .git, .trash) are tool state, not notes; symlinks are never followed.
       if (e.name.startsWith('.')) continue;
       const rel = relDir ? `${relDir}/${e.name}` : e.name;
-      if (e.isDirectory()) {
+      if (e.kind === 'dir') {
         if (!SKIP_DIRS.has(e.name)) dirs.push(rel);
-      } else if (e.isFile()) file(rel, path.join(this.root, rel));
+      } else if (e.kind === 'file') file(rel, path.join(this.root, rel));
     }
     await Promise.all(dirs.map((d) => this.walk(d, file)));
   }
 
   private async readCache(): Promise<Map<string, NoteRecord>> {
     try {
-      const data = JSON.parse(await readFile(this.cacheFile, 'utf8')) as { version?: number; root?: string; notes?: NoteRecord[] };
+      const data = await this.home.readJson<{ version?: number; root?: string; notes?: NoteRecord[] }>(this.cacheFile, {});
       if (data.version !== CACHE_VERSION || data.root !== this.root || !Array.isArray(data.notes)) return new Map();
       return new Map(data.notes.map((n) => [n.rel, n]));
     } catch {

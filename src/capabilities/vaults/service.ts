@@ -8,6 +8,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineEvent, Emit } from '../../kernel/bus.js';
 import { badRequest, conflict, notFound } from '../../kernel/errors.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import { type Home, writeFileAtomic } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { ensureRepo, commit, type VaultGit } from './git.js';
@@ -29,6 +30,8 @@ export interface VaultFiles {
 export interface VaultsDeps {
   home: Home;
   files: VaultFiles;
+  /** How an index lists, stats and reads its vault's folder (for a person: the vault tool judges agentForbidden on top). */
+  reader: FencedReader;
   emit: Emit;
   /** Every bus event (the service re-indexes on file events and `fs.changed`). */
   subscribe(listener: (e: EngineEvent) => void): () => void;
@@ -84,7 +87,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
     if (!v) {
       v = (async () => {
         const schema = await readSchema(mount.path, name);
-        const index = new VaultIndex(mount.path, home, cacheFile(name), schema);
+        const index = new VaultIndex(mount.path, home, cacheFile(name), schema, deps.reader);
         await index.load();
         return { name, root: mount.path, git: entry.git, schema, index };
       })();

@@ -52,10 +52,10 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
       throw new FloorRefusal(`"${String(input).slice(0, 200)}" is not a valid URL; pass an absolute http(s) URL`);
     }
     const shown = withoutCredentials(url.href).slice(0, 200);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`the URL floor refuses ${shown}: only http and https URLs can be fetched`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`the engine does not fetch ${shown}: only http and https URLs can be fetched`);
     const host = bareHost(url.hostname);
     const hostReason = hostRefusal(host);
-    if (hostReason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${hostReason}`);
+    if (hostReason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${hostReason}`);
     if (net.isIP(host)) return url;
     let addresses: ResolvedAddress[];
     try {
@@ -67,7 +67,7 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
     if (addresses.length === 0) throw new EngineError(502, `could not resolve ${host}; check the URL`);
     for (const a of addresses) {
       const reason = addressRefusal(a.address);
-      if (reason) throw new FloorRefusal(`the URL floor refuses ${shown}: ${host} resolves to ${a.address}, ${reason}`);
+      if (reason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${host} resolves to ${a.address}, ${reason}`);
     }
     return url;
   }
@@ -78,7 +78,7 @@ export function createUrlFloor(options: { resolve?: ResolveAll } = {}): UrlFloor
         const wanted = typeof options === 'object' && options.family ? addresses.filter((a) => a.family === options.family) : addresses;
         for (const a of wanted) {
           const reason = addressRefusal(a.address);
-          if (reason) return callback(new FloorRefusal(`the URL floor refuses the connection to ${hostname}: it resolves to ${a.address}, ${reason}`), '', 0);
+          if (reason) return callback(new FloorRefusal(`the engine does not connect to ${hostname}: it resolves to ${a.address}, ${reason}`), '', 0);
         }
         if (!wanted.length) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
         if (typeof options === 'object' && options.all) return (callback as unknown as (e: null, a: ResolvedAddress[]) => void)(null, wanted);

@@ -9,6 +9,7 @@ import { checkProject, parseConfig } from './config.js';
 import { activityLine, describeActor, formatItem } from './item-file.js';
 import { allocateKey } from './keys.js';
 import { findLinks, type LinkDeps } from './links.js';
+import type { FencedReader } from '../../kernel/fenced-read.js';
 import { type Board, type BoardRoot, BoardStore } from './store.js';
 import type { Actor, BoardConfig, BoardListing, CreateInput, ListFilter, UpdateInput, WorkItem, WorkLinks, WorkRow } from './types.js';
 import { checkAssignee, checkEstimate, checkFields, checkLabels, checkParent, checkPriority, kindOf, laneOf, resolveFilter } from './validate.js';
@@ -16,6 +17,8 @@ import { checkAssignee, checkEstimate, checkFields, checkLabels, checkParent, ch
 export interface WorkDeps {
   /** Where boards may live, the workspace first, then the mounts: `<root>/.work/` is kept in git with the code. */
   roots: () => BoardRoot[];
+  /** How board files are stat'ed and read (a link leading out of the roots is not read). */
+  reader: FencedReader;
   emit: Emit;
   /** Home.serialize: the per-path queue that orders a board's writes. */
   serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>;
@@ -42,7 +45,7 @@ export function row(item: WorkItem): WorkRow {
 }
 
 export function createWorkService(deps: WorkDeps) {
-  const store = new BoardStore(deps.roots, deps.serialize, deps.indexDir);
+  const store = new BoardStore(deps.roots, deps.serialize, deps.reader, deps.indexDir);
 
   const boardNames = () => {
     const all = store.projects();

@@ -3,12 +3,15 @@
  * a board lives with the code it tracks and is committed with it): `board.json`, `counter.json` and
  * `items/<KEY>.md`. A project name is one board across every root (the workspace's first). Items are cached by file name with their mtime and size; every read re-stats the
  * folder, so a hand edit, a new file or a deleted one is seen at the next call while an unchanged
- * file is never parsed twice (work_list over 5 000 items stays in milliseconds).
+ * file is never parsed twice (work_list over 5 000 items stays in milliseconds). Every stat and read
+ * of a board's files goes through the fenced reader: an item planted as a link to `<home>/secrets.key`
+ * is not read; the names of a folder are listed with readdir (names only, never a link followed).
  */
-import { promises as fs, readdirSync, readFileSync, statSync } from 'node:fs';
+import { promises as fs, readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
+import type { FencedEntry, FencedReader, SyncOptions } from '../../kernel/fenced-read.js';
 import { writeFileAtomic } from '../../kernel/home.js';
 import { parseConfig } from './config.js';
 import { parseItem } from './item-file.js';
@@ -58,12 +61,29 @@ export class BoardStore {
     private readonly roots: () => BoardRoot[],
     /** The home's per-path queue (Home.serialize): one writer at a time per board folder. */
     private readonly serialize: <T>(key: string, work: () => Promise<T>) => Promise<T>,
+    /** Every stat and read of a board file (shown to models through the work tools). */
+    private readonly reader: FencedReader,
     /**
      * Where the parsed items are kept between starts (`<home>/work-index/`): a restart over a large
      * board re-parses only the files whose mtime or size changed, not every file.
      */
     private readonly indexDir?: string,
   ) {}
+
+  /** The entry at `p` (a file of a board), through the fenced reader: undefined when it is missing or refused. */
+  private statOf(p: string): FencedEntry | undefined {
+    const st = this.reader.statSync(p, BOARD_FILE);
+    return st.ok ? st : undefined;
+  }
+
+  private textOf(p: string | FencedEntry): string | undefined {
+    const file = this.reader.readSync(p, BOARD_FILE);
+    return file.ok ? file.bytes.toString('utf8') : undefined;
+  }
+
+  private isFile(p: string): boolean {
+    return !!this.statOf(p);
+  }
 
   private indexFile(project: string): string {
     return path.join(this.indexDir!, `${createHash('sha1').update(this.dir(project)).digest('hex').slice(0, 16)}.json`);
@@ -106,7 +126,7 @@ export class BoardStore {
   /** The root holding the board (the first with its board.json), else where it was placed, else the workspace. */
   rootOf(project: string): BoardRoot {
     const roots = this.roots();
-    const holding = roots.find((r) => isFile(path.join(r.path, BOARDS_DIR, project, 'board.json')));
+    const holding = roots.find((r) => this.isFile(path.join(r.path, BOARDS_DIR, project, 'board.json')));
     return holding ?? roots.find((r) => r.name === this.placed.get(project)) ?? roots[0];
   }
 
@@ -138,22 +158,20 @@ export class BoardStore {
       } catch {
         continue;
       }
-      for (const n of found) if (!n.startsWith('.') && isFile(path.join(dir, n, 'board.json'))) names.add(n);
+      for (const n of found) if (!n.startsWith('.') && this.isFile(path.join(dir, n, 'board.json'))) names.add(n);
     }
     return [...names].sort();
   }
 
   exists(project: string): boolean {
-    return isFile(path.join(this.dir(project), 'board.json'));
+    return this.isFile(path.join(this.dir(project), 'board.json'));
   }
 
   /** The cache entry of a board with its config fresh (re-read when board.json changed); null when there is no board.json. */
   private entry(project: string): CacheEntry | null {
     const configFile = path.join(this.dir(project), 'board.json');
-    let st;
-    try {
-      st = statSync(configFile);
-    } catch {
+    const st = this.statOf(configFile);
+    if (!st) {
       this.cache.delete(project);
       return null;
     }
@@ -162,7 +180,7 @@ export class BoardStore {
     if (!entry || entry.configStamp !== stamp) {
       let raw: unknown;
       try {
-        raw = JSON.parse(readFileSync(configFile, 'utf8'));
+        raw = JSON.parse(this.textOf(configFile) ?? '');
       } catch {
         throw new EngineError(500, `${path.join(BOARDS_DIR, project, 'board.json')} is not valid JSON; fix it by hand or PUT /api/work/${project} with a config`);
       }
@@ -205,10 +223,10 @@ export class BoardStore {
       if (!m) continue;
       // Plain concatenation and no exception for a vanished file: this loop runs 5 000 times a list.
       const file = itemsDir + path.sep + name;
-      const fst = statSync(file, { throwIfNoEntry: false });
-      if (!fst) continue; // deleted between readdir and stat
+      const fst = this.statOf(file);
+      if (!fst) continue; // deleted between readdir and stat, or refused (a link leading out)
       seen.add(name);
-      const cached = this.fresh(project, entry, name, m[1], file, fst);
+      const cached = this.fresh(project, entry, name, m[1], fst);
       if (!cached) continue;
       if (cached.changed) changed = true;
       items.set(m[1], cached.item);
@@ -237,8 +255,8 @@ export class BoardStore {
     for (const key of keys) {
       const name = `${key}.md`;
       const file = path.join(dir, 'items', name);
-      const fst = itemKey(entry.config.prefix).test(key) ? statSync(file, { throwIfNoEntry: false }) : undefined;
-      const cached = fst ? this.fresh(project, entry, name, key, file, fst) : undefined;
+      const fst = itemKey(entry.config.prefix).test(key) ? this.statOf(file) : undefined;
+      const cached = fst ? this.fresh(project, entry, name, key, fst) : undefined;
       if (!cached) {
         if (entry.files.delete(name)) changed = true;
         entry.items.delete(key);
@@ -252,15 +270,11 @@ export class BoardStore {
   }
 
   /** One item file's parsed item, from the cache when its mtime and size are unchanged; undefined when unreadable. */
-  private fresh(project: string, entry: CacheEntry, name: string, key: string, file: string, fst: { mtimeMs: number; size: number }): { item: WorkItem; changed: boolean } | undefined {
+  private fresh(project: string, entry: CacheEntry, name: string, key: string, fst: FencedEntry): { item: WorkItem; changed: boolean } | undefined {
     const cached = entry.files.get(name);
     if (cached && cached.mtimeMs === fst.mtimeMs && cached.size === fst.size) return { item: cached.item, changed: false };
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      return undefined;
-    }
+    const text = this.textOf(fst); // the entry the stat judged, opened and proven
+    if (text === undefined) return undefined;
     const item = parseItem(project, key, text);
     entry.files.set(name, { mtimeMs: fst.mtimeMs, size: fst.size, item });
     return { item, changed: true };
@@ -295,12 +309,10 @@ export class BoardStore {
   }
 
   async readItemText(project: string, key: string): Promise<string | undefined> {
-    try {
-      return await fs.readFile(this.itemFile(project, key), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+    const file = await this.reader.read(this.itemFile(project, key), BOARD_FILE);
+    if (file.ok) return file.bytes.toString('utf8');
+    if (file.status === 404) return undefined;
+    throw new EngineError(file.status, file.reason);
   }
 
   /** Runs `work` alone for one board: every write of a board (and its key counter) is serialized. */
@@ -313,10 +325,9 @@ export class BoardStore {
 const itemKey = (prefix: string) => new RegExp(`^${prefix}-[1-9][0-9]*$`);
 const itemFile = (prefix: string) => new RegExp(`^(${prefix}-[1-9][0-9]*)\\.md$`);
 
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
+/**
+ * How a board's files are read: judged by the roots and the engine home (a link leading out is not
+ * read); not by a vault's agentForbidden (the store is synchronous and serves people and the work
+ * tools alike; a board placed inside a vault is not hidden from the work tools by the vault's schema).
+ */
+const BOARD_FILE: SyncOptions = { for: 'person' };

@@ -1,24 +1,24 @@
 /**
  * Arms one timer per cron trigger on the engine clock. A fire while the workflow still runs is
  * skipped (`trigger.skipped`). At start, fires missed while the engine was down are counted from
- * the last fire (or the time the trigger was first armed), kept in `<home>/cron-state.json`, and
- * reported once as `trigger.skipped {missed}`; a trigger with `catchUp: true` runs once instead.
+ * the last fire (or the time the trigger was first armed), kept in `<home>/cron-state.json` (a
+ * pool: its database), and reported once as `trigger.skipped {missed}`; a trigger with
+ * `catchUp: true` runs once instead. In a pool every engine arms the same timers and each fire names
+ * its tick, so the pool starts one run per tick (src/pool/workflow-pool.ts).
  */
 import type { Emit } from '../../kernel/bus.js';
-import type { Home } from '../../kernel/home.js';
 import { atEach, type Clock } from './clock.js';
 import { parseCron, type CronSchedule } from './cron.js';
-import type { WorkflowDocument } from './types.js';
+import type { CronStateStore, WorkflowDocument } from './types.js';
 
-export const CRON_STATE_FILE = 'cron-state.json';
 
 export interface CronDeps {
-  home: Home;
+  state: CronStateStore;
   clock: Clock;
   emit: Emit;
   log: (line: string) => void;
-  /** Starts a run for a fire; returns false when the workflow is already running (the fire is skipped). */
-  fire(workflowId: string, nodeId: string, payload: Record<string, unknown>): Promise<'started' | 'running' | 'refused'>;
+  /** Starts a run for the fire at `tick` (epoch ms); 'running' when the workflow is already running (the fire is skipped). */
+  fire(workflowId: string, nodeId: string, payload: Record<string, unknown>, tick: number): Promise<'started' | 'running' | 'refused'>;
 }
 
 interface Armed {
@@ -36,12 +36,11 @@ export function createCronScheduler(deps: CronDeps) {
   let saving: Promise<void> = Promise.resolve();
   let closed = false;
 
-  const save = () => (saving = saving.then(() => deps.home.writeJson(CRON_STATE_FILE, last)).catch((err) => deps.log(`cron: state not saved: ${(err as Error).message}`)));
+  const save = () => (saving = saving.then(() => deps.state.save(last)).catch((err) => deps.log(`cron: state not saved: ${(err as Error).message}`)));
 
   async function init(docs: WorkflowDocument[]): Promise<void> {
     try {
-      const file = await deps.home.readJson<Record<string, number>>(CRON_STATE_FILE, {});
-      last = file && typeof file === 'object' ? file : {};
+      last = await deps.state.load();
     } catch {
       last = {};
     }
@@ -84,7 +83,7 @@ export function createCronScheduler(deps: CronDeps) {
       if (startup && last[key] !== undefined) {
         const missed = schedule.countBetween(last[key], now, 100_000);
         if (missed > 0) {
-          if (a.catchUp) void deps.fire(a.workflowId, a.nodeId, { firedAt: new Date(now).toISOString(), catchUp: true, missed });
+          if (a.catchUp) void deps.fire(a.workflowId, a.nodeId, { firedAt: new Date(now).toISOString(), catchUp: true, missed }, last[key]);
           else deps.emit('trigger.skipped', { workflowId: a.workflowId, nodeId: a.nodeId, reason: 'missed while the engine was not running', missed });
         }
       }
@@ -102,7 +101,7 @@ export function createCronScheduler(deps: CronDeps) {
     if (armed.get(a.key) !== a || closed) return;
     last[a.key] = at;
     void save();
-    const outcome = await deps.fire(a.workflowId, a.nodeId, { firedAt: new Date(at).toISOString() });
+    const outcome = await deps.fire(a.workflowId, a.nodeId, { firedAt: new Date(at).toISOString() }, at);
     if (outcome === 'running') deps.emit('trigger.skipped', { workflowId: a.workflowId, nodeId: a.nodeId, reason: 'the workflow is still running', firedAt: new Date(at).toISOString() });
   }
 

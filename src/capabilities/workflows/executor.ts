@@ -320,8 +320,8 @@ export class WorkflowRun {
     }
     if (!restored) {
       this.run.emit('node.completed', { nodeId: id, type: spec.type, output: r.output, branch: r.branch });
-      // In the log file before anything depends on it.
-      await this.run.log.flushNow();
+      // In the log before anything depends on it.
+      await this.run.log.flushNow(this.next(id));
     }
     // A long chain of quick nodes would otherwise run in microtasks only; let requests and timers in now and then.
     if (++this.completions % 64 === 0) await new Promise((r) => setImmediate(r));
@@ -348,9 +348,14 @@ export class WorkflowRun {
     this.status.set(id, 'failed');
     if (!handled) return this.fail(`node "${id}" failed: ${message}`, depthLimit(err));
     this.nodesScope[id] = { output: { error: message } };
-    await this.run.log.flushNow();
+    await this.run.log.flushNow(this.next(id));
     this.decide(id, (e) => e.when === 'error');
     this.checkEnd();
+  }
+
+  /** Whether a node `id` leads to may leave side effects (a type that can be lossy): its log must be in first. */
+  private next(id: string): 'effects' | 'pure' {
+    return this.outgoing.get(id)!.some((ei) => nodeType(this.nodes.get(this.doc.edges[ei].to)?.type ?? '')?.lossy) ? 'effects' : 'pure';
   }
 
   private fail(message: string, cause?: Error): void {

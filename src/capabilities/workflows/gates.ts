@@ -3,19 +3,14 @@
  * POST /api/gates/resolve. Pending gates are written to `<home>/gates.json` so a person can still
  * read them after the engine dies: the next engine lists them as `orphaned` (readable, not
  * resolvable); resuming the run asks again. Keys are `<runId>:<nodeId>` (split on the LAST colon).
+ * A pool keeps its gates in its database instead (src/pool/gates.ts), behind the same `GateStore`.
  */
 import { notFound } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
 import type { Home } from '../../kernel/home.js';
+import type { GateInfo, GateStore } from './types.js';
 
-export interface GateInfo {
-  key: string;
-  runId: string;
-  nodeId: string;
-  workflowId: string;
-  message: string;
-  since: number;
-}
+export type { GateInfo } from './types.js';
 
 interface Waiting extends GateInfo {
   emit: Emit;
@@ -32,7 +27,7 @@ export function splitGateKey(key: string): { runId: string; nodeId: string } | u
   return { runId: key.slice(0, i), nodeId: key.slice(i + 1) };
 }
 
-export function createGates(deps: { home: Home; changes: (runId: string) => Promise<string> }) {
+export function createGates(deps: { home: Home }): GateStore {
   const pending = new Map<string, Waiting>();
   const orphaned = new Map<string, GateInfo>();
 
@@ -52,11 +47,11 @@ export function createGates(deps: { home: Home; changes: (runId: string) => Prom
     for (const g of Array.isArray(file.gates) ? file.gates : []) if (g && typeof g.key === 'string') orphaned.set(g.key, g);
   }
 
-  async function wait(req: { runId: string; workflowId: string; nodeId: string; message: string; signal: AbortSignal; emit: Emit }): Promise<{ approved: boolean; note?: string }> {
+  const wait: GateStore['wait'] = async (req) => {
     const key = gateKey(req.runId, req.nodeId);
     orphaned.delete(key);
     if (req.signal.aborted) throw req.signal.reason ?? new Error('stopped');
-    const changes = await deps.changes(req.runId).catch(() => '');
+    const changes = await req.changes().catch(() => '');
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         pending.delete(key);
@@ -80,7 +75,7 @@ export function createGates(deps: { home: Home; changes: (runId: string) => Prom
       // The gate is on disk before anyone is told about it.
       void persist().then(() => req.emit('gate.waiting', { nodeId: req.nodeId, key, workflowId: req.workflowId, message: req.message, changes }));
     });
-  }
+  };
 
   async function resolve(input: { runId: string; nodeId: string; approved: boolean; note?: string }): Promise<void> {
     const key = gateKey(input.runId, input.nodeId);
@@ -111,4 +106,4 @@ export function createGates(deps: { home: Home; changes: (runId: string) => Prom
   return { init, wait, resolve, list, forgetRun };
 }
 
-export type Gates = ReturnType<typeof createGates>;
+export type Gates = GateStore;

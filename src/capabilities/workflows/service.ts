@@ -15,13 +15,14 @@ import { realClock, type Clock } from './clock.js';
 import { previewCron } from './cron.js';
 import { createCronScheduler } from './cron-scheduler.js';
 import { DepthLimitError, WorkflowRun, type ExecutorDeps, type RunResult } from './executor.js';
+import { FileWorkflowBackend, fileCronState } from './files.js';
 import { createGates } from './gates.js';
 import { NODE_TYPES, nodeType } from './nodes/index.js';
 import { planResume } from './resume.js';
 import { WorkflowStore } from './store.js';
 import { unattendedWarnings } from './unattended.js';
 import { lastRuns, triggerStatus } from './listing.js';
-import type { NodeServices, NodeSpec, RunSource, WorkflowDocument } from './types.js';
+import type { NodeServices, NodeSpec, RunJob, RunSource, WorkflowDocument, WorkflowPool } from './types.js';
 
 export interface WorkflowsDeps {
   home: Home;
@@ -41,6 +42,11 @@ export interface WorkflowsDeps {
   /** What a run changed so far, for gate.waiting (the git capability's runChanges when wired). */
   changes?: (runId: string) => Promise<string>;
   watch?: boolean;
+  /**
+   * Several engines on one database (src/pool): definitions, gates and cron state live there, and
+   * every top-level run is queued for whichever engine's worker takes it. Absent: this engine alone.
+   */
+  pool?: WorkflowPool;
 }
 
 export interface StartRequest {
@@ -50,6 +56,8 @@ export interface StartRequest {
   attended: boolean;
   /** The trigger node that fired (webhook, cron); a manual run takes the manual entry rules. */
   nodeId?: string;
+  /** A cron fire's time: a pool starts one run per tick however many engines fire it. */
+  tick?: number;
 }
 
 export interface ResumeAnswer {
@@ -65,13 +73,12 @@ export interface ResumeAnswer {
 export function createWorkflowsService(deps: WorkflowsDeps) {
   const clock = deps.clock ?? realClock;
   const emit = (kind: string, payload?: Record<string, unknown>) => void deps.bus.emit(kind, payload);
+  const pool = deps.pool;
   const store: WorkflowStore = new WorkflowStore({
-    home: deps.home,
+    backend: pool?.workflows ?? new FileWorkflowBackend({ home: deps.home, provenance: deps.provenance, log: deps.log, watch: deps.watch }),
     emit,
     history: deps.history,
     log: deps.log,
-    watch: deps.watch,
-    provenance: deps.provenance,
     validateContext: { workflowIds: (): string[] => store.ids(), toolNames: () => deps.tools.names() },
   });
   // What a gate shows: the run's own account (nodes, files, commands, state) and, from the git
@@ -82,14 +89,14 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     const text = diff ? `${summary}\n\nchanges since the run's first checkpoint:\n${diff}` : summary;
     return text.length > LIMITS.gateChangesChars ? text.slice(0, LIMITS.gateChangesChars - 1) + '…' : text;
   };
-  const gates = createGates({ home: deps.home, changes });
+  const gates = pool?.gates ?? createGates({ home: deps.home });
   /** Live workflow runs by run id (top-level and children). */
   const live = new Map<string, WorkflowRun>();
   /** The live top-level run of each workflow: the one-run-per-workflow guard. */
   const active = new Map<string, string>();
 
   const executorDeps: ExecutorDeps = {
-    services: { ...deps.services, gate: (req) => gates.wait(req) },
+    services: { ...deps.services, gate: (req) => gates.wait({ ...req, changes: () => changes(req.runId) }) },
     clock,
     secret: deps.secret,
     runChild,
@@ -101,7 +108,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   };
 
   const cron = createCronScheduler({
-    home: deps.home,
+    state: pool?.cron ?? fileCronState(deps.home),
     clock,
     // Missed fires are also kept as a notification: at start no client is listening yet.
     emit: (kind, payload = {}) => {
@@ -116,12 +123,12 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
       }
     },
     log: deps.log,
-    fire: async (workflowId, nodeId, payload) => {
+    fire: async (workflowId, nodeId, payload, tick) => {
       try {
-        await start({ workflowId, nodeId, payload, source: 'cron', attended: false });
+        await start({ workflowId, nodeId, payload, source: 'cron', attended: false, tick });
         return 'started';
       } catch (err) {
-        if (err instanceof EngineError && err.status === 409 && active.has(workflowId)) return 'running';
+        if (err instanceof EngineError && err.status === 409 && (pool ? err instanceof AlreadyRunning : active.has(workflowId))) return 'running';
         emit('trigger.skipped', { workflowId, nodeId, reason: (err as Error).message });
         return 'refused';
       }
@@ -132,6 +139,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     await Promise.all([store.init(), gates.init()]);
     await cron.init(store.all());
     store.onChange(() => cron.sync(store.all()));
+    pool?.work((job) => execute(job));
   }
 
   async function close(): Promise<void> {
@@ -145,13 +153,24 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     return doc.nodes.find((n) => n.type === 'trigger.manual') ?? doc.nodes.find((n) => nodeType(n.type)?.trigger);
   }
 
-  /** The one way a top-level run starts (manual, webhook, cron). Returns the run id. */
-  async function start(req: StartRequest): Promise<string> {
-    const doc = store.require(req.workflowId);
+  /** The checks every start passes wherever it runs: the document, disabled, the entry node, paused. */
+  function startable(workflowId: string, nodeId?: string): { doc: WorkflowDocument; entry?: NodeSpec } {
+    const doc = store.require(workflowId);
     if (doc.disabled) throw conflict(`workflow "${doc.id}" is disabled; enable it (set "disabled": false and save) before starting it`);
-    const entry = entryNode(doc, req.nodeId);
-    if (req.nodeId && !entry) throw notFound(`workflow "${doc.id}" has no node "${req.nodeId}"`);
+    const entry = entryNode(doc, nodeId);
+    if (nodeId && !entry) throw notFound(`workflow "${doc.id}" has no node "${nodeId}"`);
     if (entry?.config?.paused === true) throw conflict(`trigger "${entry.id}" of workflow "${doc.id}" is paused; unpause it (config.paused: false) to start runs through it`);
+    return { doc, entry };
+  }
+
+  /** The one way a top-level run starts (manual, webhook, cron). Returns the run id (a pool: queued; '' for a tick another engine queued). */
+  async function start(req: StartRequest): Promise<string> {
+    const { doc, entry } = startable(req.workflowId, req.nodeId);
+    if (pool) {
+      const tick = req.tick === undefined ? undefined : `${doc.id}:${entry?.id ?? ''}:${req.tick}`;
+      const queued = await pool.enqueue({ workflowId: doc.id, source: req.source, title: doc.name ?? doc.id, payload: req.payload ?? {}, attended: req.attended, nodeId: entry?.id, tick });
+      return queued ?? '';
+    }
     const running = active.get(doc.id);
     if (running) throw conflict(`workflow "${doc.id}" is already running (run ${running}); stop it (POST /api/runs/${running}/stop) or wait for it to end`);
     const run = deps.runs.start({ source: req.source, workflowId: doc.id, title: doc.name ?? doc.id });
@@ -164,6 +183,39 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
 
   /** The workflow's model author, if a model wrote its current content. */
   const authorsOf = (id: string) => joinAuthorities(authority('workflow', id, store.authorOf(id)));
+
+  /**
+   * A pool worker was handed a run (the pool claimed it for this engine): start it, or take it over
+   * from an engine that died, resuming from its log as POST /api/runs/<id>/resume does. Resolves
+   * once the run has ended. A definition deleted, rejected or disabled meanwhile fails the run.
+   */
+  async function execute(job: RunJob): Promise<void> {
+    const record = deps.runs.record(job.runId);
+    if (!record?.workflowId) return;
+    let wr: WorkflowRun;
+    try {
+      if (job.takeover) {
+        const doc = store.require(record.workflowId);
+        const report = await planResume(doc, await deps.runs.readEvents(job.runId), deps.tools.readOnly);
+        const run = deps.runs.reopen(job.runId, { resumed: true, takenOver: true, restored: report.restored, rerun: report.rerun, lossy: report.lossy, steps: report.steps });
+        const source = (record.source === 'webhook' || record.source === 'cron' ? record.source : 'manual') as RunSource;
+        wr = new WorkflowRun({ doc, run, source, payload: report.payload, attended: source === 'manual', authors: authorsOf(doc.id), triggerNodeId: report.entry, depth: 0, restore: report.plan }, executorDeps);
+      } else {
+        const spec = job.start!;
+        const { doc, entry } = startable(record.workflowId, spec.nodeId);
+        const run = deps.runs.reopen(job.runId, {});
+        wr = new WorkflowRun({ doc, run, source: spec.source, payload: spec.payload ?? {}, attended: spec.attended, authors: authorsOf(doc.id), triggerNodeId: entry?.id, depth: 0 }, executorDeps);
+      }
+    } catch (err) {
+      // Nothing ran: the run ends with the reason, as a start refused before it began would be told.
+      const run = deps.runs.get(job.runId) ?? deps.runs.reopen(job.runId, {});
+      await run.finish('failed', { workflowId: record.workflowId, error: (err as Error).message });
+      return;
+    }
+    live.set(job.runId, wr);
+    active.set(wr.doc.id, job.runId);
+    await wr.start();
+  }
 
   async function runChild(parent: WorkflowRun, workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
     if (parent.depth + 1 > LIMITS.workflowChildDepth) {
@@ -221,7 +273,9 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     const isChild = !!record.parentRunId;
     if (!isChild && active.has(doc.id)) throw conflict(`workflow "${doc.id}" is already running (run ${active.get(doc.id)}); stop it before resuming ${runId}`);
     const report = await planResume(doc, await deps.runs.readEvents(runId), deps.tools.readOnly);
-    const run = deps.runs.reopen(runId);
+    // In a pool the run is claimed for this engine first (another engine may hold the workflow).
+    await pool?.claimResume(runId);
+    const run = deps.runs.reopen(runId, { resumed: true, restored: report.restored, rerun: report.rerun, lossy: report.lossy, steps: report.steps });
     const source = (record.source === 'webhook' || record.source === 'cron' || record.source === 'workflow' ? record.source : 'manual') as RunSource;
     const wr = new WorkflowRun(
       { doc, run, source, payload: report.payload, attended: source === 'manual', authors: authorsOf(doc.id), triggerNodeId: report.entry, depth: 0, restore: report.plan },
@@ -269,6 +323,13 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
 }
 
 export type WorkflowsService = ReturnType<typeof createWorkflowsService>;
+
+/** A 409 for a workflow that already has a top-level run (a pool tells a cron fire it is skipped). */
+export class AlreadyRunning extends EngineError {
+  constructor(message: string) {
+    super(409, message);
+  }
+}
 
 /**
  * Worded so the exit mask leaves it whole: "x-engine-secret header" has the shape of a flag and its

@@ -8,19 +8,17 @@
  * a save names its author; a hand edit is a person's. A model's change to a person's enabled,
  * triggered workflow is not written over it: it waits in `workflows/.proposed/<id>.json` until a
  * person saves the workflow (PUT /api/workflows/<id>) or dismisses the proposal.
+ *
+ * Where the texts live is the backend's (`WorkflowBackend`): the home's files here, or a pool's
+ * database (src/pool/workflow-backend.ts), where a row edited by hand is judged exactly like a file.
  */
-import { watch, type FSWatcher, promises as fs } from 'node:fs';
-import path from 'node:path';
-import { badRequest, EngineError, notFound } from '../../kernel/errors.js';
-import { mkdirp, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { badRequest, EngineError, notFound } from '../../kernel/errors.js';
 import type { Emit } from '../../kernel/bus.js';
-import { PERSON, type ModelAuthor, type Provenance, type ProvenanceStore } from '../../kernel/provenance.js';
+import { PERSON, type ModelAuthor, type Provenance } from '../../kernel/provenance.js';
 import type { HistoryAdapter, HistoryRecorder } from '../history/types.js';
 import { formatVersionError, validateWorkflow, WORKFLOW_ID, type ValidateContext } from './validate.js';
-import type { ValidationResult, WorkflowDocument, WorkflowListItem } from './types.js';
-
-export const WORKFLOWS_DIR = 'workflows';
+import type { Proposal, StoredWorkflow, ValidationResult, WorkflowBackend, WorkflowDocument, WorkflowListItem } from './types.js';
 
 export interface Entry {
   id: string;
@@ -36,26 +34,18 @@ export interface Entry {
 }
 
 export interface StoreDeps {
-  home: Home;
+  backend: WorkflowBackend;
   emit: Emit;
   history: () => HistoryRecorder | undefined;
   validateContext: ValidateContext;
   log: (line: string) => void;
-  provenance: ProvenanceStore;
-  watch?: boolean;
 }
 
-/** A model's change held for a person's review. */
-export interface Proposal {
-  doc: WorkflowDocument;
-  author: ModelAuthor;
-}
+export type { Proposal } from './types.js';
 
-const KIND = 'workflow';
 
 export class WorkflowStore {
   private readonly entries = new Map<string, Entry>();
-  private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(ids: string[]) => void>();
   /** Reloads and writes run one at a time, so a reload never reads around a save and undoes it. */
@@ -69,25 +59,13 @@ export class WorkflowStore {
 
   constructor(private readonly deps: StoreDeps) {}
 
-  get dir(): string {
-    return this.deps.home.path(WORKFLOWS_DIR);
-  }
-
-  file(id: string): string {
-    return path.join(this.dir, `${id}.json`);
+  private get backend(): WorkflowBackend {
+    return this.deps.backend;
   }
 
   async init(): Promise<void> {
-    await mkdirp(this.dir);
     await this.reloadNow();
-    if (this.deps.watch !== false) {
-      try {
-        this.watcher = watch(this.dir, () => this.scheduleReload());
-        this.watcher.on('error', (err) => this.deps.log(`workflows: the folder watcher stopped: ${err.message}`));
-      } catch (err) {
-        this.deps.log(`workflows: cannot watch ${this.dir}: ${(err as Error).message}; outside edits are seen after a restart`);
-      }
-    }
+    await this.backend.watch(() => this.scheduleReload());
   }
 
   /** Called with the ids that changed (saved, deleted or edited outside). */
@@ -97,7 +75,7 @@ export class WorkflowStore {
   }
 
   close(): void {
-    this.watcher?.close();
+    this.backend.close();
     if (this.timer) clearTimeout(this.timer);
   }
 
@@ -113,23 +91,16 @@ export class WorkflowStore {
   }
 
   private async reloadNow(): Promise<string[]> {
-    let names: string[] = [];
-    try {
-      names = (await fs.readdir(this.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
-    } catch {
-      names = [];
-    }
+    const stored = await this.backend.list();
     const seen = new Set<string>();
     const changed: string[] = [];
-    for (const name of names) {
-      const id = name.slice(0, -5);
-      seen.add(id);
-      const entry = await this.read(id);
-      if (!entry) continue;
-      const before = this.entries.get(id);
+    for (const item of stored) {
+      seen.add(item.id);
+      const entry = this.judgeStored(item);
+      const before = this.entries.get(item.id);
       if (before?.text === entry.text) continue;
-      this.entries.set(id, entry);
-      changed.push(id);
+      this.entries.set(item.id, entry);
+      changed.push(item.id);
     }
     for (const id of [...this.entries.keys()]) {
       if (!seen.has(id)) {
@@ -152,19 +123,10 @@ export class WorkflowStore {
     }
   }
 
-  /** Reads and judges one file; undefined when it vanished meanwhile. Never throws for content. */
-  private async read(id: string): Promise<Entry | undefined> {
-    const file = this.file(id);
-    let text: string;
-    try {
-      const info = await fs.stat(file);
-      if (!info.isFile()) return undefined;
-      if (info.size > LIMITS.workflowDocBytes) return { id, error: `the file is ${info.size} bytes; a workflow file holds at most ${LIMITS.workflowDocBytes}`, warnings: [], text: `size:${info.size}:${info.mtimeMs}`, group: null };
-      text = await fs.readFile(file, 'utf8');
-    } catch {
-      return undefined;
-    }
-    return judge(id, text, this.deps.validateContext);
+  /** Judges one stored text; a text past the size limit is refused unread. Never throws for content. */
+  private judgeStored(item: StoredWorkflow): Entry {
+    if ('tooLarge' in item) return { id: item.id, error: `the file is ${item.tooLarge} bytes; a workflow file holds at most ${LIMITS.workflowDocBytes}`, warnings: [], text: item.stamp, group: null };
+    return judge(item.id, item.text, this.deps.validateContext);
   }
 
   list(): WorkflowListItem[] {
@@ -200,30 +162,25 @@ export class WorkflowStore {
   /** Who made the workflow's current content (a person when unknown). */
   authorOf(id: string): Provenance {
     const e = this.entries.get(id);
-    return e ? this.deps.provenance.of(KIND, id, e.text) : PERSON;
-  }
-
-  private proposalFile(id: string): string {
-    return path.join(this.dir, '.proposed', `${id}.json`);
+    return e ? this.backend.authorOf(id, e.text) : PERSON;
   }
 
   /** Holds a model's version of `id` for a person's review; the saved workflow is untouched. */
   async propose(id: string, doc: WorkflowDocument, author: ModelAuthor): Promise<void> {
     checkId(id);
-    await mkdirp(path.dirname(this.proposalFile(id)));
-    await this.deps.home.writeJson(this.proposalFile(id), { doc, author } satisfies Proposal);
+    await this.backend.putProposal(id, { doc, author });
   }
 
   async proposal(id: string): Promise<Proposal | undefined> {
     checkId(id);
-    const p = await this.deps.home.readJson<Proposal | undefined>(this.proposalFile(id), undefined).catch(() => undefined);
+    const p = await this.backend.proposal(id).catch(() => undefined);
     return p && p.doc && p.author?.by === 'model' ? p : undefined;
   }
 
   async dismissProposal(id: string): Promise<boolean> {
     checkId(id);
     const had = (await this.proposal(id)) !== undefined;
-    await fs.rm(this.proposalFile(id), { force: true });
+    await this.backend.removeProposal(id);
     return had;
   }
 
@@ -237,16 +194,15 @@ export class WorkflowStore {
     const result = this.validate(input);
     if (!result.ok || !result.doc) throw new SaveRefused(id, result);
     const text = JSON.stringify(result.doc, null, 2) + '\n';
-    // Recorded first: a cron fire between the write and the record would run a model's text as a person's.
-    await this.deps.provenance.record(KIND, id, text, author);
-    await this.exclusive(() => this.write(id, text, note ?? 'saved'));
+    await this.exclusive(() => this.write(id, text, note ?? 'saved', author));
     // A person's save supersedes whatever a model proposed for this workflow.
     if (author.by === 'person') await this.dismissProposal(id);
     return { doc: result.doc, warnings: result.warnings };
   }
 
-  private async write(id: string, text: string, note: string): Promise<void> {
-    await this.deps.home.writeAtomic(this.file(id), text);
+  /** Writes a text as `author` (or, given `{carry}`, as whoever wrote that text before it). */
+  private async write(id: string, text: string, note: string, author: Provenance | { carry: string }): Promise<void> {
+    await this.backend.write(id, text, author);
     this.entries.set(id, judge(id, text, this.deps.validateContext));
     await Promise.resolve(this.deps.history()?.record('workflow', id, text, note)).catch((err) => this.deps.log(`workflows: history not recorded for ${id}: ${(err as Error).message}`));
     this.announce([id], 'saved');
@@ -256,10 +212,9 @@ export class WorkflowStore {
     checkId(id);
     if (!this.entries.has(id)) throw notFound(`no workflow "${id}"; GET /api/workflows lists them`);
     await this.exclusive(async () => {
-      await fs.rm(this.file(id), { force: true });
+      await this.backend.remove(id);
       this.entries.delete(id);
     });
-    await this.deps.provenance.forget(KIND, id);
     await this.dismissProposal(id);
     this.announce([id], 'deleted');
   }
@@ -279,18 +234,23 @@ export class WorkflowStore {
     (raw as Record<string, unknown>).group = group;
     const text = JSON.stringify(raw, null, 2) + '\n';
     // A group move shows no content: whoever wrote the workflow still did.
-    await this.deps.provenance.carry(KIND, id, e.text, text);
-    await this.exclusive(() => this.write(id, text, group === null ? 'moved out of its group' : `moved to group ${group}`));
+    await this.exclusive(() => this.write(id, text, group === null ? 'moved out of its group' : `moved to group ${group}`, { carry: e.text }));
   }
 
   /** History restores write the stored text back (re-judged like a hand edit). */
   historyAdapter(): HistoryAdapter {
     return {
-      read: async (name) => this.entries.get(name)?.text ?? (await fs.readFile(this.file(name), 'utf8').catch(() => undefined)),
+      read: async (name) => {
+        const known = this.entries.get(name)?.text;
+        if (known !== undefined) return known;
+        const stored = WORKFLOW_ID.test(name) ? await this.backend.read(name).catch(() => undefined) : undefined;
+        return stored && 'text' in stored ? stored.text : undefined;
+      },
       write: async (name, content) => {
         checkId(name);
         await this.exclusive(async () => {
-          await this.deps.home.writeAtomic(this.file(name), content);
+          // A restored text is judged like a hand edit: its author is whoever wrote exactly that text.
+          await this.backend.write(name, content, undefined);
           this.entries.set(name, judge(name, content, this.deps.validateContext));
         });
         this.announce([name], 'restored');

@@ -3,7 +3,7 @@
  * follows. Types only: other capabilities may import this file.
  */
 import type { Emit } from '../../kernel/bus.js';
-import type { Authority } from '../../kernel/provenance.js';
+import type { Authority, ModelAuthor, Provenance } from '../../kernel/provenance.js';
 
 export type Reducer = 'replace' | 'append' | 'merge' | 'add';
 export const REDUCERS: readonly Reducer[] = ['replace', 'append', 'merge', 'add'];
@@ -189,4 +189,92 @@ export interface ValidationResult {
   errors: string[];
   warnings: string[];
   summary?: { nodes: number; edges: number; triggers: string[] };
+}
+
+// --- where workflows keep what outlives a run: the home's files, or a pool's database (src/pool) ----
+
+/** One stored definition as its backend holds it: the text, or only its size when past the limit. */
+export type StoredWorkflow = { id: string; text: string } | { id: string; tooLarge: number; stamp: string };
+
+/** A model's change held for a person's review. */
+export interface Proposal {
+  doc: WorkflowDocument;
+  author: ModelAuthor;
+}
+
+/** Where definitions, their authors and proposals live (files: files.ts; a pool: src/pool/workflow-backend.ts). */
+export interface WorkflowBackend {
+  /** Calls `changed` when definitions may have changed from outside (a hand edit, another engine). */
+  watch(changed: () => void): void | Promise<void>;
+  list(): Promise<StoredWorkflow[]>;
+  read(id: string): Promise<StoredWorkflow | undefined>;
+  /** Writes `text` as `author`; `{carry}`: as whoever wrote that earlier text; undefined: a text judged like a hand edit. */
+  write(id: string, text: string, author: Provenance | { carry: string } | undefined): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Who wrote exactly `text` as workflow `id` (a person unless a model saved this very text). */
+  authorOf(id: string, text: string): Provenance;
+  proposal(id: string): Promise<Proposal | undefined>;
+  putProposal(id: string, proposal: Proposal): Promise<void>;
+  removeProposal(id: string): Promise<void>;
+  close(): void;
+}
+
+/** The last fire of each cron trigger (`<workflowId>:<nodeId>` -> epoch ms), for missed fires. */
+export interface CronStateStore {
+  load(): Promise<Record<string, number>>;
+  save(last: Record<string, number>): Promise<void>;
+}
+
+/** A top-level run a pool queues for its workers (manual, webhook, cron). */
+export interface QueuedStart {
+  workflowId: string;
+  source: 'manual' | 'webhook' | 'cron';
+  title: string;
+  payload: unknown;
+  attended: boolean;
+  nodeId?: string;
+  /** A cron fire's tick (`<workflowId>:<nodeId>:<epoch ms>`): the pool starts one run per tick. */
+  tick?: string;
+}
+
+/** A queued run a worker of the pool was handed: start it, or take it over from an engine that died. */
+export interface RunJob {
+  runId: string;
+  takeover: boolean;
+  start?: Omit<QueuedStart, 'tick' | 'title'>;
+}
+
+/**
+ * The pool's side of the trigger service (src/pool/workflow-pool.ts): every top-level run is queued
+ * and executed by whichever engine's worker takes it; a resume claims the run pool-wide first.
+ */
+export interface WorkflowPool {
+  workflows: WorkflowBackend;
+  cron: CronStateStore;
+  gates: GateStore;
+  /** Queues a run; 409 while the workflow has a queued or running top-level run anywhere in the pool; undefined for a tick already queued. */
+  enqueue(start: QueuedStart): Promise<string | undefined>;
+  /** Claims an interrupted run for this engine before it resumes it (409 when the workflow runs elsewhere). */
+  claimResume(runId: string): Promise<void>;
+  /** The run a job names is claimed and executed here; resolves when it has ended. */
+  work(handler: (job: RunJob) => Promise<void>): void;
+}
+
+/** A gate waiting on a person (GET /api/gates). */
+export interface GateInfo {
+  key: string;
+  runId: string;
+  nodeId: string;
+  workflowId: string;
+  message: string;
+  since: number;
+}
+
+/** Where gates wait and are answered: this engine's memory and gates.json, or a pool's table. */
+export interface GateStore {
+  init(): Promise<void>;
+  wait(req: { runId: string; workflowId: string; nodeId: string; message: string; signal: AbortSignal; emit: (kind: string, payload?: Record<string, unknown>) => void; changes: () => Promise<string> }): Promise<{ approved: boolean; note?: string }>;
+  resolve(input: { runId: string; nodeId: string; approved: boolean; note?: string }): Promise<void>;
+  list(): { pending: string[]; orphaned: string[]; gates: Array<GateInfo & { orphaned: boolean }> };
+  forgetRun(runId: string): void;
 }

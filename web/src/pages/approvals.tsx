@@ -2,8 +2,8 @@
 import { useSignal } from '@preact/signals';
 import { post } from '../api';
 import { path } from '../router';
-import { gates, prompts } from '../sync';
-import { Action, ago, Empty, PageHead } from '../ui';
+import { gates, prompts, runs } from '../sync';
+import { Action, Empty, PageHead, Time } from '../ui';
 import { PermissionPrompt } from './permission-prompt';
 
 /** `phone`: the phone layout has no workflow or run pages, so their names are not links there. */
@@ -11,6 +11,11 @@ export function ApprovalsPage({ phone }: { phone?: boolean }) {
   const link = (href: string, text: string) => (phone && !href.startsWith('/m/') ? <span>{text}</span> : <a href={href}>{text}</a>);
   const notes = useSignal<Record<string, string>>({});
   const total = gates.value.length + prompts.value.length;
+  /** What a person calls a run: its title (a chat's name, a workflow's), never its id. */
+  const runName = (runId: string, fallback?: string) => {
+    const r = runs.value.find((x) => x.runId === runId);
+    return r?.title || r?.workflowId || fallback || 'a run';
+  };
   // A tapped push opens `?approval=<gate key or runId:callId>`: that card is marked and scrolled to.
   const focus = path.value.includes('?') ? new URLSearchParams(path.value.split('?')[1]).get('approval') : null;
   const focused = (id: string) => (id === focus ? ' focused' : '');
@@ -26,7 +31,8 @@ export function ApprovalsPage({ phone }: { phone?: boolean }) {
           <div class="card-head">
             <strong>{g.message || `Gate ${g.nodeId}`}</strong>
             <span class="muted small">
-              {g.workflowId ? link(`/workflows/${encodeURIComponent(g.workflowId)}`, g.workflowId) : null} · {link(`/runs/${encodeURIComponent(g.runId)}`, g.runId)} · {ago(g.since)}
+              {g.workflowId ? <>workflow {link(`/workflows/${encodeURIComponent(g.workflowId)}`, runName(g.runId, g.workflowId))} · </> : null}
+              {link(`/runs/${encodeURIComponent(g.runId)}`, 'its run')} · waiting since <Time ts={g.since} />
             </span>
           </div>
           <input
@@ -44,7 +50,7 @@ export function ApprovalsPage({ phone }: { phone?: boolean }) {
       {prompts.value.map((p) => (
         <div class={`card${focused(`${p.runId}:${p.callId}`)}`} key={`${p.runId}:${p.callId}`} data-approval={`${p.runId}:${p.callId}`} ref={scrollTo}>
           <div class="muted small">
-            {p.sessionId ? link(`${phone ? '/m' : ''}/chat/${encodeURIComponent(p.sessionId)}`, `chat ${p.sessionId}`) : link(`/runs/${encodeURIComponent(p.runId)}`, p.runId)}
+            {p.sessionId ? <>in the chat {link(`${phone ? '/m' : ''}/chat/${encodeURIComponent(p.sessionId)}`, runName(p.runId, p.sessionId))}</> : <>in {link(`/runs/${encodeURIComponent(p.runId)}`, runName(p.runId))}</>}
           </div>
           <PermissionPrompt p={p} />
         </div>

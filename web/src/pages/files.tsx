@@ -5,10 +5,10 @@
  */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { encPath, get, post, put, sentence } from '../api';
+import { ApiError, encPath, get, post, put, sentence } from '../api';
 import { navigate } from '../router';
 import { epoch, onEvent } from '../sync';
-import { Action, ago, Empty, ErrorLine, PageHead } from '../ui';
+import { Action, Empty, ErrorLine, PageHead, Time } from '../ui';
 
 interface Tree {
   mounts: { name: string; path: string }[];
@@ -263,7 +263,14 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
   useEffect(() => {
     error.value = null;
     const r = encodeURIComponent(root.value);
-    get(`/api/git/status?root=${r}`).then((s) => (st.value = s), (e) => ((st.value = null), (error.value = sentence(e))));
+    get(`/api/git/status?root=${r}`).then(
+      (s) => (st.value = s),
+      (e) => {
+        st.value = null;
+        // The engine's sentence for API clients names a route; a person needs what to do.
+        error.value = e instanceof ApiError && e.status === 404 && /not a git repository/.test(e.message) ? `${root.value === 'workspace' ? 'The workspace' : `"${root.value}"`} is not a git repository: run git init in it to track its changes here.` : sentence(e);
+      },
+    );
     get<{ diff?: string } | string>(`/api/git/contextual-diff?root=${r}`).then((d) => (diff.value = typeof d === 'string' ? d : (d.diff ?? '')), () => (diff.value = ''));
     get<{ checkpoints: any[] }>('/api/git/checkpoints').then((c) => (checkpoints.value = c.checkpoints.slice(-20).reverse()), () => {});
   }, [root.value, tick.value, epoch.value]);
@@ -305,7 +312,7 @@ function GitPanel({ mounts }: { mounts: { name: string }[] }) {
       {checkpoints.value.map((c) => (
         <div class="checkpoint" key={c.sha + c.root}>
           <span class="grow small">
-            {c.root} · {c.reason} · {ago(c.ts)} {c.runId && <a href={`/runs/${encodeURIComponent(c.runId)}`} onClick={(e) => (e.preventDefault(), navigate(`/runs/${encodeURIComponent(c.runId)}`))}>run</a>}
+            {c.root === '@memory' ? 'agent memory' : c.root} · {c.reason} · <Time ts={c.ts} /> {c.runId && <a href={`/runs/${encodeURIComponent(c.runId)}`} onClick={(e) => (e.preventDefault(), navigate(`/runs/${encodeURIComponent(c.runId)}`))}>run</a>}
           </span>
           <Action onClick={async () => (await post('/api/checkpoints/revert', { sha: c.sha }), tick.value++)}>Revert</Action>
         </div>

@@ -1,6 +1,8 @@
 /**
- * A read-only drawing of a workflow: nodes in layers left to right (a node's layer is its longest
- * path from a node nothing points at), edges as curves labelled with their branch.
+ * The drawing of a workflow: nodes in layers left to right (a node's layer is its longest path from
+ * a node nothing points at), edges as curves labelled with their branch. A node is a button when the
+ * page gives `onSelect` (it opens the node); the selected one and those the engine's checks name are
+ * marked.
  */
 interface Node {
   id: string;
@@ -42,7 +44,7 @@ export function layout(nodes: Node[], edges: Edge[]): Map<string, { x: number; y
   return pos;
 }
 
-export function Graph({ nodes, edges }: { nodes: Node[]; edges: Edge[] }) {
+export function Graph({ nodes, edges, selected, flagged, onSelect }: { nodes: Node[]; edges: Edge[]; selected?: string | null; flagged?: ReadonlySet<string>; onSelect?: (id: string) => void }) {
   const pos = layout(nodes, edges);
   let width = 0;
   let height = 0;
@@ -75,7 +77,14 @@ export function Graph({ nodes, edges }: { nodes: Node[]; edges: Edge[] }) {
       {nodes.map((n) => {
         const p = pos.get(n.id)!;
         return (
-          <g key={n.id} class={`node ${n.type.split('.')[0]}`} transform={`translate(${p.x},${p.y})`}>
+          <g
+            key={n.id}
+            class={`node ${n.type.split('.')[0]} ${n.id === selected ? 'selected' : ''} ${flagged?.has(n.id) ? 'flagged' : ''} ${onSelect ? 'clickable' : ''}`}
+            transform={`translate(${p.x},${p.y})`}
+            data-node={n.id}
+            {...(onSelect ? { role: 'button', tabIndex: 0, 'aria-label': `open node ${n.id}`, onClick: () => onSelect(n.id), onKeyDown: (e: KeyboardEvent) => (e.key === 'Enter' || e.key === ' ') && onSelect(n.id) } : {})}
+          >
+            <title>{`${n.id} (${n.type})`}</title>
             <rect width={W} height={H} rx={8} />
             <text x={10} y={18} class="node-id">{n.id.length > 18 ? n.id.slice(0, 17) + '…' : n.id}</text>
             <text x={10} y={34} class="node-type">{n.type}</text>

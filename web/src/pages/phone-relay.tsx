@@ -5,10 +5,9 @@
  */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import QRCode from 'qrcode';
 import { get, post, sentence } from '../api';
 import { epoch, onEvent } from '../sync';
-import { Action, ago, ErrorLine } from '../ui';
+import { Action, copyText, ErrorLine, Time } from '../ui';
 
 interface RelayStatus {
   enabled: boolean;
@@ -27,6 +26,7 @@ export function PhoneRelay() {
   const url = useSignal('');
   const app = useSignal('');
   const qr = useSignal('');
+  const copied = useSignal(false);
   const reload = () =>
     get<RelayStatus>('/api/relay').then((s) => {
       status.value = s;
@@ -44,13 +44,17 @@ export function PhoneRelay() {
   }, [status.value]);
   const link = status.value?.pairing?.link;
   useEffect(() => {
+    copied.value = false;
     if (!link) return void (qr.value = '');
-    QRCode.toString(link, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }).then((svg) => (qr.value = svg), (e) => (error.value = sentence(e)));
+    // The QR encoder is loaded when there is a code to draw: it is not part of the first load.
+    import('qrcode')
+      .then((m) => (m.default ?? m).toString(link, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }))
+      .then((svg) => (qr.value = svg), (e) => (error.value = sentence(e)));
   }, [link]);
 
   const s = status.value;
   return (
-    <section class="card" data-section="phone">
+    <section class="card" id="phone" data-section="phone">
       <h2>Phone</h2>
       <p class="muted small">
         Approve and stop work from your phone, from anywhere: the engine connects out to an MQTT broker you run or rent, and the phone talks to it
@@ -76,8 +80,13 @@ export function PhoneRelay() {
       {s?.pairing && s.state === 'connected' && qr.value && (
         <div class="pairing">
           <div class="qr" data-qr dangerouslySetInnerHTML={{ __html: qr.value }} />
-          <div class="small muted">
-            Scan with the phone's camera to pair it. Each code pairs one phone; a new one appears after.
+          <div class="small muted pairing-text">
+            Scan with the phone's camera to pair it, or open this link on the phone (send it to yourself; it works once):
+            <div class="row">
+              <code class="grow wrap" data-pairing-link>{link}</code>
+              <Action onClick={() => copyText(link!).then(() => (copied.value = true))}>{copied.value ? 'Copied' : 'Copy'}</Action>
+            </div>
+            Each code pairs one phone; a new one appears after.
             {/^http:\/\/(127\.|localhost|\[::1\])/.test(link ?? '') && (
               <div data-hint="app">The code's link points at this computer's loopback address, which a phone cannot open: give the address where the phone opens the app above (docs/relay.md).</div>
             )}
@@ -93,7 +102,7 @@ export function PhoneRelay() {
       {s?.devices.map((d) => (
         <div class="row" key={d.id} data-device={d.id}>
           <span class="grow">
-            <strong>{d.name}</strong> <span class="muted small">paired {ago(d.pairedAt)}{d.lastSeenAt ? ` · seen ${ago(d.lastSeenAt)}` : ''}</span>
+            <strong>{d.name}</strong> <span class="muted small">paired <Time ts={d.pairedAt} />{d.lastSeenAt ? <> · seen <Time ts={d.lastSeenAt} /></> : null}</span>
           </span>
           <Action kind="danger" onClick={async () => (await post(`/api/relay/devices/${encodeURIComponent(d.id)}/unpair`), reload())}>Unpair</Action>
         </div>

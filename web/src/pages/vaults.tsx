@@ -1,81 +1,196 @@
-/** Vaults (notes with backlinks, search, capture) and work boards (lanes with cards that move). */
+/**
+ * Vaults: notes with their links and backlinks (each opens the note), search, the inbox with Accept
+ * and Reject, and Capture (the model files pasted text into the inbox; the page says when it did).
+ * Notes written elsewhere (a model, another window, the file on disk) show without a reload.
+ */
 import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { get, post, put, sentence } from '../api';
+import { useLive } from '../live';
 import { epoch, onEvent } from '../sync';
 import { Action, Empty, ErrorLine, PageHead, short } from '../ui';
+
+interface Meta {
+  path: string;
+  name: string;
+  type?: string;
+  folder?: string;
+  inbox?: boolean;
+  links?: { target: string; resolution?: { status: string; path?: string } }[];
+  backlinks?: string[];
+}
+
+/** The note's name from its path (`history/people/ada.md` -> ada). */
+const nameOf = (p: string) => p.split('/').pop()!.replace(/\.md$/, '');
 
 export function VaultsPage() {
   const vaults = useSignal<any[]>([]);
   const current = useSignal<string | null>(null);
-  const index = useSignal<any>(null);
-  const note = useSignal<{ path: string; content: string; meta?: any } | null>(null);
+  const index = useSignal<{ notes: Meta[] } | null>(null);
+  const note = useSignal<{ path: string; content: string; meta?: Meta; saved?: boolean } | null>(null);
   const q = useSignal('');
   const hits = useSignal<any[] | null>(null);
-  const capture = useSignal('');
   const error = useSignal<string | null>(null);
+  const making = useSignal(false);
   const fail = (e: unknown) => (error.value = sentence(e));
-  useEffect(() => {
-    get<any[]>('/api/vaults').then((v) => ((vaults.value = v), !current.value && v[0] && (current.value = v[0].name)), fail);
-  }, [epoch.value]);
-  useEffect(() => {
-    if (current.value) get(`/api/vaults/${encodeURIComponent(current.value)}/index`).then((i) => (index.value = i), fail);
-  }, [current.value]);
+  const loadVaults = () => get<any[]>('/api/vaults').then((v) => ((vaults.value = v), !current.value && v[0] && (current.value = v[0].name)), fail);
+  const loadIndex = () => (current.value ? get(`/api/vaults/${encodeURIComponent(current.value)}/index`).then((i) => (index.value = i), fail) : undefined);
+  useEffect(() => void loadVaults(), [epoch.value]);
+  useEffect(() => void loadIndex(), [current.value, epoch.value]);
+  useLive((e) => e.kind === 'vaults.changed', loadVaults);
+  // A note written, moved or deleted in this vault (by anyone), or a capture that filed notes.
+  const inVault = (p: unknown) => typeof p === 'string' && !!current.value && p.startsWith(`${current.value}/`);
+  useLive((e) => (/^(file|folder)\./.test(e.kind) && (inVault(e.path) || inVault(e.to))) || (e.kind === 'fs.changed' && (e.paths ?? []).some(inVault)) || (e.kind === 'vault.captured' && e.vault === current.value), loadIndex);
   const v = current.value ? encodeURIComponent(current.value) : '';
-  const open = (path: string) => get<any>(`/api/vaults/${v}/note?path=${encodeURIComponent(path)}`).then((n) => (note.value = { path, content: n.content ?? '', meta: n.meta }), fail);
-  const notes: any[] = index.value?.notes ?? [];
+  const open = (path: string) => get<any>(`/api/vaults/${v}/note?path=${encodeURIComponent(path)}`).then((n) => (note.value = { path: n.note ?? path, content: n.content ?? '', meta: n.meta }), fail);
+  const notes = index.value?.notes ?? [];
+  const inbox = notes.filter((n) => n.inbox);
+  const filed = notes.filter((n) => !n.inbox);
+  const decide = async (n: Meta, how: 'accept' | 'reject') => {
+    if (how === 'reject' && !confirm(`Reject "${n.name}"? The inbox note is deleted.`)) return;
+    await post(`/api/vaults/${v}/inbox/${how}`, { file: n.path });
+    if (note.value?.path === n.path) note.value = null;
+    await loadIndex();
+  };
   return (
-    <div class="split">
+    <div class={`split ${note.value ? 'has-detail' : ''}`}>
       <div class="list-pane">
-        <PageHead title="Vaults" />
-        <NewVault onDone={(name) => get<any[]>('/api/vaults').then((v) => ((vaults.value = v), (current.value = name)), fail)} />
+        <PageHead title="Vaults">{vaults.value.length > 0 && !making.value && <button class="btn" onClick={() => (making.value = true)}>New vault</button>}</PageHead>
+        {(making.value || !vaults.value.length) && (
+          <NewVault
+            onDone={(name) => {
+              making.value = false;
+              current.value = name;
+              void loadVaults();
+            }}
+          />
+        )}
         <ErrorLine error={error.value} />
         {!vaults.value.length && <Empty>No vaults yet: make a folder of notes a vault above.</Empty>}
         {vaults.value.length > 1 && (
-          <select value={current.value ?? ''} onChange={(e) => (current.value = (e.target as HTMLSelectElement).value)}>
+          <select value={current.value ?? ''} aria-label="vault" onChange={(e) => ((current.value = (e.target as HTMLSelectElement).value), (note.value = null), (hits.value = null))}>
             {vaults.value.map((x) => <option value={x.name}>{x.name}</option>)}
           </select>
         )}
         {current.value && (
           <>
-            <form class="row" onSubmit={(e) => (e.preventDefault(), get(`/api/vaults/${v}/search?q=${encodeURIComponent(q.value)}`).then((r) => (hits.value = r.results), fail))}>
-              <input placeholder="Search notes" value={q.value} onInput={(e) => (q.value = (e.target as HTMLInputElement).value)} />
+            <form class="row" onSubmit={(e) => (e.preventDefault(), q.value.trim() ? get(`/api/vaults/${v}/search?q=${encodeURIComponent(q.value)}`).then((r) => (hits.value = r.results), fail) : (hits.value = null))}>
+              <input class="grow-input" placeholder="Search notes" value={q.value} onInput={(e) => ((q.value = (e.target as HTMLInputElement).value), !q.value && (hits.value = null))} />
             </form>
-            {(hits.value ?? notes).map((n: any) => (
-              <a class="list-item" href="#" onClick={(e) => (e.preventDefault(), void open(n.path ?? n.file))}>
+            {!hits.value && inbox.length > 0 && (
+              <div class="inbox" data-inbox>
+                <div class="muted small section-title pad">Inbox ({inbox.length}): accept files a note into its folder</div>
+                {inbox.map((n) => (
+                  <div class="inbox-item" key={n.path} data-note={n.path}>
+                    <a href="#" class="grow wrap" onClick={(e) => (e.preventDefault(), void open(n.path))}>{n.name}</a>
+                    <Action onClick={() => decide(n, 'accept')} onError={(m) => (error.value = m)}>Accept</Action>
+                    <Action kind="danger" onClick={() => decide(n, 'reject')} onError={(m) => (error.value = m)}>Reject</Action>
+                  </div>
+                ))}
+              </div>
+            )}
+            {!hits.value && filed.length > 0 && inbox.length > 0 && <div class="muted small section-title pad">Notes</div>}
+            {(hits.value ?? filed).map((n: any) => (
+              <a class={`list-item ${note.value?.path === (n.path ?? n.file) ? 'active' : ''}`} href="#" onClick={(e) => (e.preventDefault(), void open(n.path ?? n.file))}>
                 <span class="grow">
-                  <span class="item-title">{n.name ?? n.title ?? n.path}</span>
-                  {n.snippet && <span class="muted small">{short(n.snippet, 100)}</span>}
+                  <span class="item-title wrap">{n.name ?? n.title ?? nameOf(n.path)}</span>
+                  {n.snippet ? <span class="muted small">{short(n.snippet, 100)}</span> : n.folder ? <span class="muted small">{n.folder}</span> : null}
                 </span>
               </a>
             ))}
+            {hits.value && !hits.value.length && <div class="muted pad">No note matches.</div>}
           </>
         )}
       </div>
       <div class="detail-pane">
-        {current.value && (
-          <div class="card">
-            <textarea rows={2} placeholder="Capture: paste text, the model files it into the inbox" value={capture.value} onInput={(e) => (capture.value = (e.target as HTMLTextAreaElement).value)} />
-            <Action onClick={async () => (await post(`/api/vaults/${v}/capture`, { text: capture.value }), (capture.value = ''))} onError={(m) => (error.value = m)} disabled={!capture.value.trim()}>Capture</Action>
-          </div>
-        )}
+        {current.value && <Capture vault={current.value} />}
         {note.value ? (
           <div class="page">
-            <PageHead title={note.value.path}>
-              <Action kind="primary" onClick={() => put(`/api/vaults/${v}/note?path=${encodeURIComponent(note.value!.path)}`, { content: note.value!.content })} onError={(m) => (error.value = m)}>Save</Action>
+            <PageHead title={nameOf(note.value.path)}>
+              {note.value.saved && <span class="muted small" data-saved>saved</span>}
+              <Action kind="primary" onClick={async () => (await put(`/api/vaults/${v}/note?path=${encodeURIComponent(note.value!.path)}`, { content: note.value!.content }), (note.value = { ...note.value!, saved: true }))} onError={(m) => (error.value = m)}>Save</Action>
             </PageHead>
-            <textarea class="code editor-text" value={note.value.content} onInput={(e) => (note.value = { ...note.value!, content: (e.target as HTMLTextAreaElement).value })} />
-            {note.value.meta?.backlinks?.length > 0 && (
-              <div class="small">
-                Backlinks:{' '}
-                {note.value.meta.backlinks.map((b: string) => (
-                  <a href="#" onClick={(e) => (e.preventDefault(), void open(b))}>{b} </a>
-                ))}
-              </div>
-            )}
+            <div class="muted small wrap">{note.value.path}{note.value.meta?.inbox ? ' · in the inbox' : ''}</div>
+            <textarea class="code editor-text" aria-label="note text" value={note.value.content} onInput={(e) => (note.value = { ...note.value!, content: (e.target as HTMLTextAreaElement).value, saved: false })} />
+            <NoteLinks meta={note.value.meta} open={open} />
           </div>
         ) : (
           <Empty>Pick a note.</Empty>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The note's links and backlinks, each a link that opens the note; links to notes not written yet say so. */
+function NoteLinks({ meta, open }: { meta?: Meta; open: (path: string) => unknown }) {
+  const links = meta?.links ?? [];
+  const backlinks = meta?.backlinks ?? [];
+  const go = (p: string) => (e: Event) => (e.preventDefault(), void open(p));
+  return (
+    <div class="note-links small">
+      {links.length > 0 && (
+        <div>
+          Links:{' '}
+          {links.map((l) =>
+            l.resolution?.status === 'resolved' && l.resolution.path ? (
+              <a href="#" class="chip" onClick={go(l.resolution.path)}>{nameOf(l.resolution.path)}</a>
+            ) : (
+              <span class="chip muted" title="no note has this name yet">{l.target}</span>
+            ),
+          )}
+        </div>
+      )}
+      {backlinks.length > 0 && (
+        <div>
+          Backlinks:{' '}
+          {backlinks.map((b) => (
+            <a href="#" class="chip" onClick={go(b)}>{nameOf(b)}</a>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Capture: the model files the text into the inbox; the page follows its run and says what it filed. */
+function Capture({ vault }: { vault: string }) {
+  const text = useSignal('');
+  const state = useSignal<{ runId: string; note: string; error?: boolean } | null>(null);
+  useEffect(
+    () =>
+      onEvent((e) => {
+        const s = state.value;
+        if (!s || e.runId !== s.runId) return;
+        if (e.kind === 'vault.captured') {
+          const filed = (e.files as string[]).map(nameOf);
+          const parts = [filed.length ? `Filed into the inbox: ${filed.join(', ')}.` : 'Nothing was filed.'];
+          if (e.duplicates?.length) parts.push(`Already there: ${e.duplicates.map((d: any) => d.name).join(', ')}.`);
+          if (e.errors?.length) parts.push(`Problems: ${e.errors.join('; ')}`);
+          state.value = { ...s, note: parts.join(' '), error: !filed.length && !!e.errors?.length };
+        } else if (e.kind === 'run.failed' && !/Problems:|Filed/.test(s.note)) state.value = { ...s, note: `The capture failed: ${e.error ?? 'no reason given'}`, error: true };
+      }),
+    [],
+  );
+  return (
+    <div class="card capture">
+      <textarea rows={2} aria-label="text to capture" placeholder="Capture: paste text, the model files it into the inbox as notes" value={text.value} onInput={(e) => (text.value = (e.target as HTMLTextAreaElement).value)} />
+      <div class="row">
+        <Action
+          onClick={async () => {
+            state.value = null;
+            const r = await post<{ runId: string }>(`/api/vaults/${encodeURIComponent(vault)}/capture`, { text: text.value });
+            state.value = { runId: r.runId, note: 'Capturing: the model is filing it into the inbox…' };
+            text.value = '';
+          }}
+          disabled={!text.value.trim()}
+        >
+          Capture
+        </Action>
+        {state.value && (
+          <span class={`small ${state.value.error ? 'error' : 'muted'}`} role="status" data-capture>
+            {state.value.note} <a href={`/runs/${encodeURIComponent(state.value.runId)}`}>the run</a>
+          </span>
         )}
       </div>
     </div>
@@ -107,56 +222,6 @@ function NewVault({ onDone }: { onDone: (name: string) => void }) {
         }} onError={(m) => (error.value = m)}>Make vault</Action>
       </div>
       <ErrorLine error={error.value} />
-    </div>
-  );
-}
-
-export function BoardsPage() {
-  const boards = useSignal<any[]>([]);
-  const error = useSignal<string | null>(null);
-  const tick = useSignal(0);
-  const title = useSignal('');
-  useEffect(() => onEvent((e) => void (e.kind === 'work.updated' && tick.value++)), []);
-  useEffect(() => {
-    get<{ boards: any[] }>('/api/work').then((r) => ((boards.value = r.boards), (error.value = null)), (e) => (error.value = sentence(e)));
-  }, [epoch.value, tick.value]);
-  return (
-    <div class="page wide">
-      <PageHead title="Boards">
-        <Action onClick={async () => (await put('/api/work/main', {}), tick.value++)} onError={(m) => (error.value = m)}>New board</Action>
-      </PageHead>
-      <ErrorLine error={error.value} />
-      {!boards.value.length && <Empty>No boards yet.</Empty>}
-      {boards.value.map((b) => {
-        const lanes: { id: string; name?: string }[] = (b.config?.lanes ?? []).map((l: { name: string }) => ({ id: l.name, name: l.name }));
-        const project = b.project ?? b.name;
-        return (
-          <section key={project} class="board">
-            <h2>{b.config?.name ?? project}</h2>
-            <form class="row" onSubmit={(e) => (e.preventDefault(), post(`/api/work/${encodeURIComponent(project)}`, { kind: b.config?.kinds?.[0]?.name ?? 'task', title: title.value }).then(() => ((title.value = ''), tick.value++), (err) => (error.value = sentence(err))))}>
-              <input placeholder="New card title" value={title.value} onInput={(e) => (title.value = (e.target as HTMLInputElement).value)} />
-              <button class="btn">Add</button>
-            </form>
-            <div class="lanes">
-              {lanes.map((lane, li) => (
-                <div class="lane" key={lane.id}>
-                  <h3>{lane.name ?? lane.id}</h3>
-                  {(b.items ?? []).filter((it: any) => it.status === lane.id).map((it: any) => (
-                    <div class="card item" key={it.key}>
-                      <div class="muted small">{it.key}</div>
-                      <div>{it.title}</div>
-                      <div class="row">
-                        {li > 0 && <Action onClick={async () => (await put(`/api/work/${encodeURIComponent(project)}/${encodeURIComponent(it.key)}`, { status: lanes[li - 1].id }), tick.value++)}>←</Action>}
-                        {li < lanes.length - 1 && <Action onClick={async () => (await put(`/api/work/${encodeURIComponent(project)}/${encodeURIComponent(it.key)}`, { status: lanes[li + 1].id }), tick.value++)}>→</Action>}
-                      </div>
-                    </div>
-                  ))}
-                </div>
-              ))}
-            </div>
-          </section>
-        );
-      })}
     </div>
   );
 }

@@ -1,14 +1,31 @@
 /**
- * Workflows: the list, one workflow's graph, run it with a payload, enable a disabled one (showing
- * who wrote it and what its agents may call), and the next fires of its cron triggers.
+ * Workflows: the list, one workflow's graph (click a node to open and change it: the editor loads
+ * then), run it with a payload, enable a disabled one (showing who wrote it and what its agents may
+ * call), and the next fires of its cron triggers.
  */
-import { useSignal } from '@preact/signals';
+import { signal, useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { get, post, put, sentence } from '../api';
 import { navigate } from '../router';
 import { epoch, onEvent } from '../sync';
-import { Action, Badge, Empty, ErrorLine, PageHead } from '../ui';
+import { Action, Badge, Empty, ErrorLine, PageHead, Time } from '../ui';
 import { Graph } from './graph';
+
+/** The editor's module, loaded the first time a node is opened (it is not in the first load). */
+const editor = signal<typeof import('./workflow-editor') | null>(null);
+const loadEditor = () => (editor.value ? Promise.resolve() : import('./workflow-editor').then((m) => void (editor.value = m)));
+
+/** Who wrote a workflow, in words. */
+export function AuthorLine({ author }: { author: any }) {
+  if (!author || author.by === 'person') return <>a person{author ? '' : ' (not recorded)'}</>;
+  return (
+    <>
+      a model{author.sessionId ? <> in the chat <a href={`/chat/${encodeURIComponent(author.sessionId)}`}>{author.sessionId}</a></> : author.runId ? <> in <a href={`/runs/${encodeURIComponent(author.runId)}`}>a run</a></> : null}
+      {author.at ? <>, <Time ts={author.at} /></> : null}
+      {author.mode === 'allow' ? ' (while its chat allowed every tool)' : ''}
+    </>
+  );
+}
 
 interface Workflow {
   id: string;
@@ -45,8 +62,8 @@ export function WorkflowsPage({ id }: { id?: string }) {
         {list.value.map((w) => (
           <a key={w.id} href={`/workflows/${encodeURIComponent(w.id)}`} class={`list-item ${w.id === id ? 'active' : ''}`}>
             <span class="grow">
-              <span class="item-title">{w.name || w.id}</span>
-              <span class="muted small">{w.error ? 'rejected' : `${w.nodes?.length ?? 0} nodes`}</span>
+              <span class="item-title wrap">{w.name || w.id}</span>
+              <span class="muted small">{w.error ? 'cannot be read' : `${w.nodes?.length ?? 0} nodes`}</span>
             </span>
             {w.disabled && <Badge status="disabled" />}
             {w.error && <Badge status="failed" />}
@@ -61,6 +78,12 @@ export function WorkflowsPage({ id }: { id?: string }) {
 function WorkflowDetail({ w, onChanged }: { w: Workflow; onChanged: () => void }) {
   const payload = useSignal('{}');
   const error = useSignal<string | null>(null);
+  const selected = useSignal<string | null>(null);
+  const open = (node: string | null) => {
+    selected.value = node;
+    loadEditor().catch((e) => (error.value = sentence(e)));
+  };
+  const Editor = editor.value?.WorkflowEditor;
   const crons = w.nodes?.filter((n) => n.type === 'trigger.cron') ?? [];
   const agents = w.nodes?.filter((n) => n.type === 'agent') ?? [];
   const who = w.provenance ?? w.author;
@@ -87,10 +110,12 @@ function WorkflowDetail({ w, onChanged }: { w: Workflow; onChanged: () => void }
       </PageHead>
       {w.description && <p>{w.description}</p>}
       {w.error && <div class="error-line">{w.error}</div>}
-      {(w.disabled || who) && (
+      <p class="muted small">
+        Written by <AuthorLine author={who} />.
+      </p>
+      {w.disabled && (
         <div class="card">
-          {w.disabled && <p><strong>This workflow is disabled.</strong> Read what it does before you enable it.</p>}
-          <p>Written by: {who ? <code>{typeof who === 'string' ? who : JSON.stringify(who)}</code> : <span class="muted">not recorded</span>}</p>
+          <p><strong>This workflow is disabled.</strong> Read what it does before you enable it.</p>
           {agents.length > 0 && (
             <div>
               What its agents may call:
@@ -106,7 +131,23 @@ function WorkflowDetail({ w, onChanged }: { w: Workflow; onChanged: () => void }
           )}
         </div>
       )}
-      {w.nodes && <div class="graph-box"><Graph nodes={w.nodes} edges={w.edges ?? []} /></div>}
+      {!w.error && Editor ? (
+        <Editor id={w.id} selected={selected.value} onSelect={(n) => (selected.value = n)} onSaved={onChanged} />
+      ) : (
+        w.nodes && (
+          <>
+            <div class="graph-box">
+              <Graph nodes={w.nodes} edges={w.edges ?? []} selected={selected.value} onSelect={w.error ? undefined : open} />
+            </div>
+            {!w.error && (
+              <div class="row">
+                <span class="muted small">Click a node to see and change its settings.</span>
+                <button class="btn" onClick={() => open(null)}>Edit</button>
+              </div>
+            )}
+          </>
+        )
+      )}
       {crons.map((c) => (
         <CronPreview key={c.id} expr={c.config?.expr ?? c.config?.cron ?? c.config?.schedule ?? ''} id={c.id} />
       ))}

@@ -11,7 +11,7 @@ export const httpNode: NodeType = {
   type: 'http',
   description:
     'Sends one HTTP request: config.method (default GET), config.url, config.headers (values may hold {{secret:name}}), config.body (a template; an object is sent as JSON). ' +
-    'The URL floor refuses loopback, private and .local hosts unless a person set config.allowPrivate on this node (a model cannot). A status >= 400 fails the node unless config.allowFailure is true. ' +
+    'The engine never fetches loopback, private and .local hosts unless a person set config.allowPrivate on this node (a model cannot). A status >= 400 fails the node unless config.allowFailure is true. ' +
     'Output: {status, headers, body} (a JSON answer parsed).',
   config: {
     type: 'object',

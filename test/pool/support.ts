@@ -1,0 +1,48 @@
+/**
+ * Pool tests' helpers: engines of one pool (in-process, each with its own home, all on one real
+ * PostgreSQL), workflow documents, and polling a condition without a timing assertion.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestEngine, type TestEngine } from '../support/engine.js';
+
+export async function poolEngine(databaseUrl: string, opts: { concurrency?: number; worker?: boolean; home?: string } = {}): Promise<TestEngine> {
+  return startTestEngine({ databaseUrl, concurrency: opts.concurrency ?? 1, worker: opts.worker, ...(opts.home ? { home: opts.home } : {}) });
+}
+
+/** Polls `probe` until it returns something truthy (at most `ms`, then fails with `what`). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await sleep(100);
+  }
+}
+
+export const sleeper = (id: string, ms: number) => ({
+  id,
+  formatVersion: 2,
+  group: null,
+  nodes: [
+    { id: 'go', type: 'trigger.manual' },
+    { id: 'nap', type: 'wait', config: { ms } },
+  ],
+  edges: [{ from: 'go', to: 'nap' }],
+});
+
+export const gated = (id: string) => ({
+  id,
+  formatVersion: 2,
+  group: null,
+  state: { answer: { reducer: 'replace' } },
+  nodes: [
+    { id: 'go', type: 'trigger.manual' },
+    { id: 'review', type: 'gate', config: { message: 'ship {{trigger.what}}?' } },
+    { id: 'after', type: 'state', config: { key: 'answer', value: 'shipped' } },
+  ],
+  edges: [
+    { from: 'go', to: 'review' },
+    { from: 'review', to: 'after' },
+  ],
+});
