@@ -522,10 +522,10 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   editorRoutes(app, editor);
   // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.
-  const atlas = createAtlasService({ dir: home.path('atlas'), reader, emit, log, hasModel: () => providers.names().length > 0 });
+  const atlas = createAtlasService({ dir: home.path('atlas'), reader, emit, runs, log, hasModel: () => providers.names().length > 0, history: () => history });
+  history.registerAdapter('atlas', atlas.historyAdapter);
   atlas.setModel(
     createSurveyor({
-      runs,
       archive: (id, ref, text) => atlas.archive(id, ref, text),
       runAgent: async (o) => {
         const client = await providers.resolve();

@@ -131,7 +131,10 @@ async function runEngine(start: StartSettings = settings({}), alone = false): Pr
   say(`engine: open ${running.url}/ in a browser for the workbench`);
   // A phone reaches a non-loopback bind only, and only a built phone layout answers /m/ (seed 000
   // §4.20: the engine prints the pairing URL). The token rides in the fragment, which no request carries.
-  if (!/^(127\.|\[::1\]|localhost)/.test(bound) && existsSync(path.join(packageRoot(), 'dist', 'web', 'm', 'index.html'))) {
+  const loopback = /^(127\.|\[::1\]|localhost)/.test(bound);
+  // On a loopback bind no phone can reach the engine: say how to make one able to.
+  if (loopback) say(`engine: to pair a phone, bind to the LAN (--bind 0.0.0.0 or ENGINE_BIND) or set up the relay in the workbench's Settings > Phone`);
+  else if (existsSync(path.join(packageRoot(), 'dist', 'web', 'm', 'index.html'))) {
     // Bound to every interface: the first LAN address of this machine is the one a phone can reach.
     const lan = Object.values(os.networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4')?.address;
     const host = bound === '0.0.0.0' || bound === '[::]' ? (lan ?? '<this machine’s address>') : bound;

@@ -14,6 +14,8 @@ export interface RouteParts {
   body?: Schema;
   /** Media types of a raw body (e.g. `application/octet-stream`): no JSON parsing, no 415. */
   consumes?: string[];
+  /** The route reads any body itself (its own parser) and answers it, never a 415: `body` documents the JSON it wants. */
+  anyBody?: boolean;
   /** The success answer, keyed by status: `{ 200: schema }` or `{ 202: schema }`. */
   response: Record<number, Schema>;
   /** A paragraph under the summary in the OpenAPI document. */
@@ -95,5 +97,6 @@ declare module 'fastify' {
     tags?: string[];
     description?: string;
     consumes?: string[];
+    anyBody?: boolean;
   }
 }

@@ -2,7 +2,7 @@
  * Request validation from the route schemas (src/http/schemas.ts): one Ajv, no type coercion, no
  * silent removal of unknown fields, and every failure turned into one sentence
  * `<field> must be ...; send <the shape>` with status 400. A JSON route sent a body that is not
- * JSON answers 415 before any of that.
+ * JSON answers 415 before any of that (unless it declares `anyBody`: it answers such bodies itself).
  */
 import { createRequire } from 'node:module';
 import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
@@ -63,9 +63,9 @@ export function installValidation(app: FastifyInstance): void {
   // Only a route that takes a JSON body gets the 415 check, as its own hook: no per-request look at
   // the route options on the others (bench/status-throughput). Call before routes are added.
   app.addHook('onRoute', (route) => {
-    const schema = route.schema as { body?: unknown; consumes?: unknown } | undefined;
+    const schema = route.schema as { body?: unknown; consumes?: unknown; anyBody?: boolean } | undefined;
     // First, as when it was a global hook: before the route's own (which may fill in an absent body).
-    if (schema?.body && !schema.consumes) route.preValidation = [jsonBodyCheck, ...hooksOf(route.preValidation)];
+    if (schema?.body && !schema.consumes && !schema.anyBody) route.preValidation = [jsonBodyCheck, ...hooksOf(route.preValidation)];
   });
 }
 

@@ -226,6 +226,7 @@ export const LIMITS = {
   workflowChildDepth: 8, // subworkflows nested deeper than this fail (a workflow calling itself through another)
   workflowStopGraceMs: 5_000, // a stopped node's work gets this long to wind down (child runs end first) before it is abandoned
   workflowWatchDebounceMs: 75, // outside edits of workflows/*.json settle this long before a reload
+  dashboardWatchDebounceMs: 75, // outside edits of dashboards/*.json settle this long before a reload
   gateChangesChars: 20_000, // what gate.waiting shows of the run's changes so far
   // Phone push (docs/push.md)
   pushDevicesMax: 50, // subscriptions kept, one per device

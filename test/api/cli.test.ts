@@ -119,6 +119,8 @@ test('status and stop read the pid file; stop ends supervisor and engine and rem
   procs.push(serve);
   const first = await serve.waitForLine(SERVING);
   const enginePid = Number((await serve.waitForLine(ENGINE_PID)).match[1]);
+  // Bound to loopback (the default): no phone can reach it, so the engine says how to make one able to.
+  await serve.waitForLine(/^engine: to pair a phone, bind to the LAN \(--bind 0\.0\.0\.0 or ENGINE_BIND\) or set up the relay in the workbench's Settings > Phone$/);
   const supervisor = Number(first.match[3]);
   // The pid file follows the ready message; wait for it rather than racing it.
   await until('the pid file', () => existsSync(path.join(h, 'engine.pid')));

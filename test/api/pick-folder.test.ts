@@ -61,20 +61,22 @@ test('a picker that fails answers a sentence with its reason', { skip: process.p
   assert.match(r.body.error, /zenity failed \(cannot open display\); type the folder path to mount instead/);
 });
 
-test('no display: a sentence saying so, and no picker started', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
+test('no display: {canceled: true} with a sentence saying so (seed 000 §4.1), and no picker started', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
   await fakeZenity(`echo started > "${bin}/ran"; echo /tmp`);
   delete process.env.DISPLAY;
   const r = await t.api('POST', '/api/pick-folder');
-  assert.equal(r.status, 409);
-  assert.match(r.body.error, /^no display to show a folder picker on/);
+  assert.equal(r.status, 200);
+  assert.equal(r.body.canceled, true);
+  assert.match(r.body.reason, /^no display to show a folder picker on/);
   await assert.rejects(readFile(path.join(bin, 'ran')));
 });
 
-test('no picker installed: a sentence naming what to install', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
+test('no picker installed: {canceled: true} with a sentence naming what to install', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
   process.env.PATH = bin + '-empty';
   const r = await t.api('POST', '/api/pick-folder');
-  assert.equal(r.status, 409);
-  assert.match(r.body.error, /no folder picker is installed \(install zenity or kdialog\)/);
+  assert.equal(r.status, 200);
+  assert.equal(r.body.canceled, true);
+  assert.match(r.body.reason, /no folder picker is installed \(install zenity or kdialog\)/);
 });
 
 test('one picker at a time', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {

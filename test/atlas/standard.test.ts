@@ -66,8 +66,12 @@ test('the same scope twice answers the existing map; a one-file edit marks exact
   const list = await t.api('GET', '/api/atlas');
   assert.equal(list.body.atlases.find((a: any) => a.id === 'std-app').stale, 1);
   // A rebuild takes the edit in and nothing is stale afterwards.
-  assert.equal((await t.api('POST', '/api/atlas/std-app/run')).status, 202);
+  const run = await t.api('POST', '/api/atlas/std-app/run');
+  assert.equal(run.status, 202);
+  assert.match(run.body.runId, /^run-/, 'a standard build is a run too, and the route answers it');
   await until('the atlas build to end', async () => !(await t.api('GET', '/api/atlas/std-app/progress')).body.building);
+  const runs = JSON.stringify((await t.api('GET', '/api/runs')).body);
+  assert.ok(runs.includes(run.body.runId) && runs.includes('brief atlas std-app'), 'the build is in the ledger');
   assert.deepEqual((await t.api('GET', '/api/atlas/std-app')).body.stale, []);
 });
 
@@ -94,4 +98,28 @@ test('the page: the graph drawn as SVG, nodes linked to their cards', async () =
   assert.match(html, /<a href="#card-core" class="node">/);
   assert.match(html, /id="card-core"/);
   assert.doesNotMatch(html, /<script/);
+});
+
+test('atlas definitions are versioned: two saves, two versions, the first restorable', async () => {
+  const def = (name: string) => ({ name, scope: ['app/core'], views: [], flows: [], prompt: '' });
+  assert.equal((await t.api('PUT', '/api/atlas/versioned', def('First map'))).status, 200);
+  assert.equal((await t.api('PUT', '/api/atlas/versioned', def('Second map'))).status, 200);
+  const list = await t.api('GET', '/api/history/atlas/versioned');
+  assert.equal(list.status, 200, JSON.stringify(list.body));
+  assert.deepEqual(list.body.versions.map((v: any) => v.version), [2, 1]);
+  assert.match((await t.api('GET', '/api/history/atlas/versioned/1')).body.content, /"name": "First map"/);
+  const restored = await t.api('POST', '/api/history/atlas/versioned/1/restore');
+  assert.equal(restored.status, 200, JSON.stringify(restored.body));
+  assert.equal((await t.api('GET', '/api/atlas/versioned')).body.definition.name, 'First map');
+  assert.equal((await t.api('GET', '/api/history/atlas/versioned')).body.versions.length, 3);
+});
+
+test('an atlas definition file edited by hand is seen without a restart, listed with its error while it does not parse', async () => {
+  const file = path.join(t.home, 'atlas', 'handmade.json');
+  await writeFile(file, '{"name": "Hand", nonsense');
+  const bad = (await t.api('GET', '/api/atlas')).body.atlases.find((a: any) => a.id === 'handmade');
+  assert.match(bad.error, /^atlas\/handmade\.json does not parse/);
+  await writeFile(file, JSON.stringify({ id: 'handmade', name: 'Hand', scope: ['app/util'], views: [], flows: [], prompt: '' }));
+  assert.equal((await t.api('GET', '/api/atlas')).body.atlases.find((a: any) => a.id === 'handmade').name, 'Hand');
+  assert.deepEqual((await t.api('GET', '/api/atlas/handmade')).body.definition.scope, ['app/util']);
 });

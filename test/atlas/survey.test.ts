@@ -45,7 +45,10 @@ async function build(id: string) {
   const seq = events.events.at(-1)?.seq ?? 0;
   const res = await t.api('POST', `/api/atlas/${id}/run`);
   assert.equal(res.status, 202, JSON.stringify(res.body));
-  return events.waitFor((e) => (e.kind === 'atlas.build.completed' || e.kind === 'atlas.build.failed') && e.atlas === id && e.seq > seq, 30_000);
+  const done = await events.waitFor((e) => (e.kind === 'atlas.build.completed' || e.kind === 'atlas.build.failed') && e.atlas === id && e.seq > seq, 30_000);
+  // Like a dashboard's, the run route answers the build's run: the survey runs in it.
+  assert.equal(done.runId, res.body.runId);
+  return done;
 }
 const results = (runId: string, tool: string) => events.events.filter((e) => e.kind === 'tool.result' && e.runId === runId && e.tool === tool);
 
@@ -53,8 +56,12 @@ test('a survey records a card per unit and publishes checked views; the tools an
   const bad = await t.api('PUT', '/api/atlas/shop', { name: '', scope: [], views: [{ id: 'x', kind: 'tree' }], prompt: 1 });
   assert.equal(bad.status, 400);
   for (const part of ['name must be a non-empty string', 'scope must be a non-empty array', 'views[0].kind must be "graph" or "flow"', 'views[0].title', 'prompt must be a string']) assert.ok(bad.body.error.includes(part), `${part} in ${bad.body.error}`);
+  const nowhere = await t.api('PUT', '/api/atlas/shop', { name: 'Shop', scope: ['app/py', 'no/such'], views: [], flows: [], prompt: '' });
+  assert.equal(nowhere.status, 400, 'a missing scope folder is a problem of the definition, as for a dashboard');
+  assert.match(nowhere.body.error, /^atlas "shop" was not saved; fix: scope "no\/such" does not exist/);
   const put = await t.api('PUT', '/api/atlas/shop', { name: 'Shop', scope: ['app/py'], views: [{ id: 'arch', kind: 'graph', title: 'Architecture' }], flows: ['how tax is computed'], prompt: 'focus on tax' });
   assert.equal(put.status, 200, JSON.stringify(put.body));
+  assert.equal(put.body.id, 'shop');
   model.script(
     { toolCalls: [{ name: 'read_file', args: { path: 'app/py/main.py' } }, { name: 'read_file', args: { path: 'app/py/pkg/tax.py' } }] },
     { toolCalls: [{ name: 'record_card', args: card(['app/py/pkg/tax.py', 'app/py/pkg/rates.py', 'app/py/pkg/__init__.py'], 'Computes tax', ['nowhere']) }] },
@@ -101,6 +108,12 @@ test('a survey records a card per unit and publishes checked views; the tools an
   assert.equal(pkg.role, 'Computes tax from a fixed rate');
   assert.equal((await t.api('GET', `/api/atlas/shop/card/${pkg.hash}`)).body.unit, 'pkg');
   assert.ok(events.events.some((e) => e.kind === 'atlas.card.recorded' && e.unit === '.' && e.runId === runId));
+  // Seed 000 §6: the published views are announced once the document holds them, before the build ends.
+  const published = events.events.find((e) => e.kind === 'atlas.published' && e.atlas === 'shop');
+  assert.ok(published, 'atlas.published was emitted');
+  assert.equal(published.runId, runId);
+  assert.deepEqual(published.views, ['arch', 'tax-flow']);
+  assert.ok(published.seq < done.seq);
   const runs = (await t.api('GET', '/api/runs')).body;
   assert.ok(JSON.stringify(runs).includes(runId), 'the survey is a run in the ledger');
 });
@@ -146,6 +159,8 @@ test('409 while building; the page; design with one retry', async () => {
   model.script({ text: '{"name": "Tax map", "scope": ["nope"], "views": [], "flows": [], "prompt": ""}' }, { text: '```json\n{"name": "Tax map", "scope": ["app/py"], "views": [{"id": "g", "kind": "graph", "title": "Main parts"}], "flows": [], "prompt": "tax"}\n```' });
   const d = await t.api('POST', '/api/atlas/design', { instruction: 'a map of how tax works' });
   assert.equal(d.status, 200, JSON.stringify(d.body));
+  assert.equal(d.body.id, 'map-a-map-of-how-tax-works');
+  assert.equal(d.body.id, d.body.definition.id);
   assert.deepEqual(d.body.definition.scope, ['app/py']);
   assert.match(JSON.stringify(model.requests.at(-1)!.body.messages), /scope \\"nope\\" is not a folder/);
 });
@@ -167,4 +182,36 @@ test('a chat turn about an atlas gets its map and reads a card', async () => {
   assert.match(system, /- pkg \(3 files\): Computes tax at 25 %/);
   const reply = model.requests[first + 1].body.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === 'rc1');
   assert.match(String(reply.content), /"role": "Computes tax at 25 %"/);
+});
+
+test('a scope of several folders: units by their folder path, imports across the folders, nodes named by files', async () => {
+  await mkdir(path.join(ws, 'shopx/ledger'), { recursive: true });
+  await mkdir(path.join(ws, 'shopx/nightly'), { recursive: true });
+  await writeFile(path.join(ws, 'shopx/__init__.py'), '');
+  await writeFile(path.join(ws, 'shopx/ledger/__init__.py'), 'def post(entry):\n    return entry\n');
+  await writeFile(path.join(ws, 'shopx/nightly/__init__.py'), '');
+  await writeFile(path.join(ws, 'shopx/nightly/run.py'), 'from ..ledger import post\n\npost({})\n');
+  const put = await t.api('PUT', '/api/atlas/books', { name: 'Books', scope: ['shopx/ledger', 'shopx/nightly'], views: [{ id: 'g', kind: 'graph', title: 'Books' }], flows: [], prompt: '' });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  const files = ['shopx/ledger/__init__.py', 'shopx/nightly/__init__.py', 'shopx/nightly/run.py'];
+  model.script(
+    { toolCalls: files.map((p) => ({ name: 'read_file', args: { path: p } })) },
+    { toolCalls: [{ name: 'record_card', args: card(['shopx/ledger/__init__.py'], 'Posts entries') }, { name: 'record_card', args: card(['shopx/nightly/__init__.py', 'shopx/nightly/run.py'], 'Posts every night', ['shopx/ledger']) }] },
+    {
+      toolCalls: [{
+        name: 'publish_atlas',
+        args: { views: [{ id: 'g', kind: 'graph', title: 'Books', nodes: [{ id: 'job', label: 'nightly job', files: ['shopx/nightly/run.py'] }, { id: 'ledger', label: 'ledger', files: ['shopx/ledger/__init__.py'] }], edges: [{ from: 'job', to: 'ledger' }] }] },
+      }],
+    },
+    { text: 'done' },
+  );
+  const done = await build('books');
+  assert.equal(done.kind, 'atlas.build.completed', String(done.error));
+  assert.equal(String(results(String(done.runId), 'record_card')[1].result), 'card recorded: shopx/nightly');
+  assert.equal(String(results(String(done.runId), 'publish_atlas')[0].result), 'view "g" accepted');
+  const doc = (await t.api('GET', '/api/atlas/books/doc')).body;
+  assert.deepEqual(doc.units.map((u: any) => u.id).sort(), ['shopx/ledger', 'shopx/nightly']);
+  assert.deepEqual(doc.units.find((u: any) => u.id === 'shopx/nightly').files, ['shopx/nightly/__init__.py', 'shopx/nightly/run.py']);
+  assert.deepEqual(doc.views[0].edges.map((e: any) => [e.from, e.to, e.kind]), [['shopx/nightly', 'shopx/ledger', 'import']]);
+  assert.deepEqual(doc.views.find((v: any) => v.id === 'g').edges, [{ from: 'job', to: 'ledger', kind: 'import' }]);
 });

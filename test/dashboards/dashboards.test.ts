@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { salesDashboard, startDashboards, toolResult, type DashHarness } from './harness.js';
@@ -42,6 +42,29 @@ test('a malformed definition is refused with a sentence per problem and nothing 
   const agentless = await h.t.api('PUT', '/api/dashboards/x', { ...salesDashboard, agent: 'nobody' });
   assert.equal(agentless.status, 400);
   assert.match(agentless.body.error, /agent "nobody" is not defined \(agents: none\)/);
+});
+
+test('a definition file edited by hand while the engine runs is seen without a restart', async () => {
+  const file = path.join(h.t.home, 'dashboards', 'byhand.json');
+  const listed = async (until: (d: any) => boolean) => {
+    // The folder watcher reloads shortly after the edit; wait for it (no load() called here).
+    for (let i = 0; i < 200; i++) {
+      const d = (await h.t.api('GET', '/api/dashboards')).body.dashboards.find((x: any) => x.id === 'byhand');
+      if (until(d)) return d;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.fail('the hand edit was never seen');
+  };
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, '{"name": "By hand", nonsense');
+  assert.match((await listed((d) => !!d)).error, /^the file is not valid JSON/);
+  await writeFile(file, JSON.stringify({ name: 'By hand', layout: 2, slots: [{ id: 'a', title: 'A' }], prompt: 'p' }));
+  const fixed = await listed((d) => d && !d.error);
+  assert.equal(fixed.name, 'By hand');
+  assert.equal((await h.t.api('GET', '/api/dashboards/byhand')).body.definition.layout, 2);
+  await rm(file);
+  await listed((d) => d === undefined);
+  assert.equal((await h.t.api('GET', '/api/dashboards/byhand')).status, 404);
 });
 
 test('a hand-edited nonsense file is listed with its error and never crashes the engine', async () => {

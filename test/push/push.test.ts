@@ -104,6 +104,14 @@ describe('phone push', () => {
     const res = await t.api('POST', '/api/mobile/push/subscribe', { subscription: good.subscription, deviceId: 'phone-1' });
     assert.deepEqual(res.body, { ok: true, deviceId: 'phone-1' });
     phone = good;
+    // The browser's own PushSubscription.toJSON(), sent as it is, is taken too.
+    const bare = svc.subscriber('bare').subscription;
+    const plain = await t.api('POST', '/api/mobile/push/subscribe', { ...bare, expirationTime: null });
+    assert.deepEqual(plain.body, { ok: true, deviceId: 'local' });
+    assert.equal((await t.api('DELETE', `/api/mobile/push/subscribe?endpoint=${encodeURIComponent(bare.endpoint)}`)).body.removed, 1);
+    const badBare = await t.api('POST', '/api/mobile/push/subscribe', { endpoint: bare.endpoint, expirationTime: null, keys: { p256dh: bare.keys.p256dh, auth: 'abc' } });
+    assert.equal(badBare.status, 400);
+    assert.match(badBare.body.error, /auth/);
     const local = await t.api('POST', '/api/mobile/push/subscribe', { subscription: svc.subscriber('lan').subscription }, { 'x-engine-mobile-token': t.engine.mobileToken });
     assert.equal(local.body.deviceId, 'local', 'a phone on the LAN without a device id is "local"');
     assert.deepEqual(t.engine.push.devices().sort(), ['local', 'phone-1']);

@@ -46,25 +46,35 @@ export interface Brief {
   view: View;
 }
 
-export async function standardBrief(scope: ScopeRoot, cache: FactsCache, progress: AtlasProgress, reader: FencedReader): Promise<Brief> {
+/**
+ * The brief of one folder or several. With several, every file goes by its virtual path, so a unit
+ * is named by its folder as a person writes it (`shopx/ledger`) and imports between the folders
+ * resolve as they would inside one (a Python `..ledger` from `shopx/nightly` is a static import).
+ */
+export async function standardBrief(scope: ScopeRoot | ScopeRoot[], cache: FactsCache, progress: AtlasProgress, reader: FencedReader): Promise<Brief> {
+  const roots = Array.isArray(scope) ? scope : [scope];
+  const single = roots.length === 1 ? roots[0] : undefined;
   progress.phase = 'scanning';
-  const found: string[] = [];
+  // Each file by its key (relative to the one root, or its virtual path), with its virtual path.
+  const found = new Map<string, string>();
   const areas = await reader.areas();
-  const hidden = reader.walkSkip(areas, scope.root);
-  await walkIgnoring(scope.abs, {
-    overrides: new Overrides([], []),
-    skip: (abs) => hidden(abs) || SKIPPED_DIRS.has(path.basename(abs)),
-    links: true,
-    file: (rel) => void found.push(rel),
-  });
-  progress.files = found.length;
+  for (const root of roots) {
+    const hidden = reader.walkSkip(areas, root.root);
+    const inRoot = (rel: string) => (root.virtual ? `${root.virtual}/${rel}` : rel);
+    await walkIgnoring(root.abs, {
+      overrides: new Overrides([], []),
+      skip: (abs) => hidden(abs) || SKIPPED_DIRS.has(path.basename(abs)),
+      links: true,
+      file: (rel) => void found.set(single ? rel : inRoot(rel), inRoot(rel)),
+    });
+  }
+  progress.files = found.size;
   progress.phase = 'parsing';
   progress.parsed = 0;
-  const virtualOf = (rel: string) => (scope.virtual ? `${scope.virtual}/${rel}` : rel);
+  const virtualOf = (rel: string) => (single?.virtual ? `${single.virtual}/${rel}` : rel);
   const facts = new Map<string, FileFacts>();
   const hashes = new Map<string, string>();
-  for (const rel of found) {
-    const virtual = virtualOf(rel);
+  for (const [rel, virtual] of found) {
     const st = await reader.stat(virtual, { areas, maxBytes: LIMITS.atlasFileBytes });
     if (!st.ok) continue;
     let c = cache.get(virtual);
@@ -83,8 +93,9 @@ export async function standardBrief(scope: ScopeRoot, cache: FactsCache, progres
   progress.phase = 'linking';
   const files = new Set(facts.keys());
   const goModules: Array<{ dir: string; module: string }> = [];
-  for (const rel of found.filter((f) => path.basename(f) === 'go.mod')) {
-    const file = await reader.readText(virtualOf(rel), { areas });
+  for (const [rel, virtual] of found) {
+    if (path.basename(rel) !== 'go.mod') continue;
+    const file = await reader.readText(virtual, { areas });
     const module = file.ok ? /^module\s+(\S+)/m.exec(file.text)?.[1] : undefined;
     if (module) goModules.push({ dir: path.dirname(rel), module });
   }
@@ -157,7 +168,7 @@ export async function standardBrief(scope: ScopeRoot, cache: FactsCache, progres
     kind: 'graph',
     title: 'Units and their imports',
     guide: 'Each box is a folder of code; an arrow is a static import, thicker when more of the other unit is used. Larger boxes rank higher (PageRank over the imports).',
-    nodes: units.map((u) => ({ id: u.id, label: u.id === '.' ? scope.virtual || 'workspace' : u.id, unit: u.id, files: u.files })),
+    nodes: units.map((u) => ({ id: u.id, label: u.id === '.' ? single?.virtual || 'workspace' : u.id, unit: u.id, files: u.files })),
     edges: graphEdges,
   };
   progress.phase = 'idle';

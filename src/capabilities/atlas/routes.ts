@@ -18,7 +18,7 @@ export function atlasRoutes(app: FastifyInstance, atlas: AtlasService): void {
   );
   app.post(
     '/api/atlas/design',
-    { schema: route(tag, 'a model derives an atlas definition from words; id changes an existing one', { body: obj({ instruction: str(), description: str(), id: str() }), response: { 200: ok({ definition: openObj('the saved definition') }) } }) },
+    { schema: route(tag, 'a model derives an atlas definition from words; id changes an existing one', { body: obj({ instruction: str(), description: str(), id: str() }), response: { 200: ok({ id: str('the atlas id'), definition: openObj('the saved definition') }) } }) },
     (req) => atlas.design(req.body),
   );
   app.get('/api/atlas/:id', { schema: route(tag, 'an atlas: its definition, document and stale units', { params: idParam, response: { 200: obj({ definition: openObj(), document: any('the document or null'), stale: arr(str()), building: bool() }, ['definition', 'document', 'stale', 'building']) } }) }, (req) => atlas.get((req.params as { id: string }).id));
@@ -41,7 +41,7 @@ export function atlasRoutes(app: FastifyInstance, atlas: AtlasService): void {
     const p = req.params as { id: string; ref: string };
     return reply.type('text/plain; charset=utf-8').send(await atlas.source(p.id, p.ref));
   });
-  app.post('/api/atlas/:id/run', { schema: route(tag, 'build the atlas (a survey for a defined atlas, a fresh brief for a standard one); 409 while building', { params: idParam, body: obj({}), response: { 202: ok() } }) }, async (req, reply) => reply.code(202).send(await atlas.run((req.params as { id: string }).id)));
-  app.put('/api/atlas/:id', { schema: route(tag, 'save an atlas definition', { params: idParam, body: openObj('{name, icon?, description?, scope[], agent?, views[], flows, prompt}'), response: { 200: ok({ definition: openObj() }) } }) }, (req) => atlas.put((req.params as { id: string }).id, req.body));
+  app.post('/api/atlas/:id/run', { schema: route(tag, 'build the atlas (a survey for a defined atlas, a fresh brief for a standard one); 409 while building', { params: idParam, body: obj({}), response: { 202: ok({ runId: str('the build\'s run: GET /api/runs/<runId>/events') }) } }) }, async (req, reply) => reply.code(202).send(await atlas.run((req.params as { id: string }).id)));
+  app.put('/api/atlas/:id', { schema: route(tag, 'save an atlas definition', { params: idParam, body: openObj('{name, icon?, description?, scope[], agent?, views[], flows, prompt}'), response: { 200: ok({ id: str('the atlas id'), definition: openObj() }) } }) }, (req) => atlas.put((req.params as { id: string }).id, req.body));
   app.delete('/api/atlas/:id', { schema: route(tag, 'delete an atlas, its document and its evidence', { params: idParam, response: { 200: ok() } }) }, (req) => atlas.remove((req.params as { id: string }).id));
 }

@@ -7,6 +7,8 @@
 import type { Emit } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound } from '../../kernel/errors.js';
 import { orThrow, type FencedReader } from '../../kernel/fenced-read.js';
+import type { LiveRun, RunLedger } from '../../kernel/runs.js';
+import type { HistoryRecorder } from '../history/types.js';
 import { standardBrief, type Brief, type FactsCache, type ScopeRoot } from './brief.js';
 import { AtlasStore, ATLAS_ID } from './store.js';
 import type { AtlasDefinition, AtlasDocument, AtlasProgress, Card } from './types.js';
@@ -17,9 +19,13 @@ export interface AtlasDeps {
   /** Every folder and file of a scope is judged and read through it (the brief is shown to models). */
   reader: FencedReader;
   emit: Emit;
+  /** Every build is a ledger run (source `atlas`): POST /api/atlas/<id>/run answers its id. */
+  runs: RunLedger;
   log: (line: string) => void;
   /** Whether a model provider is configured (a survey or a design needs one). */
   hasModel: () => boolean;
+  /** Version history (seed 000 §9.3): every saved definition is a version. */
+  history?: () => HistoryRecorder;
 }
 
 /** What a surveyed build asks of the model side (survey.ts, given by engine.ts). */
@@ -35,6 +41,8 @@ export interface SurveyJob {
   changed: string[];
   previous: AtlasDocument | undefined;
   progress: AtlasProgress;
+  /** The build's run, started and finished by the service. */
+  run: LiveRun;
 }
 
 const idle = (): AtlasProgress => ({ phase: 'idle', files: 0, parsed: 0, units: 0, surveyed: 0, cards: 0, views: 0 });
@@ -58,21 +66,11 @@ export function createAtlasService(deps: AtlasDeps) {
     return { virtual: shown, abs: real, root };
   }
 
-  /** The brief of every folder of the scope, merged (units of a second folder are prefixed by it). */
+  /** The brief of the scope's folders, as one tree (brief.ts names units by their folders then). */
   async function brief(scope: string[], p: AtlasProgress): Promise<Brief> {
-    const parts: Brief[] = [];
-    for (const s of scope) {
-      const b = await standardBrief(await scopeRoot(s), cache, p, deps.reader);
-      if (scope.length > 1) {
-        const pre = (u: string) => `${s || 'workspace'}:${u}`;
-        b.units.forEach((u) => (u.id = pre(u.id)));
-        b.cards.forEach((c) => ((c.unit = pre(c.unit)), (c.dependencies.imports = c.dependencies.imports.map(pre))));
-        b.view.nodes?.forEach((n) => ((n.id = pre(n.id)), n.unit && (n.unit = pre(n.unit))));
-        b.view.edges?.forEach((e) => ((e.from = pre(e.from)), (e.to = pre(e.to))));
-      }
-      parts.push(b);
-    }
-    return { units: parts.flatMap((b) => b.units), cards: parts.flatMap((b) => b.cards), view: { ...parts[0].view, nodes: parts.flatMap((b) => b.view.nodes ?? []), edges: parts.flatMap((b) => b.view.edges ?? []) } };
+    const roots: ScopeRoot[] = [];
+    for (const s of scope) roots.push(await scopeRoot(s));
+    return standardBrief(roots, cache, p, deps.reader);
   }
 
   /** Units whose current content hash differs from the one their card was made from. */
@@ -83,6 +81,13 @@ export function createAtlasService(deps: AtlasDeps) {
     return now.units.filter((u) => was.get(u.id) !== u.hash).map((u) => u.id).concat(doc.units.filter((u) => !now.units.some((n) => n.id === u.id)).map((u) => u.id)).sort();
   }
 
+  /** Saves a definition, records it as a version and announces it. */
+  async function save(def: AtlasDefinition): Promise<void> {
+    const text = await store.saveDefinition(def);
+    await deps.history?.().record('atlas', def.id, text).catch((err) => deps.log(`atlas: history of ${def.id} not recorded: ${(err as Error).message}`));
+    deps.emit('atlas.saved', { atlas: def.id });
+  }
+
   async function must(id: string): Promise<AtlasDefinition> {
     if (!ATLAS_ID.test(id)) throw badRequest('an atlas id is lowercase letters, digits, ".", "_" or "-" (at most 64)');
     const found = await store.definition(id);
@@ -91,36 +96,47 @@ export function createAtlasService(deps: AtlasDeps) {
     return found.def;
   }
 
-  async function build(def: AtlasDefinition): Promise<void> {
+  /** Starts a build's run: a survey for a defined atlas, a fresh brief for a standard one. */
+  function startRun(def: AtlasDefinition): LiveRun {
+    const title = `${def.standard ? 'brief' : 'survey'} atlas ${def.id}`;
+    return deps.runs.start({ source: 'atlas', title, ...(def.agent ? { agent: def.agent } : {}) });
+  }
+
+  async function build(def: AtlasDefinition, run: LiveRun): Promise<void> {
     const p = idle();
     progress.set(def.id, p);
     building.add(def.id);
-    deps.emit('atlas.build.started', { atlas: def.id });
+    deps.emit('atlas.build.started', { atlas: def.id, runId: run.id });
     try {
       const previous = await store.document(def.id);
       const b = await brief(def.scope, p);
+      let published: string[] = [];
       let doc: AtlasDocument = { id: def.id, title: def.name, scope: def.scope, builtAt: Date.now(), kind: 'standard', units: b.units, cards: b.cards, views: [b.view] };
       if (!def.standard) {
         if (!surveyor || !deps.hasModel()) throw badRequest('no model provider is configured for a survey; add one with PUT /api/config, or use POST /api/atlas/standard for a map from the code alone');
         const was = new Map(previous?.units.map((u) => [u.id, u.hash]) ?? []);
         const changed = b.units.filter((u) => was.get(u.id) !== u.hash || !previous?.cards.some((c) => c.unit === u.id && c.source === 'survey')).map((u) => u.id);
-        const survey = await surveyor({ def, brief: b, changed, previous, progress: p });
+        const survey = await surveyor({ def, brief: b, changed, previous, progress: p, run });
         // Cards of unchanged units are copied forward from the last survey; changed ones come from this run.
         const kept = (previous?.cards ?? []).filter((c) => c.source === 'survey' && !changed.includes(c.unit) && b.units.some((u) => u.id === c.unit && u.hash === c.hash));
         const cards = b.cards.map((code) => survey.cards.find((c) => c.unit === code.unit) ?? kept.find((c) => c.unit === code.unit) ?? code);
         // Views merge by id: a survey that publishes none (nothing changed in them) keeps the last ones.
-        const published = new Set(survey.views.map((v) => v.id));
-        const keptViews = (previous?.views ?? []).filter((v) => v.id !== b.view.id && !published.has(v.id));
+        published = survey.views.map((v) => v.id);
+        const keptViews = (previous?.views ?? []).filter((v) => v.id !== b.view.id && !published.includes(v.id));
         doc = { ...doc, kind: 'survey', runId: survey.runId, cards, views: [b.view, ...keptViews, ...survey.views] };
       }
       p.phase = 'publishing';
       p.cards = doc.cards.length;
       p.views = doc.views.length;
       await store.saveDocument(doc);
-      deps.emit('atlas.build.completed', { atlas: def.id, units: doc.units.length, views: doc.views.length, ...(doc.runId ? { runId: doc.runId } : {}) });
+      // Seed 000 §6: a survey that published views announces them once the document holds them.
+      if (doc.runId && published.length) deps.emit('atlas.published', { atlas: def.id, runId: doc.runId, builtAt: doc.builtAt, views: published });
+      deps.emit('atlas.build.completed', { atlas: def.id, units: doc.units.length, views: doc.views.length, runId: run.id });
+      await run.finish('completed');
     } catch (err) {
       const error = err instanceof EngineError ? err.message : (err as Error).message;
-      deps.emit('atlas.build.failed', { atlas: def.id, error });
+      if (!run.done) await run.finish(run.signal.aborted ? 'stopped' : 'failed', { error });
+      deps.emit('atlas.build.failed', { atlas: def.id, error, runId: run.id });
       deps.log(`atlas: build of ${def.id} failed: ${error}`);
     } finally {
       p.phase = 'idle';
@@ -161,9 +177,8 @@ The atlas to change: ${JSON.stringify(existing)}` : ''}`;
         if (def) {
           for (const s of def.scope) await scopeRoot(s).catch(() => problems.push(`scope "${s}" is not a folder of the workspace or a mount`));
           if (!problems.length) {
-            await store.saveDefinition(def);
-            deps.emit('atlas.saved', { atlas: id });
-            return { ok: true as const, definition: def };
+            await save(def);
+            return { ok: true as const, id, definition: def };
           }
         }
         if (attempt >= 2) throw new EngineError(502, `the model's design was refused twice: ${problems.join('; ')}`);
@@ -183,8 +198,8 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       const doc = existing ? await store.document(id) : undefined;
       if (existing && doc) return { id, existing: true, stale: await staleness(existing, doc), document: doc };
       const def: AtlasDefinition = { id, name: `${root.virtual || 'workspace'} (standard brief)`, scope: [root.virtual], views: [], flows: [], prompt: '', standard: true };
-      await store.saveDefinition(def);
-      await build(def);
+      await save(def);
+      await build(def, startRun(def));
       const made = await store.document(id);
       if (!made) throw badRequest(`the standard brief of "${scope}" failed; GET /api/atlas/${id} says why`);
       return { id, existing: false, stale: [], document: made };
@@ -247,10 +262,12 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       if (!ATLAS_ID.test(id)) throw badRequest('an atlas id is lowercase letters, digits, ".", "_" or "-" (at most 64)');
       const { def, problems } = checkDefinition(id, body);
       if (!def) throw badRequest(problems.join('; '));
-      for (const s of def.scope) await scopeRoot(s);
-      await store.saveDefinition(def);
-      deps.emit('atlas.saved', { atlas: id });
-      return { ok: true as const, definition: def };
+      // A scope folder that is not there is a problem of the definition (400), as for a dashboard's.
+      const missing: string[] = [];
+      for (const s of def.scope) await scopeRoot(s).catch((err: Error) => missing.push(err.message));
+      if (missing.length) throw badRequest(`atlas "${id}" was not saved; fix: ${missing.join('; ')}`);
+      await save(def);
+      return { ok: true as const, id, definition: def };
     },
 
     async remove(id: string) {
@@ -260,14 +277,15 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       return { ok: true as const };
     },
 
-    /** POST /api/atlas/<id>/run: 202 at once; 409 while building. */
+    /** POST /api/atlas/<id>/run: 202 at once with the build's run id; 409 while building. */
     async run(id: string) {
       const def = await must(id);
       if (building.has(id)) throw conflict(`atlas "${id}" is already building`);
       if (!def.standard && (!surveyor || !deps.hasModel())) throw badRequest('no model provider is configured for a survey; add one with PUT /api/config, or use POST /api/atlas/standard for a map from the code alone');
       building.add(id);
-      void build(def);
-      return { ok: true as const };
+      const run = startRun(def);
+      void build(def, run);
+      return { ok: true as const, runId: run.id };
     },
 
     /** POST /api/chat {atlas}: the map in a few lines for the system prompt, and the tools that read it. */
@@ -290,6 +308,14 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
     },
 
     archive: (id: string, ref: string, text: string) => store.archive(id, ref, text),
+    /** Version history reads the definition file and restores a version over it (a bad one is listed with its error). */
+    historyAdapter: {
+      read: (id: string) => store.text(id),
+      write: async (id: string, text: string) => {
+        await store.saveText(id, text);
+        deps.emit('atlas.saved', { atlas: id });
+      },
+    },
     definition: must,
     document: (id: string) => store.document(id),
   };

@@ -24,7 +24,7 @@ export class AtlasStore {
   }
 
   async definition(id: string): Promise<{ def?: AtlasDefinition; error?: string } | undefined> {
-    const text = await readFile(this.file(id, '.json'), 'utf8').catch(() => undefined);
+    const text = await this.text(id);
     if (text === undefined) return undefined;
     try {
       return { def: JSON.parse(text) as AtlasDefinition };
@@ -42,9 +42,21 @@ export class AtlasStore {
     }
   }
 
-  async saveDefinition(def: AtlasDefinition): Promise<void> {
+  /** Saves a definition; answers the text written (what version history records). */
+  async saveDefinition(def: AtlasDefinition): Promise<string> {
+    const text = JSON.stringify(def, null, 2) + '\n';
+    await this.saveText(def.id, text);
+    return text;
+  }
+
+  /** The definition file's text as it is on disk (version history reads and restores it). */
+  text(id: string): Promise<string | undefined> {
+    return readFile(this.file(id, '.json'), 'utf8').catch(() => undefined);
+  }
+
+  async saveText(id: string, text: string): Promise<void> {
     await mkdir(this.dir, { recursive: true });
-    await writeFileAtomic(this.file(def.id, '.json'), JSON.stringify(def, null, 2) + '\n');
+    await writeFileAtomic(this.file(id, '.json'), text);
   }
 
   async saveDocument(doc: AtlasDocument): Promise<void> {

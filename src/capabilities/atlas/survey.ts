@@ -5,7 +5,6 @@
  * atlas, units and files a call belongs to; the engine stamps each card's unit and hash, and checks
  * every view against the code (tools.ts).
  */
-import type { RunLedger } from '../../kernel/runs.js';
 import { orThrow, type FencedReader } from '../../kernel/fenced-read.js';
 import type { Brief } from './brief.js';
 import type { Surveyor } from './service.js';
@@ -30,7 +29,6 @@ export interface BuildState {
 export const builds = new Map<string, BuildState>();
 
 export interface SurveyDeps {
-  runs: RunLedger;
   archive: (atlas: string, ref: string, text: string) => Promise<void>;
   /** Runs the survey's agent loop in the run (the default atlas agent, or the definition's). */
   runAgent: (opts: { runId: string; emit: (kind: string, payload?: Record<string, unknown>) => void; signal: AbortSignal; agent?: string; system: string; prompt: string; tools: string[] }) => Promise<{ status: string; error?: string }>;
@@ -46,7 +44,8 @@ const SYSTEM = [
 
 export function createSurveyor(deps: SurveyDeps): Surveyor {
   return async (job) => {
-    const run = deps.runs.start({ source: 'atlas', title: `survey atlas ${job.def.id}`, ...(job.def.agent ? { agent: job.def.agent } : {}) });
+    // The build's run (service.ts started it, and finishes it): the survey is its agent loop.
+    const run = job.run;
     const state: BuildState = {
       atlas: job.def.id, def: job.def, brief: job.brief, changed: new Set(job.changed), read: new Set(), cards: new Map(), views: [], evidence: 0, runId: run.id,
       archive: (ref, text) => deps.archive(job.def.id, ref, text), progress: job.progress,
@@ -72,11 +71,7 @@ export function createSurveyor(deps: SurveyDeps): Surveyor {
       if (result.status !== 'completed') throw new Error(result.error ?? `the survey ended ${result.status}`);
       const missing = units.filter((u) => !state.cards.has(u.id)).map((u) => u.id);
       if (missing.length) throw new Error(`the survey recorded no card for ${missing.join(', ')}`);
-      await run.finish('completed');
       return { runId: run.id, cards: [...state.cards.values()], views: state.views };
-    } catch (err) {
-      if (!run.done) await run.finish(run.signal.aborted ? 'stopped' : 'failed', { error: (err as Error).message });
-      throw err;
     } finally {
       builds.delete(run.id);
     }

@@ -94,7 +94,8 @@ export function atlasTools(atlas: AtlasService, reader: FencedReader): AnyTool[]
       const state = stateOf(ctx.runId);
       if (typeof state === 'string') return { text: state, isError: true };
       const units = new Map(state.brief.units.map((u) => [u.id, u]));
-      const files = new Set(state.brief.units.flatMap((u) => u.files));
+      const unitOfFile = new Map(state.brief.units.flatMap((u) => u.files.map((f) => [f, u.id] as const)));
+      const files = new Set(unitOfFile.keys());
       const imports = new Set((state.brief.view.edges ?? []).map((e) => `${e.from}\u0000${e.to}`));
       const accepted: View[] = [];
       const lines: string[] = [];
@@ -121,8 +122,12 @@ export function atlasTools(atlas: AtlasService, reader: FencedReader): AnyTool[]
               problems.push(`edge ${e.from} -> ${e.to} joins nodes that are not in this view`);
               continue;
             }
-            const unitOf = (id: string) => (v.nodes ?? []).find((n) => n.id === id)?.unit;
-            const isImport = imports.has(`${unitOf(e.from)}\u0000${unitOf(e.to)}`);
+            // A node stands for its unit, or for the units its files belong to.
+            const unitsOf = (id: string) => {
+              const n = (v.nodes ?? []).find((x) => x.id === id);
+              return n?.unit !== undefined ? [n.unit] : [...new Set((n?.files ?? []).map((f) => unitOfFile.get(f)!))];
+            };
+            const isImport = unitsOf(e.from).some((a) => unitsOf(e.to).some((b) => imports.has(`${a}\u0000${b}`)));
             const ev = e.evidence as { path?: string; startLine?: number; endLine?: number } | undefined;
             if (isImport && !ev) {
               edges.push({ from: e.from, to: e.to, kind: 'import', ...(e.label ? { label: e.label } : {}) });

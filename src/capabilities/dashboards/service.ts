@@ -83,6 +83,8 @@ export async function createDashboardsService(deps: DashboardsDeps) {
   await store.load();
   const syncRefresh = () => refresher.sync(store.all().filter((e) => e.definition).map((e) => ({ id: e.id, refresh: e.definition!.refresh, paused: e.definition!.paused })));
   syncRefresh();
+  // Hand edits of a definition are seen at once (their refresh schedule too), as workflows' are.
+  await store.watch(syncRefresh, deps.log);
 
   /** The run of the build in flight, once it has one. */
   const buildRun = (id: string) => {
@@ -333,6 +335,7 @@ export async function createDashboardsService(deps: DashboardsDeps) {
     refreshArmed: () => refresher.armed(),
     close(): void {
       refresher.close();
+      store.closeWatch();
     },
   };
 }

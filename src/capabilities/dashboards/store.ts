@@ -2,12 +2,15 @@
  * Dashboards on disk. The definition is `<home>/dashboards/<id>.json` (what a person edits, kept in
  * version history); what builds produce lives beside it in `<home>/dashboard-data/<id>/`:
  * `doc.json` (the last complete document and how the last build ended) and `sources/<runId>/`
- * (archive.ts). A definition file that does not parse or check is listed with its `error`.
+ * (archive.ts). A definition file that does not parse or check is listed with its `error`. The
+ * definitions folder is watched, as workflows' is: a file edited, added or removed by hand while
+ * the engine runs is seen without a restart.
  */
-import { promises as fs } from 'node:fs';
+import { watch, type FSWatcher, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { jsonSyntaxReason } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
+import { LIMITS } from '../../kernel/limits.js';
 import type { BuildOutcome, DashboardDefinition, DashboardDocument } from './types.js';
 
 export const DEFINITIONS_DIR = 'dashboards';
@@ -46,17 +49,52 @@ export function createDashboardStore(home: Home, judge: Judge) {
     return problems.length ? { id, error: `the file cannot be used: ${problems.join('; ')}` } : { id, definition: value as DashboardDefinition };
   }
 
-  async function load(): Promise<void> {
-    const files = await fs.readdir(home.path(DEFINITIONS_DIR)).catch(() => [] as string[]);
-    await Promise.all(
-      files
-        .filter((f) => f.endsWith('.json'))
-        .map(async (f) => {
-          const id = f.slice(0, -5);
-          entries.set(id, judgeText(id, await fs.readFile(defFile(id), 'utf8').catch((err) => `\u0000${(err as Error).message}`)));
-          docs.set(id, await readDoc(id));
+  /** Saves, removals and reloads run one at a time, so a reload never reads around a save and undoes it. */
+  let queue: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  /** Reads every definition file; an id whose file is gone is dropped. Answers whether anything changed. */
+  const load = (): Promise<boolean> =>
+    exclusive(async () => {
+      const files = (await fs.readdir(home.path(DEFINITIONS_DIR)).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && !f.startsWith('.'));
+      const ids = new Set(files.map((f) => f.slice(0, -5)));
+      let changed = false;
+      for (const id of [...entries.keys()]) {
+        if (ids.has(id)) continue;
+        entries.delete(id);
+        changed = true;
+      }
+      await Promise.all(
+        [...ids].map(async (id) => {
+          const next = judgeText(id, await fs.readFile(defFile(id), 'utf8').catch((err) => `\u0000${(err as Error).message}`));
+          if (JSON.stringify(next) === JSON.stringify(entries.get(id))) return;
+          changed = true;
+          entries.set(id, next);
+          if (!docs.has(id)) docs.set(id, await readDoc(id));
         }),
-    );
+      );
+      return changed;
+    });
+
+  let watcher: FSWatcher | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  /** Watches the definitions folder; `changed` is called after a reload that changed an entry. */
+  async function watchFolder(changed: () => void, log: (line: string) => void): Promise<void> {
+    await fs.mkdir(home.path(DEFINITIONS_DIR), { recursive: true });
+    try {
+      watcher = watch(home.path(DEFINITIONS_DIR), () => {
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(() => void load().then((c) => c && changed(), (err) => log(`dashboards: reload failed: ${(err as Error).message}`)), LIMITS.dashboardWatchDebounceMs);
+        timer.unref?.();
+      });
+      watcher.on('error', (err) => log(`dashboards: the folder watcher stopped: ${err.message}`));
+    } catch (err) {
+      log(`dashboards: cannot watch ${home.path(DEFINITIONS_DIR)}: ${(err as Error).message}; outside edits are seen after a restart`);
+    }
   }
 
   async function readDoc(id: string): Promise<DocState> {
@@ -73,22 +111,29 @@ export function createDashboardStore(home: Home, judge: Judge) {
 
   return {
     load,
+    watch: watchFolder,
+    closeWatch(): void {
+      watcher?.close();
+      if (timer) clearTimeout(timer);
+    },
     get: (id: string) => entries.get(id),
     all: () => [...entries.values()].sort((a, b) => a.id.localeCompare(b.id)),
     doc: (id: string): DocState => docs.get(id) ?? {},
     dataDir,
-    async save(id: string, definition: DashboardDefinition): Promise<string> {
-      const text = JSON.stringify(definition, null, 2) + '\n';
-      await home.writeAtomic(defFile(id), text);
-      entries.set(id, { id, definition });
-      return text;
-    },
-    async remove(id: string): Promise<void> {
-      await fs.rm(defFile(id), { force: true });
-      await fs.rm(dataDir(id), { recursive: true, force: true });
-      entries.delete(id);
-      docs.delete(id);
-    },
+    save: (id: string, definition: DashboardDefinition): Promise<string> =>
+      exclusive(async () => {
+        const text = JSON.stringify(definition, null, 2) + '\n';
+        await home.writeAtomic(defFile(id), text);
+        entries.set(id, judgeText(id, text));
+        return text;
+      }),
+    remove: (id: string): Promise<void> =>
+      exclusive(async () => {
+        await fs.rm(defFile(id), { force: true });
+        await fs.rm(dataDir(id), { recursive: true, force: true });
+        entries.delete(id);
+        docs.delete(id);
+      }),
     async writeDoc(id: string, state: DocState): Promise<void> {
       docs.set(id, state);
       await home.writeJson(path.join(dataDir(id), 'doc.json'), state);
@@ -96,10 +141,11 @@ export function createDashboardStore(home: Home, judge: Judge) {
     /** The version-history adapter (kind `dashboard`): a restore re-checks the file. */
     historyAdapter: {
       read: (id: string) => fs.readFile(defFile(id), 'utf8').catch(() => undefined),
-      write: async (id: string, content: string) => {
-        await home.writeAtomic(defFile(id), content);
-        entries.set(id, judgeText(id, content));
-      },
+      write: (id: string, content: string) =>
+        exclusive(async () => {
+          await home.writeAtomic(defFile(id), content);
+          entries.set(id, judgeText(id, content));
+        }),
     },
   };
 }

@@ -3,17 +3,18 @@
  * lines standing for unchanged code, markers.ts) is spliced into the file with no model.
  *
  * The snippet is cut at its markers into chunks. Each chunk replaces the stretch of the file that
- * runs from where its first lines are found to where its last lines are found:
- *   - anchors are the chunk's first and last three lines (more when three are ambiguous), compared
- *     ignoring trailing whitespace, searched after the previous chunk, and must match exactly one
- *     place; no match or more than one is a refusal, never a guess;
- *   - a chunk with no marker before it must sit at the top of the file (the file's first lines are
- *     its first lines, or appear in it when lines were inserted above them), and likewise a chunk
- *     with no marker after it at the bottom. A snippet that forgot an edge marker is refused rather
- *     than allowed to delete everything up to the edge (docs/editor.md has the measured cost of
- *     the lenient rule).
+ * runs from where its first line is found to where its last line is found:
+ *   - each edge is anchored by the run of lines at that edge that fits exactly one place (one line
+ *     when unique, grown inward while ambiguous; anchors.ts), searched after the previous chunk, the
+ *     last line's after the first's. A run that cannot be narrowed to one place is a refusal naming
+ *     its line, never a guess. The top anchor grows at most to all lines but the last, the bottom
+ *     anchor at most to the lines the top one left, so the two never share a line;
+ *   - a chunk with no marker before it must sit at the top of the file, and likewise a chunk with no
+ *     marker after it at the bottom (topEdge). A snippet that forgot an edge marker is refused
+ *     rather than allowed to delete everything up to the edge.
  * No marker line can reach the result: markers only ever separate chunks.
  */
+import { edgeOf, findAnchor, keyedLines, type Anchor, type FileLines } from './anchors.js';
 import { isMarkerLine } from './markers.js';
 
 export type SpliceResult = { merged: string } | { merged: null; reason: string };
@@ -24,7 +25,8 @@ interface Chunk {
   markerAfter: boolean;
 }
 
-const ANCHOR = 3;
+/** How many of a file's top lines a chunk with no marker above may replace beyond its own new lines. */
+const EDGE_SLACK = 3;
 
 export function splice(original: string, snippet: string): SpliceResult {
   const eol = original.includes('\r\n') ? '\r\n' : '\n';
@@ -32,29 +34,76 @@ export function splice(original: string, snippet: string): SpliceResult {
   const chunks = chunksOf(splitLines(snippet).lines);
   if (!chunks.length) return refuse('the snippet holds no code besides markers');
 
-  // Anchors compare lines without their trailing whitespace; trimmed once here, not per comparison.
-  const keys = file.lines.map(trimEnd);
+  const indexed = keyedLines(file.lines);
   const out: string[] = [];
   let cursor = 0;
   for (const [i, chunk] of chunks.entries()) {
     const label = chunks.length > 1 ? `chunk ${i + 1} of ${chunks.length}` : 'the snippet';
-    const place = locate(keys, { ...chunk, lines: chunk.lines.map(trimEnd) }, cursor);
+    const place = locate(indexed, chunk, cursor);
     if (typeof place === 'string') return refuse(`${label}: ${place}`);
-    const { start, end } = place;
-    out.push(...file.lines.slice(cursor, start), ...chunk.lines);
-    cursor = end;
+    out.push(...file.lines.slice(cursor, place.start), ...chunk.lines);
+    cursor = place.end;
   }
   out.push(...file.lines.slice(cursor));
   return { merged: out.join(eol) + (file.trailingNewline ? eol : '') };
 }
 
-function locate(file: string[], chunk: Chunk, from: number): { start: number; end: number } | string {
-  if (chunk.markerBefore && chunk.markerAfter) return findBoth(file, chunk.lines, from);
-  const start = chunk.markerBefore ? findHead(file, chunk.lines, from) : topEdge(file, chunk.lines);
-  if (typeof start === 'string') return start;
-  const end = chunk.markerAfter ? findTail(file, chunk.lines, start) : bottomEdge(file, chunk.lines, start);
-  if (typeof end === 'string') return end;
-  return { start, end };
+function locate(file: FileLines, chunk: Chunk, from: number): { start: number; end: number } | string {
+  const n = file.loose.length;
+  const size = chunk.lines.length;
+  const after = from ? ' after the previous chunk' : '';
+  let start = 0;
+  let headLength = 0;
+  if (chunk.markerBefore) {
+    const head = findAnchor(file, edgeOf(chunk.lines), 'down', from, n, chunk.markerAfter ? Math.max(1, size - 1) : size);
+    if (!('at' in head)) return unplaced(head, 'first', chunk.lines[0], after, 'start the chunk with an unchanged line above the change that appears once in the file');
+    start = head.at;
+    headLength = head.length;
+  } else {
+    const top = topEdge(file, chunk.lines, 'above it, so it must start', 'first');
+    if (typeof top === 'string') return top;
+  }
+  if (!chunk.markerAfter) {
+    const bottom = topEdge(reversed(file, start), chunk.lines.slice().reverse(), 'below it, so it must end', 'last');
+    return typeof bottom === 'string' ? bottom : { start, end: n };
+  }
+  if (headLength >= size) return { start, end: start + size };
+  const tail = findAnchor(file, edgeOf(chunk.lines.slice().reverse()), 'up', start + headLength, n, size - headLength);
+  if (!('at' in tail)) return unplaced(tail, 'last', chunk.lines[size - 1], ' after its first lines', 'end the chunk with an unchanged line below the change that appears once in the file after it');
+  return { start, end: tail.at + 1 };
+}
+
+const show = (line: string) => (line.trim() ? JSON.stringify(line.trim()) : 'a blank line');
+
+function unplaced(anchor: Exclude<Anchor, { at: number }>, which: 'first' | 'last', line: string, after: string, fix: string): string {
+  if ('missing' in anchor) return `its ${which} line ${show(line)} is not in the file${after}`;
+  const what = anchor.length === 1 ? `its ${which} line ${show(line)}` : `its ${which} ${anchor.length} lines (${which === 'first' ? 'from' : 'up to'} ${show(line)})`;
+  return `${what} fit ${anchor.places} places in the file${after} and the snippet's ${which === 'first' ? 'next' : 'previous'} line does not narrow them to one; ${fix}`;
+}
+
+/**
+ * A chunk with no marker above it starts the file. Proof: the first of its lines that anchors at one
+ * place in the file sits where the chunk puts it. That is the file's first line when it is the
+ * chunk's first line; when new lines come before it, at most EDGE_SLACK lines further down than in
+ * the chunk (a few changed top lines are replaced). Any other place means the chunk forgot its
+ * marker: refused. `file` and `lines` come reversed for the bottom edge, with the words to match.
+ */
+function topEdge(file: FileLines, lines: string[], rule: string, which: 'first' | 'last'): 0 | string {
+  const edge = edgeOf(lines);
+  const forgot = (found: string) => `it has no marker ${rule} the file, but ${found}; add a marker line such as "// ... existing code ..." ${rule.startsWith('above') ? 'above' : 'below'} it`;
+  for (let j = 0; j < lines.length; j++) {
+    const anchor = findAnchor(file, edge, 'down', 0, file.loose.length, lines.length - j, j);
+    if (!('at' in anchor)) continue;
+    if (anchor.at === 0 || (j > 0 && anchor.at <= j + EDGE_SLACK)) return 0;
+    const distance = `${anchor.at} line${anchor.at === 1 ? '' : 's'} from the ${which === 'first' ? 'top' : 'bottom'}`;
+    return forgot(`its line ${show(lines[j])} is ${distance}`);
+  }
+  return forgot(`none of its lines is found once in the file near the ${which === 'first' ? 'top' : 'bottom'}`);
+}
+
+/** The file from `start` on, bottom line first: the bottom edge is the top edge of this. */
+function reversed(file: FileLines, start: number): FileLines {
+  return { lines: file.lines.slice(start).reverse(), loose: file.loose.slice(start).reverse() };
 }
 
 function refuse(reason: string): SpliceResult {
@@ -86,89 +135,3 @@ function chunksOf(lines: string[]): Chunk[] {
   close(false);
   return chunks;
 }
-
-const trimEnd = (line: string) => line.trimEnd();
-const same = (a: string, b: string) => a === b;
-
-function matchesAt(file: string[], at: number, want: string[]): boolean {
-  if (at < 0 || at + want.length > file.length) return false;
-  for (let i = 0; i < want.length; i++) if (!same(file[at + i], want[i])) return false;
-  return true;
-}
-
-function positions(file: string[], want: string[], from: number): number[] {
-  const found: number[] = [];
-  for (let at = from; at + want.length <= file.length; at++) if (matchesAt(file, at, want)) found.push(at);
-  return found;
-}
-
-const show = (lines: string[]) => JSON.stringify(lines.find((l) => l.trim() !== '')?.trim() ?? '');
-
-/**
- * Where a chunk with markers on both sides sits: its first lines at h and its last lines ending at
- * t, after `from`, with h before t. Exactly one such pair, or a refusal naming what is missing or
- * ambiguous. Anchors never grow into the chunk's other lines: those may be the changed ones, and a
- * longer anchor that reaches a changed line can match a wrong place exactly once.
- */
-function findBoth(file: string[], chunk: string[], from: number): { start: number; end: number } | string {
-  const k = Math.min(ANCHOR, chunk.length);
-  const head = chunk.slice(0, k);
-  const tail = chunk.slice(chunk.length - k);
-  const heads = positions(file, head, from);
-  if (!heads.length) return `its first lines (from ${show(head)}) are not in the file after the previous chunk`;
-  const tails = positions(file, tail, heads[0]);
-  if (!tails.length) return `its last lines (up to ${show(tail.slice().reverse())}) are not in the file after its first lines`;
-  const pairs: Array<{ start: number; end: number }> = [];
-  for (const h of heads) for (const t of tails) if (t >= h) pairs.push({ start: h, end: t + k });
-  if (pairs.length === 1) return pairs[0];
-  return `its first and last lines (from ${show(head)} to ${show(tail.slice().reverse())}) fit ${pairs.length} places in the file; add more unchanged lines around it`;
-}
-
-/** Where a chunk's first lines sit when its end is the file's end: exactly one place after `from`. */
-function findHead(file: string[], chunk: string[], from: number): number | string {
-  const head = chunk.slice(0, Math.min(ANCHOR, chunk.length));
-  const found = positions(file, head, from);
-  if (found.length === 1) return found[0];
-  return found.length ? `its first lines (from ${show(head)}) match ${found.length} places in the file; add more unchanged lines around it` : `its first lines (from ${show(head)}) are not in the file after the previous chunk`;
-}
-
-/** Where a chunk's last lines end when its start is the file's start: exactly one place. */
-function findTail(file: string[], chunk: string[], start: number): number | string {
-  const k = Math.min(ANCHOR, chunk.length);
-  const tail = chunk.slice(chunk.length - k);
-  const found = positions(file, tail, start);
-  if (found.length === 1) return found[0] + k;
-  return found.length ? `its last lines (up to ${show(tail.slice().reverse())}) match ${found.length} places in the file; add more unchanged lines around it` : `its last lines (up to ${show(tail.slice().reverse())}) are not in the file after its first lines`;
-}
-
-/**
- * A chunk with no marker above it starts the file. Proof, in order: its first lines are the file's
- * first lines; or the file's first lines lie inside it (lines were inserted above them); or its
- * first lines are new and the first of its lines that are in the file (exactly once) sit no more
- * than EDGE_SLACK lines further down the file than in the chunk, so only a few changed top lines
- * are replaced. A chunk whose first lines are found further down the file forgot its marker: refused.
- */
-function topEdge(file: string[], chunk: string[]): number | string {
-  const k = Math.min(ANCHOR, file.length, chunk.length);
-  if (k === 0) return 0;
-  const top = file.slice(0, k);
-  for (let at = 0; at + k <= chunk.length; at++) if (top.every((l, i) => same(l, chunk[at + i]))) return 0;
-  const forgot = `it has no marker above it, so it must start the file, but the file's first lines (from ${show(top)}) are not in it; add a marker line such as "// ... existing code ..." above it`;
-  if (positions(file, chunk.slice(0, k), 0).length) return forgot;
-  for (let j = 1; j + k <= chunk.length; j++) {
-    const found = positions(file, chunk.slice(j, j + k), 0);
-    if (found.length > 1) return forgot;
-    if (found.length === 1) return found[0] <= j + EDGE_SLACK ? 0 : forgot;
-  }
-  return forgot;
-}
-
-/** A chunk with no marker below it ends the file: the mirror of topEdge. */
-function bottomEdge(file: string[], chunk: string[], start: number): number | string {
-  const rest = file.slice(start);
-  const flipped = topEdge(rest.slice().reverse(), chunk.slice().reverse());
-  if (typeof flipped === 'string') return flipped.replace('above it, so it must start', 'below it, so it must end').replace("first lines (from", "last lines (up to").replace('above it', 'below it');
-  return file.length;
-}
-
-const EDGE_SLACK = 3;

@@ -11,6 +11,8 @@ import type { PushService } from './service.js';
 
 const tag = 'mobile';
 const deviceId = str('the device this channel belongs to; "local" (a phone on the LAN with the mobile token) when left out');
+const endpoint = str('the push service URL (https)');
+const keys = obj({ p256dh: str('base64url P-256 public key'), auth: str('base64url 16-byte auth secret') }, ['p256dh', 'auth'], { open: true });
 
 /** The paired device a request came through the relay from, or undefined for a direct caller. */
 type RelayedDevice = (headers: IncomingHttpHeaders) => string | undefined;
@@ -38,22 +40,19 @@ export function pushRoutes(app: FastifyInstance, push: PushService, relayedDevic
   app.post(
     '/api/mobile/push/subscribe',
     {
-      schema: route(tag, "registers a device's push channel (one per device; a new one replaces the old)", {
-        body: obj(
-          {
-            subscription: openObj('the browser PushSubscription as JSON', {
-              endpoint: str('the push service URL (https)'),
-              keys: obj({ p256dh: str('base64url P-256 public key'), auth: str('base64url 16-byte auth secret') }, ['p256dh', 'auth'], { open: true }),
-            }),
-            deviceId,
-          },
-          ['subscription'],
-        ),
+      schema: route(tag, "registers a device's push channel (one per device; a new one replaces the old): {subscription, deviceId?}, or the browser's PushSubscription.toJSON() itself", {
+        body: obj({
+          subscription: openObj('the browser PushSubscription as JSON', { endpoint, keys }),
+          deviceId,
+          endpoint,
+          expirationTime: { type: ['number', 'null'], description: "the subscription's expiry as the browser gave it (not used)" },
+          keys,
+        }),
         response: { 200: ok({ deviceId: str() }) },
       }),
     },
     async (req) => {
-      const body = req.body as { subscription?: unknown; deviceId?: unknown };
+      const body = req.body as { subscription?: unknown; deviceId?: unknown; endpoint?: unknown; keys?: unknown };
       const device = relayedDevice(req.headers);
       return push.subscribe(device ? { ...body, deviceId: device } : body);
     },

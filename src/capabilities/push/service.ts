@@ -154,8 +154,10 @@ export async function createPushService(deps: PushDeps) {
       if (deps.subject()) return { publicKey, ready: true };
       return { publicKey, ready: false, problem: 'no VAPID subject is set, so no push is sent yet; on the workbench, set push.subject (an https: or mailto: address) in the settings' };
     },
-    async subscribe(body: { subscription?: unknown; deviceId?: unknown } | undefined): Promise<{ ok: true; deviceId: string }> {
-      const subscription = validSubscription(body?.subscription, deps.allowHttp);
+    /** `{subscription, deviceId?}`, or the browser's own `PushSubscription.toJSON()` sent as it is. */
+    async subscribe(body: { subscription?: unknown; deviceId?: unknown; endpoint?: unknown; keys?: unknown } | undefined): Promise<{ ok: true; deviceId: string }> {
+      const bare = body?.subscription === undefined && (body?.endpoint !== undefined || body?.keys !== undefined);
+      const subscription = validSubscription(bare ? { endpoint: body!.endpoint, keys: body!.keys } : body?.subscription, deps.allowHttp);
       const deviceId = validDeviceId(body?.deviceId);
       await deps.checkEndpoint(subscription.endpoint);
       // The key pair exists before a phone can hold a subscription made for it.

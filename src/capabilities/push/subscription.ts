@@ -22,7 +22,7 @@ export function validDeviceId(value: unknown): string {
 
 /** `allowHttp`: tests only (a loopback push service); real push services are https. */
 export function validSubscription(value: unknown, allowHttp = false): PushSubscriptionJson {
-  const hint = 'send {"subscription": <the browser PushSubscription as JSON: endpoint and keys.p256dh, keys.auth>, "deviceId"?}';
+  const hint = 'send {"subscription": <the browser PushSubscription as JSON: endpoint and keys.p256dh, keys.auth>, "deviceId"?}, or that JSON itself';
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest(`subscription is missing; ${hint}`);
   const { endpoint, keys } = value as { endpoint?: unknown; keys?: { p256dh?: unknown; auth?: unknown } };
   if (typeof endpoint !== 'string' || !endpoint) throw badRequest(`subscription.endpoint is missing; ${hint}`);

@@ -3,7 +3,9 @@
  * workbench can mount a folder without anyone typing a path. zenity or kdialog on Linux (the first
  * on PATH), osascript on macOS, PowerShell on Windows. One picker at a time: it is a window on the
  * person's screen, not a service. The engine only reports the folder; mounting it is the client's
- * next request (POST /api/mounts), which passes the fence's own checks.
+ * next request (POST /api/mounts), which passes the fence's own checks. With no picker to show (no
+ * display, none installed) nothing was chosen: `{canceled: true, reason}`, the seed's own answer,
+ * with the sentence a client shows beside its typed-path field.
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -12,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { noBody, obj, route, str } from '../../http/schemas.js';
 import { conflict, EngineError } from '../../kernel/errors.js';
 
-export type PickResult = { path: string } | { canceled: true };
+export type PickResult = { path: string } | { canceled: true; reason?: string };
 
 interface Picker {
   command: string;
@@ -85,12 +87,12 @@ export function pickFolderRoutes(app: FastifyInstance): void {
     {
       schema: route('system', "shows the operating system's folder picker on this machine and answers the folder chosen", {
         body: noBody,
-        response: { 200: { oneOf: [obj({ path: str('the absolute path of the chosen folder') }, ['path']), obj({ canceled: { const: true } }, ['canceled'])] } },
+        response: { 200: { oneOf: [obj({ path: str('the absolute path of the chosen folder') }, ['path']), obj({ canceled: { const: true }, reason: str('why no picker was shown (no display, none installed)') }, ['canceled'])] } },
       }),
     },
     async () => {
       const picker = findPicker();
-      if (typeof picker === 'string') throw conflict(picker);
+      if (typeof picker === 'string') return { canceled: true as const, reason: picker };
       if (open) throw conflict('a folder picker is already open on this machine; finish or close it first');
       open = true;
       try {

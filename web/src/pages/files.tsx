@@ -145,8 +145,9 @@ function MountButton({ onDone }: { onDone: () => void }) {
       <Action
         onClick={async () => {
           error.value = null;
-          const r = await post<{ path?: string; canceled?: boolean }>('/api/pick-folder');
+          const r = await post<{ path?: string; canceled?: boolean; reason?: string }>('/api/pick-folder');
           if (r.path) await mount(r.path);
+          else if (r.reason) ((error.value = r.reason), (asking.value = true));
         }}
         onError={(m) => ((error.value = m), (asking.value = true))}
       >

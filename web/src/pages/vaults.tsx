@@ -210,8 +210,9 @@ function NewVault({ onDone }: { onDone: (name: string) => void }) {
       </div>
       <div class="row">
         <Action onClick={async () => {
-          const r = await post<{ path?: string }>('/api/pick-folder');
+          const r = await post<{ path?: string; reason?: string }>('/api/pick-folder');
           if (r.path) folder.value = r.path;
+          else if (r.reason) error.value = r.reason;
         }} onError={(m) => (error.value = m)}>Choose folder…</Action>
         <Action kind="primary" disabled={!name.value || !folder.value} onClick={async () => {
           await post('/api/vaults', { name: name.value, path: folder.value });
