@@ -120,7 +120,7 @@ const rss = () => process.memoryUsage().rss / 1e6;
 {
   const t = await startTestEngine();
   const dir = path.join(t.home, 'brain-bench');
-  const brain = await createBrainService({ dir, runs: () => [] });
+  const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
   let seq = 0;
   const ev = (kind: string, runId: string, extra: Record<string, unknown>) => brain.onEvent({ kind, ts: Date.now() - 1e6 + seq, seq: ++seq, runId, ...extra });
   for (let i = 0; i < 10_000; i++) {

@@ -303,7 +303,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   closers.push(() => watcher.close());
   filesRoutes(app, files);
   // The brain (issue 32): the provenance graph, kept from the bus, never from a scan of run logs.
-  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all(), log });
+  const brain = await createBrainService({ dir: home.path('brain'), runs: () => runs.all(), log, redact: (v) => bus.redactor.value(v) });
   bus.subscribe((e) => brain.onEvent(e));
   brainRoutes(app, brain);
   closers.push(() => brain.close());

@@ -26,7 +26,7 @@ const runsOf = (answer: { nodes: Array<{ id: string; type: string }> }) => answe
 async function twoRuns(): Promise<{ dir: string; logs: string[] }> {
   const dir = await tempDir('engine-brain-index-');
   const logs: string[] = [];
-  const brain = await createBrainService({ dir, runs: () => [], log: (l) => logs.push(l) });
+  const brain = await createBrainService({ dir, runs: () => [], log: (l) => logs.push(l), redact: (v) => v });
   feed(brain, 'run-1-1', 'a.txt');
   feed(brain, 'run-2-2', 'a.txt');
   assert.deepEqual(runsOf(await brain.query({ focus: 'a.txt' })), ['run:run-1-1', 'run:run-2-2']);
@@ -36,7 +36,7 @@ async function twoRuns(): Promise<{ dir: string; logs: string[] }> {
 
 test('a start opens nothing: the index is made on the first event that matters, not before', async () => {
   const dir = await tempDir('engine-brain-index-');
-  const brain = await createBrainService({ dir, runs: () => [] });
+  const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
   brain.onEvent({ kind: 'chat.delta', ts: 1, seq: 1, runId: 'run-1-1', text: 'hi' });
   await assert.rejects(stat(path.join(dir, 'graph.sqlite')), /ENOENT/);
   feed(brain, 'run-1-1', 'a.txt');
@@ -48,7 +48,7 @@ test('a start opens nothing: the index is made on the first event that matters, 
 test('a deleted index is made again from graph.jsonl', async () => {
   const { dir } = await twoRuns();
   await rm(path.join(dir, 'graph.sqlite'));
-  const brain = await createBrainService({ dir, runs: () => [] });
+  const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
   assert.deepEqual(runsOf(await brain.query({ focus: 'a.txt' })), ['run:run-1-1', 'run:run-2-2']);
   assert.equal((await brain.query({ focus: 'run:run-2-2' })).nodes.find((n) => n.id === 'run:run-2-2')?.data?.status, 'completed');
   await brain.close();
@@ -59,7 +59,7 @@ test('a corrupt index is made again, and the log says so', async () => {
   for (const f of ['graph.sqlite-wal', 'graph.sqlite-shm']) await rm(path.join(dir, f), { force: true });
   await writeFile(path.join(dir, 'graph.sqlite'), 'this is not a database, it is a sentence that is long enough to fill a header'.repeat(20));
   const logs: string[] = [];
-  const brain = await createBrainService({ dir, runs: () => [], log: (l) => logs.push(l) });
+  const brain = await createBrainService({ dir, runs: () => [], log: (l) => logs.push(l), redact: (v) => v });
   assert.deepEqual(runsOf(await brain.query({ focus: 'a.txt' })), ['run:run-1-1', 'run:run-2-2']);
   assert.ok(logs.some((l) => /could not be opened/.test(l)), logs.join('\n'));
   await brain.close();
@@ -72,7 +72,7 @@ test('lines the log has and the index lacks (a crash between the two writes) are
     path.join(dir, 'graph.jsonl'),
     JSON.stringify({ n: { id: 'run:run-3-3', type: 'run', label: 'late', at: 5, data: { status: 'completed' } } }) + '\n' + JSON.stringify({ e: { from: 'run:run-3-3', to: 'file:a.txt', type: 'edited', at: 9_999_999, runId: 'run-3-3' } }) + '\n{"e":{"from":"run:run-3',
   );
-  const brain = await createBrainService({ dir, runs: () => [] });
+  const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
   const a = await brain.query({ focus: 'a.txt' });
   assert.deepEqual(runsOf(a), ['run:run-1-1', 'run:run-2-2', 'run:run-3-3']);
   assert.equal(a.edges[0].type, 'edited', 'newest edge first');
@@ -93,7 +93,7 @@ test('an index made from another log (graph.jsonl replaced) is made again from t
   const text = other.map((l) => JSON.stringify(l)).join('\n') + '\n';
   const old = await readFile(path.join(dir, 'graph.jsonl'), 'utf8');
   await writeFile(path.join(dir, 'graph.jsonl'), text + ' '.repeat(Math.max(0, old.length - text.length)) + '\n');
-  const brain = await createBrainService({ dir, runs: () => [] });
+  const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
   assert.equal((await brain.query({ focus: 'a.txt' }).catch((e: Error) => e)) instanceof Error, true, 'a.txt is not in this log');
   assert.deepEqual(runsOf(await brain.query({ focus: 'z.txt' })), ['run:run-9-9']);
   await brain.close();
@@ -104,10 +104,10 @@ test('a home from before the brain is backfilled from the ledger once', async ()
   const record: RunRecord = { runId: 'run-7-7', source: 'workflow', workflowId: 'nightly', model: 'm2', status: 'completed', startedAt: 7, usage: { input: 0, output: 0, cached: 0, reasoning: 0 } };
   let asked = 0;
   const runs = () => (asked++, [record]);
-  const brain = await createBrainService({ dir, runs });
+  const brain = await createBrainService({ dir, runs, redact: (v) => v });
   assert.deepEqual(runsOf(await brain.query({ focus: 'workflow:nightly' })), ['run:run-7-7']);
   await brain.close();
-  const again = await createBrainService({ dir, runs });
+  const again = await createBrainService({ dir, runs, redact: (v) => v });
   assert.deepEqual(runsOf(await again.query({ focus: 'model:m2' })), ['run:run-7-7']);
   await again.close();
   assert.equal(asked, 1);
@@ -115,7 +115,7 @@ test('a home from before the brain is backfilled from the ledger once', async ()
 
 test("a hub's focused query answers its newest edges up to the cap, truncated", async () => {
   const dir = await tempDir('engine-brain-index-');
-  const brain = await createBrainService({ dir, runs: () => [] });
+  const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
   for (let i = 1; i <= 300; i++) feed(brain, `run-${i}-${i}`, 'hub.txt', i * 1000);
   const a = await brain.query({ focus: 'hub.txt', limit: '11' });
   assert.equal(a.truncated, true);
@@ -126,7 +126,7 @@ test("a hub's focused query answers its newest edges up to the cap, truncated", 
 
 test('a closed brain takes no more events: a run ending during shutdown does not open the index again in a home being let go', async () => {
   const dir = await tempDir('engine-brain-index-');
-  const brain = await createBrainService({ dir, runs: () => [] });
+  const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
   await brain.close();
   feed(brain, 'run-3-3', 'late.txt');
   await new Promise((resolve) => setTimeout(resolve, 50));

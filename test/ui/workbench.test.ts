@@ -10,6 +10,7 @@ import { chmod, readFile, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startChat, type ChatHarness } from '../chat/harness.js';
+import { gateFlow } from '../support/gate-flow.js';
 import { openBrowser, type TestBrowser } from '../support/browser.js';
 import { writeChatSession } from '../support/chat-fixture.js';
 import { tempDir } from '../support/engine.js';
@@ -85,20 +86,7 @@ describe('the web workbench in Chromium', () => {
   });
 
   it('a workflow gate is approved from the Approvals page in one click', async () => {
-    const doc = {
-      id: 'ship',
-      formatVersion: 2,
-      group: null,
-      nodes: [
-        { id: 'start', type: 'trigger.manual' },
-        { id: 'review', type: 'gate', config: { message: 'Ship the release?' } },
-        { id: 'done', type: 'state', config: { key: 'shipped', value: 'yes' } },
-      ],
-      edges: [
-        { from: 'start', to: 'review' },
-        { from: 'review', to: 'done', when: 'approved' },
-      ],
-    };
+    const doc = gateFlow('ship', 'Ship the release?', { approved: { id: 'done', type: 'state', config: { key: 'shipped', value: 'yes' } } });
     assert.equal((await h.t.api('PUT', '/api/workflows/ship', doc)).status, 200);
     await b.page.goto(h.t.url + '/workflows/ship');
     await b.page.waitForSelector('svg.graph');

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startChat, type ChatHarness } from '../chat/harness.js';
+import { gateFlow } from '../support/gate-flow.js';
 import { openBrowser, type TestBrowser } from '../support/browser.js';
 
 describe('the workflow editor and the run view', () => {
@@ -17,21 +18,7 @@ describe('the workflow editor and the run view', () => {
     h = await startChat('openai-compatible');
     b = await openBrowser({ viewport: { width: 1400, height: 900 } });
     b.page.setDefaultTimeout(60_000);
-    const doc = {
-      id: 'release',
-      formatVersion: 2,
-      group: null,
-      name: 'Release',
-      nodes: [
-        { id: 'start', type: 'trigger.manual' },
-        { id: 'review', type: 'gate', config: { message: 'Ship the release?' } },
-        { id: 'done', type: 'state', config: { key: 'shipped', value: 'yes' } },
-      ],
-      edges: [
-        { from: 'start', to: 'review' },
-        { from: 'review', to: 'done', when: 'approved' },
-      ],
-    };
+    const doc = gateFlow('release', 'Ship the release?', { name: 'Release', approved: { id: 'done', type: 'state', config: { key: 'shipped', value: 'yes' } } });
     assert.equal((await h.t.api('PUT', '/api/workflows/release', doc)).status, 200);
   });
   after(async () => {

@@ -43,6 +43,12 @@ export interface BrainDeps {
   runs: () => RunRecord[];
   /** Operational log lines (an index made again). */
   log?: (line: string) => void;
+  /**
+   * The exit mask, applied to every line before the log and the index keep it: the ledger's records
+   * the backfill reads are held unmasked in memory (only their files are masked), and nothing of the
+   * home may hold a stored secret in plain text.
+   */
+  redact: <T>(value: T) => T;
 }
 
 export type BrainService = Awaited<ReturnType<typeof createBrainService>>;
@@ -118,7 +124,7 @@ export async function createBrainService(deps: BrainDeps) {
     clearTimeout(timer);
     timer = undefined;
     if (!lines.length || !store) return;
-    const batch = lines;
+    const batch = lines.map((l) => deps.redact(l));
     let at: { offset: number; mark: string };
     try {
       at = log.append(batch);
