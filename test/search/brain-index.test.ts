@@ -1,3 +1,4 @@
+// needs: better-sqlite3 (the brain's index is SQLite; see scripts/test.mjs --node22)
 /**
  * The brain's index on disk (src/capabilities/brain/store.ts) is derived from graph.jsonl: a start
  * reads nothing until the brain is needed; an index deleted, corrupt, behind its log (a crash

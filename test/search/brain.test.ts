@@ -1,3 +1,4 @@
+// needs: better-sqlite3 (the brain's index is SQLite; see scripts/test.mjs --node22)
 /**
  * GET /api/brain over real chat turns with the scripted model: runs that read, write, edit and
  * delegate; a file's focus at depth 1 answers exactly the runs that touched it; types, since and
