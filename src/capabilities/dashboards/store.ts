@@ -11,6 +11,7 @@ import path from 'node:path';
 import { jsonSyntaxReason } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { serialQueue } from '../../kernel/serial.js';
 import type { BuildOutcome, DashboardDefinition, DashboardDocument } from './types.js';
 
 export const DEFINITIONS_DIR = 'dashboards';
@@ -50,12 +51,7 @@ export function createDashboardStore(home: Home, judge: Judge) {
   }
 
   /** Saves, removals and reloads run one at a time, so a reload never reads around a save and undoes it. */
-  let queue: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work, work);
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  const exclusive = serialQueue();
 
   /** Reads every definition file; an id whose file is gone is dropped. Answers whether anything changed. */
   const load = (): Promise<boolean> =>
