@@ -6,9 +6,9 @@
  * `{signal}` in place of nearly any value, a DateTime part, a `format.parse` specifier ...), and vega
  * evaluates those when it draws: here no value is an expression. Text is only ever a name, a
  * colour, a title or a d3 format, which vega-lite quotes (a column name or channel title it quotes
- * only in part, so those hold no backslash: chart-rules.ts, inExpression); numbers are bounded where a large one
- * would make vega draw without end (bins, steps, tick counts, sizes). What the grammar lets through
- * is still drawn in a worker with a time and memory budget (chart-draw.ts).
+ * only in part, so those hold no backslash: chart-rules.ts, inExpression); numbers are bounded
+ * where a large one would make vega draw without end (bins, steps, tick counts, sizes). What the
+ * grammar lets through is still drawn in a worker with a time and memory budget (chart-draw.ts).
  */
 import { bool, either, eitherNoted, field, int, list, none, num, obj, oneOf, rows, text, type EitherRule, type Rule } from './chart-rules.js';
 import { LIMITS } from './widget-data.js';
