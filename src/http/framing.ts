@@ -21,6 +21,14 @@ export function setFraming(reply: FastifyReply, who: keyof typeof POLICY): Fasti
   return reply.header('content-security-policy', csp ? `${csp}; ${directive}` : directive).header('x-frame-options', legacy);
 }
 
+/** The policy of a self-contained page (a dashboard's, an atlas's): no script, nothing loaded, no form, no base. */
+export const SELF_CONTAINED_PAGE = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
+/** Sends a self-contained page the workbench frames in its Dashboards view: only the engine's origin may frame it. */
+export function sendFramedPage(reply: FastifyReply, html: string): FastifyReply {
+  return setFraming(reply.type('text/html; charset=utf-8').header('content-security-policy', SELF_CONTAINED_PAGE), 'self').send(html);
+}
+
 /** Every HTML answer that did not say who may frame it gets "nobody". Install before any route. */
 export function installFramePolicy(app: FastifyInstance): void {
   app.addHook('onSend', (_req, reply, payload, done) => {

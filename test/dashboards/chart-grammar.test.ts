@@ -165,6 +165,11 @@ test('expression strings wherever vega-lite would read one are refused, each by 
     [{ encoding: { ...BASE.encoding, text: { field: 'day', type: 'nominal', format: { expr: 'x' } } } }, 'data.encoding.text.format must be'],
     [{ encoding: { ...BASE.encoding, href: { field: 'day' } } }, 'data.encoding.href is not allowed: the page is self-contained'],
     [{ data: { url: 'http://example.com/data.csv' } }, 'data.data.url is not allowed: the page is self-contained'],
+    // vega-lite writes a channel's title (else its column name) into the tooltip and description
+    // expressions escaping quotes but not a backslash: `a\"+...` would end the string there.
+    [{ encoding: { ...BASE.encoding, x: { field: 'day', type: 'nominal', title: 'a\\"+upper(1)+\\"' } } }, 'data.encoding.x.title holds a backslash'],
+    [{ encoding: { ...BASE.encoding, color: { field: 'day', type: 'nominal', title: ['ok', 'b\\"'] } } }, 'data.encoding.color.title[1] holds a backslash'],
+    [{ data: { values: [{ day: 'Mon', 'x\\"': 1 }] }, encoding: { ...BASE.encoding, y: { field: 'x\\"', type: 'quantitative' } } }, 'data.encoding.y.field holds a backslash'],
     // Names an object has by inheritance are not keys of the grammar.
     [JSON.parse('{"encoding": {"__proto__": {"field": "day"}, "x": {"field": "day", "type": "nominal"}}}'), 'data.encoding.__proto__ is not part of the chart grammar'],
     [{ mark: { type: 'bar', constructor: 'x', toString: 'y' } }, 'data.mark.constructor is not part of the chart grammar'],

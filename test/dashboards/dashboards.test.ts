@@ -62,9 +62,12 @@ test('a definition file edited by hand while the engine runs is seen without a r
   const fixed = await listed((d) => d && !d.error);
   assert.equal(fixed.name, 'By hand');
   assert.equal((await h.t.api('GET', '/api/dashboards/byhand')).body.definition.layout, 2);
+  // An open workbench hears of it, as of a save.
+  await h.events.waitFor((e) => e.kind === 'dashboards.changed' && e.dashboard === 'byhand' && e.change === 'edited' && e.by === 'person');
   await rm(file);
   await listed((d) => d === undefined);
   assert.equal((await h.t.api('GET', '/api/dashboards/byhand')).status, 404);
+  await h.events.waitFor((e) => e.kind === 'dashboards.changed' && e.dashboard === 'byhand' && e.change === 'deleted');
 });
 
 test('a hand-edited nonsense file is listed with its error and never crashes the engine', async () => {

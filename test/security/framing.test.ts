@@ -47,6 +47,8 @@ test('the dashboard and atlas pages may be framed by the engine\'s own origin on
     assert.equal(res.status, 200, p);
     const csp = String(res.headers.get('content-security-policy'));
     assert.match(csp, /default-src 'none'/, p);
+    // Both pages hold links: neither may take a <base> or post a form.
+    assert.match(csp, /base-uri 'none'; form-action 'none'/, p);
     assert.match(csp, /frame-ancestors 'self'/, p);
     assert.doesNotMatch(csp, /frame-ancestors 'none'/, p);
     assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN', p);

@@ -1,6 +1,6 @@
 /** The atlas routes (seed 000 §4.12; docs/atlas.md). */
 import type { FastifyInstance } from 'fastify';
-import { setFraming } from '../../http/framing.js';
+import { sendFramedPage } from '../../http/framing.js';
 import { any, arr, bool, int, obj, ok, openObj, params, route, str } from '../../http/schemas.js';
 import { renderAtlasPage } from './render.js';
 import type { AtlasService } from './service.js';
@@ -26,9 +26,8 @@ export function atlasRoutes(app: FastifyInstance, atlas: AtlasService): void {
     const id = (req.params as { id: string }).id;
     const document = await atlas.doc(id);
     if (/text\/html/.test(String(req.headers.accept ?? ''))) {
-      const page = renderAtlasPage(document, await atlas.staleness(id));
       // The workbench shows this page in a frame of its own; no other page may frame it.
-      return setFraming(reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:"), 'self').send(page);
+      return sendFramedPage(reply, renderAtlasPage(document, await atlas.staleness(id)));
     }
     return document;
   });

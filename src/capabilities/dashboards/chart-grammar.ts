@@ -5,9 +5,10 @@
  * vega expressions (`filter: "..."`, `condition.test`, `calculate`, `labelExpr`, `{expr}` or
  * `{signal}` in place of nearly any value, a DateTime part, a `format.parse` specifier ...), and vega
  * evaluates those when it draws: here no value is an expression. Text is only ever a name, a
- * colour, a title or a d3 format, which vega-lite quotes; numbers are bounded where a large one
- * would make vega draw without end (bins, steps, tick counts, sizes). What the grammar lets through
- * is still drawn in a worker with a time and memory budget (chart-draw.ts).
+ * colour, a title or a d3 format, which vega-lite quotes (a column name or channel title it quotes
+ * only in part, so those hold no backslash: chart-rules.ts, inExpression); numbers are bounded
+ * where a large one would make vega draw without end (bins, steps, tick counts, sizes). What the
+ * grammar lets through is still drawn in a worker with a time and memory budget (chart-draw.ts).
  */
 import { bool, either, eitherNoted, field, int, list, none, num, obj, oneOf, rows, text, type EitherRule, type Rule } from './chart-rules.js';
 import { LIMITS } from './widget-data.js';
@@ -30,6 +31,8 @@ const angle = num(-360, 360, 0);
 const fontWeight = either(oneOf('normal', 'bold', 'lighter', 'bolder'), int(100, 900, 600));
 const dash = list(num(0, 1000, 4), 16);
 const titleText = either(text({ sample: 'A title' }), list(text(), 10), none);
+/** A channel's title is also the key of its tooltip line (chart-rules.ts, inExpression). */
+const channelTitle = either(text({ sample: 'A title', inExpression: true }), list(text({ inExpression: true }), 10), none);
 /** A date as parts: numbers only (vega-lite writes each part into an expression as it is). */
 const dateTime = obj('a date {year, month, date ...}', {
   year: int(-9999, 9999, 2024),
@@ -216,8 +219,8 @@ const sort = either(
 const stack = either(bool, none, oneOf('zero', 'center', 'normalize'));
 /** A channel shows a field, a constant value or a datum: one of them. */
 const VALUE_KEYS = ['field', 'value', 'datum'];
-const fieldKeys = { field, type: oneOf(...TYPES), aggregate, bin, timeUnit, title: titleText, bandPosition: fraction };
-const conditionKeys = { test: predicate, value: either(text({ sample: '#c62828' }), anyNumber, bool, none), field, type: oneOf(...TYPES), aggregate, timeUnit, title: titleText };
+const fieldKeys = { field, type: oneOf(...TYPES), aggregate, bin, timeUnit, title: channelTitle, bandPosition: fraction };
+const conditionKeys = { test: predicate, value: either(text({ sample: '#c62828' }), anyNumber, bool, none), field, type: oneOf(...TYPES), aggregate, timeUnit, title: channelTitle };
 const oneCondition = obj('a condition', conditionKeys, { required: ['test'], sample: { value: '#c62828' } });
 const condition = either(oneCondition, list(oneCondition, 10));
 const markValue = either(text({ sample: '#3b6fd8' }), anyNumber, bool, none, dash);
@@ -225,7 +228,7 @@ const markValue = either(text({ sample: '#3b6fd8' }), anyNumber, bool, none, das
 const position = obj('a position channel', { ...fieldKeys, axis: either(axis, none), scale: either(positionScale, none), sort, stack, value: anyNumber, datum }, { atMostOne: VALUE_KEYS, sample: { type: 'quantitative' } });
 const offset = obj('an offset channel', { ...fieldKeys, scale: positionScale, sort, value: anyNumber, datum }, { atMostOne: VALUE_KEYS, sample: { type: 'nominal', field: 'week' } });
 const polar = obj('a polar channel', { ...fieldKeys, scale: either(positionScale, none), sort, stack, value: anyNumber, datum }, { atMostOne: VALUE_KEYS, sample: { type: 'quantitative' } });
-const secondary = obj('a second position', { field, aggregate, bin: none, timeUnit, title: titleText, bandPosition: fraction, value: anyNumber, datum }, { atMostOne: VALUE_KEYS });
+const secondary = obj('a second position', { field, aggregate, bin: none, timeUnit, title: channelTitle, bandPosition: fraction, value: anyNumber, datum }, { atMostOne: VALUE_KEYS });
 const markProperty = obj('a mark property channel', { ...fieldKeys, scale: either(scale, none), legend: either(legend, none), sort, condition, value: markValue, datum }, { atMostOne: VALUE_KEYS, sample: { type: 'nominal', field: 'week' } });
 const textChannel = obj('a text channel', { ...fieldKeys, format, formatType, condition, value: either(text(), anyNumber, bool, none, list(text(), 10)), datum }, { atMostOne: VALUE_KEYS, sample: { type: 'nominal', field: 'week' } });
 const detail = obj('a detail channel', fieldKeys, { sample: { type: 'nominal', field: 'week' } });

@@ -15,6 +15,12 @@ export interface TextRule {
   values?: readonly string[];
   /** A column of the data (a field name): checked against the columns after the grammar. */
   field?: boolean;
+  /**
+   * Written by vega-lite into an expression (a tooltip or description key: a column name or a
+   * channel title) with its quotes escaped but not a backslash, so a backslash would end the string
+   * and the rest would run as an expression: refused, with line breaks (which never parse there).
+   */
+  inExpression?: boolean;
   sample?: string;
 }
 export interface NumberRule {
@@ -60,7 +66,7 @@ export interface EitherRule {
 
 export const text = (options: Omit<TextRule, 'kind'> = {}): TextRule => ({ kind: 'text', ...options });
 export const oneOf = (...values: string[]): TextRule => ({ kind: 'text', values });
-export const field: TextRule = { kind: 'text', field: true, sample: 'amount' };
+export const field: TextRule = { kind: 'text', field: true, inExpression: true, sample: 'amount' };
 export const num = (min: number, max: number, sample?: number): NumberRule => ({ kind: 'number', min, max, sample });
 export const int = (min: number, max: number, sample?: number): NumberRule => ({ kind: 'number', min, max, integer: true, sample });
 export const bool: Rule = { kind: 'boolean' };
@@ -127,6 +133,7 @@ export function checkRule(rule: Rule, value: unknown, path: string, out: Problem
       if (typeof value !== 'string') return void wrong(describe(rule));
       if (rule.values && !rule.values.includes(value)) return void wrong(describe(rule));
       if (value.length > 400) out.push(`${path} is ${value.length} characters long; at most 400`);
+      if (rule.inExpression && /[\\\n\r\u2028\u2029]/.test(value)) out.push(`${path} holds a backslash or a line break; leave them out of a column name or a channel title (vega-lite would write them into an expression)`);
       return;
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) return void wrong(describe(rule));

@@ -4,6 +4,7 @@
  * as SVG in the chart worker (chart-draw.ts) after the chart grammar checked them again, markdown
  * made safe (markdown.ts), and under each widget the sources it cites, linked to their text.
  */
+import { SELF_CONTAINED_PAGE } from '../../http/framing.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { checkChart } from './chart.js';
 import { ChartLimitError, drawChart } from './chart-draw.js';
@@ -88,9 +89,6 @@ async function widgetHtml(id: string, w: Widget, type: WidgetType | undefined, c
 <h2>${esc(w.title ?? w.id)}</h2>${w.error ? `<p class="error">${esc(w.error)}</p>` : ''}${inner}${w.summary ? `<p class="summary">${esc(w.summary)}</p>` : ''}${sources}</section>`;
 }
 
-/** No script, no remote anything: the page is text, tables and SVG (also sent as a header by the route). */
-export const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
-
 export interface PageInput {
   id: string;
   definition: DashboardDefinition;
@@ -120,7 +118,7 @@ export async function renderPage({ id, definition, document, lastBuild, types }:
   const failed = lastBuild && lastBuild.status === 'failed' && lastBuild.runId !== document.runId ? `<p class="banner">The last build failed (${when(lastBuild.at)}): ${esc(lastBuild.error ?? 'no reason given')}.</p>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${PAGE_POLICY}">
+<meta http-equiv="Content-Security-Policy" content="${SELF_CONTAINED_PAGE}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(document.title)}</title>
 <style>${CSS}

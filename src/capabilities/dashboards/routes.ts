@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { arr, bool, int, noBody, obj, ok, openObj, params, query, route, str } from '../../http/schemas.js';
-import { setFraming } from '../../http/framing.js';
-import { PAGE_POLICY, renderPage } from './render.js';
+import { sendFramedPage } from '../../http/framing.js';
+import { renderPage } from './render.js';
 import type { DashboardsService } from './service.js';
 
 const tag = 'dashboards';
@@ -41,7 +41,7 @@ export function dashboardsRoutes(app: FastifyInstance, dashboards: DashboardsSer
       const { definition } = dashboards.get(req.params.id);
       const html = await renderPage({ id: req.params.id, definition: definition!, document, lastBuild, types: dashboards.catalog.types() });
       // The page's own policy (render.ts says it in a <meta> too), and the workbench frames it: only its origin may.
-      return setFraming(reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_POLICY), 'self').send(html);
+      return sendFramedPage(reply, html);
     },
   );
   app.get<{ Params: { id: string; ref: string }; Querystring: { run?: string } }>(

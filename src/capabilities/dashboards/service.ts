@@ -83,8 +83,14 @@ export async function createDashboardsService(deps: DashboardsDeps) {
   await store.load();
   const syncRefresh = () => refresher.sync(store.all().filter((e) => e.definition).map((e) => ({ id: e.id, refresh: e.definition!.refresh, paused: e.definition!.paused })));
   syncRefresh();
-  // Hand edits of a definition are seen at once (their refresh schedule too), as workflows' are.
-  await store.watch(syncRefresh, deps.log);
+  // Hand edits of a definition are seen at once (their refresh schedule too) and announced, as workflows' are.
+  await store.watch((ids) => {
+    syncRefresh();
+    for (const id of ids) {
+      const e = store.get(id);
+      deps.emit('dashboards.changed', e ? { dashboard: id, change: 'edited', by: authorOf(id, e.definition).by } : { dashboard: id, change: 'deleted', by: 'person' });
+    }
+  }, deps.log);
 
   /** The run of the build in flight, once it has one. */
   const buildRun = (id: string) => {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { jsonSyntaxReason } from '../../kernel/errors.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { serialQueue } from '../../kernel/serial.js';
 import type { BuildOutcome, DashboardDefinition, DashboardDocument } from './types.js';
 
 export const DEFINITIONS_DIR = 'dashboards';
@@ -50,29 +51,24 @@ export function createDashboardStore(home: Home, judge: Judge) {
   }
 
   /** Saves, removals and reloads run one at a time, so a reload never reads around a save and undoes it. */
-  let queue: Promise<unknown> = Promise.resolve();
-  const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-    const next = queue.then(work, work);
-    queue = next.catch(() => undefined);
-    return next;
-  };
+  const exclusive = serialQueue();
 
-  /** Reads every definition file; an id whose file is gone is dropped. Answers whether anything changed. */
-  const load = (): Promise<boolean> =>
+  /** Reads every definition file; an id whose file is gone is dropped. Answers the ids that changed. */
+  const load = (): Promise<string[]> =>
     exclusive(async () => {
       const files = (await fs.readdir(home.path(DEFINITIONS_DIR)).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && !f.startsWith('.'));
       const ids = new Set(files.map((f) => f.slice(0, -5)));
-      let changed = false;
+      const changed: string[] = [];
       for (const id of [...entries.keys()]) {
         if (ids.has(id)) continue;
         entries.delete(id);
-        changed = true;
+        changed.push(id);
       }
       await Promise.all(
         [...ids].map(async (id) => {
           const next = judgeText(id, await fs.readFile(defFile(id), 'utf8').catch((err) => `\u0000${(err as Error).message}`));
           if (JSON.stringify(next) === JSON.stringify(entries.get(id))) return;
-          changed = true;
+          changed.push(id);
           entries.set(id, next);
           if (!docs.has(id)) docs.set(id, await readDoc(id));
         }),
@@ -82,13 +78,13 @@ export function createDashboardStore(home: Home, judge: Judge) {
 
   let watcher: FSWatcher | undefined;
   let timer: NodeJS.Timeout | undefined;
-  /** Watches the definitions folder; `changed` is called after a reload that changed an entry. */
-  async function watchFolder(changed: () => void, log: (line: string) => void): Promise<void> {
+  /** Watches the definitions folder; `changed` is called with the ids a reload found changed (edited, added or removed). */
+  async function watchFolder(changed: (ids: string[]) => void, log: (line: string) => void): Promise<void> {
     await fs.mkdir(home.path(DEFINITIONS_DIR), { recursive: true });
     try {
       watcher = watch(home.path(DEFINITIONS_DIR), () => {
         if (timer) clearTimeout(timer);
-        timer = setTimeout(() => void load().then((c) => c && changed(), (err) => log(`dashboards: reload failed: ${(err as Error).message}`)), LIMITS.dashboardWatchDebounceMs);
+        timer = setTimeout(() => void load().then((ids) => ids.length && changed(ids), (err) => log(`dashboards: reload failed: ${(err as Error).message}`)), LIMITS.dashboardWatchDebounceMs);
         timer.unref?.();
       });
       watcher.on('error', (err) => log(`dashboards: the folder watcher stopped: ${err.message}`));
