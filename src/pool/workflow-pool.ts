@@ -50,6 +50,9 @@ export function createWorkflowPool(deps: {
       if (!queued) return undefined;
     } catch (err) {
       if ((err as { code?: string }).code === UNIQUE) {
+        // ON CONFLICT (tick) only arbitrates the tick: when two engines insert the same tick at
+        // once, the loser can trip the one-per-workflow index first. That tick is queued, not skipped.
+        if (start.tick != null && (await db.query(`SELECT 1 FROM ${SCHEMA}.runs WHERE tick = $1`, [start.tick])).length) return undefined;
         const other = (await db.query<{ run_id: string }>(`SELECT run_id FROM ${SCHEMA}.runs WHERE workflow_id = $1 AND top_level AND status IN ('queued', 'running')`, [start.workflowId]))[0]?.run_id;
         throw new AlreadyRunning(`workflow "${start.workflowId}" is already running in the pool${other ? ` (run ${other})` : ''}; stop it (POST /api/runs/${other ?? '<runId>'}/stop) or wait for it to end`);
       }
