@@ -155,27 +155,30 @@ export class Fence {
     return this.roots().some((r) => isInside(real, r.path)) && !this.isProtected(real);
   }
 
-  /** The root an absolute path lies in (the deepest, when a mount lies inside another root), or undefined. */
-  rootOf(abs: string): Root | undefined {
-    let best: Root | undefined;
-    for (const r of this.roots()) {
-      if (isInside(abs, r.path) && (!best || r.path.length > best.path.length)) best = r;
-    }
-    return best;
+  /**
+   * Where a normalized absolute path lies, no disk access: its root (the deepest, when a mount lies
+   * inside another root), the `/`-separated path inside it and its virtual path; undefined outside
+   * every root. A workspace entry hidden by a mount of the same name has no virtual path of its own:
+   * `shadowedBy` names that mount. The fenced reader places every absolute path it is given by this.
+   */
+  place(abs: string): { root: Root; relative: string; virtual: string; shadowedBy?: string } | undefined {
+    const roots = this.roots();
+    let root: Root | undefined;
+    for (const r of roots) if (isInside(abs, r.path) && (!root || r.path.length > root.path.length)) root = r;
+    if (!root) return undefined;
+    // Sliced, not path.relative: the reader places every file of a walk (a board's 5 000 items).
+    let relative = abs === root.path ? '' : abs.slice(root.path.length + (root.path.endsWith(path.sep) ? 0 : 1));
+    if (path.sep !== '/') relative = relative.split(path.sep).join('/');
+    if (root.kind === 'mount') return { root, relative, virtual: relative ? `${root.name}/${relative}` : root.name };
+    const first = relative.includes('/') ? relative.slice(0, relative.indexOf('/')) : relative;
+    const shadowedBy = first && roots.length > 1 && roots.some((r) => r.kind === 'mount' && r.name === first) ? first : undefined;
+    return shadowedBy ? { root, relative, virtual: relative, shadowedBy } : { root, relative, virtual: relative };
   }
 
   /** The virtual path of a real path inside a root, or undefined when it lies outside every root (or is hidden by a mount). */
   toVirtual(realPath: string): string | undefined {
-    const abs = path.resolve(realPath);
-    const best = this.rootOf(abs);
-    if (!best) return undefined;
-    const rel = path.relative(best.path, abs).split(path.sep).filter(Boolean).join('/');
-    if (best.kind === 'workspace') {
-      // A workspace entry hidden by a same-named mount has no virtual path of its own.
-      const first = rel.split('/')[0];
-      return first && this.mounts().some((m) => m.name === first) ? undefined : rel;
-    }
-    return rel ? `${best.name}/${rel}` : best.name;
+    const at = this.place(path.resolve(realPath));
+    return at && !at.shadowedBy ? at.virtual : undefined;
   }
 }
 

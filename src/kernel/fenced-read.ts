@@ -340,18 +340,11 @@ export class FencedReader {
       // An absolute path comes from the engine itself (a walk, an index): no text to check, only where it lies.
       // Normalized only when it needs to be: these are hot loops (a board's 5 000 items, a vault's notes).
       const lexical = p.includes('/.') || p.includes('//') || path.sep !== '/' ? path.normalize(p) : p;
-      const roots = this.fence.roots();
-      let root: Root | undefined;
-      for (const r of roots) if (isInside(lexical, r.path) && (!root || r.path.length > root.path.length)) root = r;
-      if (!root) return refuse(403, `${lexical} is not inside the workspace or a mount; refused, nothing was read`);
-      let rel = lexical === root.path ? '' : lexical.slice(root.path.length + (root.path.endsWith(path.sep) ? 0 : 1));
-      if (path.sep !== '/') rel = rel.split(path.sep).join('/');
-      // A workspace entry hidden by a mount of the same name has no virtual path of its own.
-      const first = rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : rel;
-      if (root.kind === 'workspace' && first && roots.length > 1 && roots.some((r) => r.kind === 'mount' && r.name === first)) return refuse(403, `${lexical} is hidden by the mount "${first}"; refused, nothing was read`);
-      if (!rel && !allowRoot) return refuse(400, `"${root.name}" is a root; name a file inside it`);
-      const virtual = root.kind === 'workspace' ? rel : rel ? `${root.name}/${rel}` : root.name;
-      return { ok: true, virtual, lexical, root };
+      const at = this.fence.place(lexical);
+      if (!at) return refuse(403, `${lexical} is not inside the workspace or a mount; refused, nothing was read`);
+      if (at.shadowedBy) return refuse(403, `${lexical} is hidden by the mount "${at.shadowedBy}"; refused, nothing was read`);
+      if (!at.relative && !allowRoot) return refuse(400, `"${at.root.name}" is a root; name a file inside it`);
+      return { ok: true, virtual: at.virtual, lexical, root: at.root };
     }
     try {
       const loc = this.fence.locate(p, { allowRoot });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { collectEvents } from '../support/events.js';
@@ -73,6 +73,22 @@ test('skills: a folder dropped in by hand (Claude Code layout), the user tier re
   await assert.rejects(stat(path.join(t.home, 'workspace', '.claude', 'skills', 'release-notes')));
   assert.equal((await t.api('GET', '/api/skills/release-notes')).status, 404);
   await t.api('PUT', '/api/skills-config', { includeUserTier: true });
+});
+
+test('saving a skill whose SKILL.md is a link out of the fence keeps nothing from where the link leads', async () => {
+  const outside = path.join(userHome, 'private.md');
+  await writeFile(outside, '---\nname: x\ndescription: private\ndeploy-key: sk-outside-the-fence\n---\nprivate body\n');
+  const dir = path.join(t.home, 'workspace', '.claude', 'skills', 'planted');
+  await mkdir(dir, { recursive: true });
+  await symlink(outside, path.join(dir, 'SKILL.md'));
+  assert.equal((await t.api('GET', '/api/skills/planted')).status, 404, 'a link out of the fence is no skill');
+  const put = await t.api('PUT', '/api/skills/planted', { description: 'Planted', body: 'Mine.' });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  const file = path.join(dir, 'SKILL.md');
+  assert.equal((await lstat(file)).isSymbolicLink(), false);
+  assert.equal(await readFile(file, 'utf8'), '---\nname: planted\ndescription: Planted\n---\nMine.\n');
+  assert.match(await readFile(outside, 'utf8'), /deploy-key: sk-outside-the-fence/, 'the file outside is untouched');
+  assert.equal((await t.api('DELETE', '/api/skills/planted')).status, 200);
 });
 
 test('an agent prompt lists its skills and, with memory: true only, the memory block', async () => {

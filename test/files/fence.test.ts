@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { EngineError } from '../../src/kernel/errors.js';
 import { Fence, type Root } from '../../src/kernel/fence.js';
+import { FencedReader } from '../../src/kernel/fenced-read.js';
 
 let base: string;
 let ws: string;
@@ -85,6 +86,18 @@ test('toVirtual maps real paths back', () => {
   assert.equal(fence.toVirtual(outside), undefined);
   assert.equal(fence.toVirtual(ws + 'x'), undefined);
   assert.equal(fence.toVirtual(path.join(ws, 'proj', 'hidden.md')), undefined); // hidden by mount "proj"
+  assert.equal(fence.toVirtual(mountDir), 'proj');
+  assert.equal(fence.toVirtual(ws), '');
+});
+
+test('place says which root an absolute path lies in, and which mount hides a workspace entry', async () => {
+  assert.deepEqual(fence.place(path.join(mountDir, 'a', 'b.md')), { root: fence.root('proj'), relative: 'a/b.md', virtual: 'proj/a/b.md' });
+  assert.deepEqual(fence.place(path.join(ws, 'proj', 'hidden.md')), { root: fence.root('workspace'), relative: 'proj/hidden.md', virtual: 'proj/hidden.md', shadowedBy: 'proj' });
+  assert.equal(fence.place(outside), undefined);
+  // The fenced reader places absolute paths by it: the hidden workspace entry is refused, not read as the mount's.
+  const read = await new FencedReader(fence).read(path.join(ws, 'proj', 'hidden.md'), { for: 'person' });
+  assert.equal(read.ok, false);
+  assert.match(!read.ok ? read.reason : '', /hidden by the mount "proj"/);
 });
 
 test('the escape corpus is refused and the outside is untouched', async () => {

@@ -3,7 +3,7 @@
  * `.work/` is committed with that code; every other call finds the board where it lives.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { startTestEngine, tempDir } from '../support/engine.js';
@@ -43,5 +43,29 @@ test('a board placed in a mount lives there, is listed and written there, and st
   } finally {
     await t.close();
     await rm(path.dirname(repo), { recursive: true, force: true });
+  }
+});
+
+test('a board folder planted as a link into the engine home (a mount holding the home) or out of its root is never written through', async () => {
+  const base = await tempDir('board-home-');
+  const outside = await tempDir('board-outside-');
+  const t = await startTestEngine({ home: path.join(base, 'home') });
+  try {
+    assert.equal((await t.api('POST', '/api/mounts', { path: base, name: 'outer' })).status, 201);
+    await symlink(t.home, path.join(base, '.work'));
+    const intoHome = await t.api('PUT', '/api/work/proj?root=outer', {});
+    assert.equal(intoHome.status, 403, JSON.stringify(intoHome.body));
+    assert.match(intoHome.body.error, /engine home/);
+    await assert.rejects(stat(path.join(t.home, 'proj')), 'nothing written in the home');
+
+    await rm(path.join(base, '.work'));
+    await symlink(outside, path.join(base, '.work'));
+    const out = await t.api('PUT', '/api/work/proj?root=outer', {});
+    assert.equal(out.status, 403, JSON.stringify(out.body));
+    await assert.rejects(stat(path.join(outside, 'proj')), 'nothing written outside');
+  } finally {
+    await t.close();
+    await rm(base, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
   }
 });

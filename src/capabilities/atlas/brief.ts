@@ -79,7 +79,7 @@ export async function standardBrief(scope: ScopeRoot | ScopeRoot[], cache: Facts
     if (!st.ok) continue;
     let c = cache.get(virtual);
     if (!c || c.mtime !== st.mtimeMs || c.size !== st.size) {
-      const file = await reader.read(virtual, { areas, maxBytes: LIMITS.atlasFileBytes });
+      const file = await reader.read(st, { maxBytes: LIMITS.atlasFileBytes }); // the location the stat judged, opened and proven
       if (!file.ok) continue;
       const hash = createHash('sha256').update(file.bytes).digest('hex');
       c = { mtime: file.mtimeMs, size: file.size, hash, facts: c?.hash === hash ? c.facts : await factsOf(rel, file.bytes.toString('utf8')) };

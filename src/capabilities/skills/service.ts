@@ -179,11 +179,14 @@ export function createSkillsService(deps: SkillsDeps) {
     if (typeof b.body !== 'string') throw badRequest('body must be a string (the skill instructions in markdown)');
     const cfg = await config();
     const file = path.join(tierRoot('workspace', cfg), name, 'SKILL.md');
+    // What the file already declares is kept: read through the fence, so a SKILL.md planted as a link
+    // out of it lends nothing to the file written here (which a model can read).
+    const before = (await skillText('workspace', file)) ?? '';
     let keep: Record<string, unknown> = {};
     try {
-      keep = parseFrontmatter(await fs.readFile(file, 'utf8')).data;
+      keep = parseFrontmatter(before).data;
     } catch {
-      keep = {};
+      keep = {}; // frontmatter that is not YAML is replaced
     }
     const text = formatFrontmatter({ ...keep, name, description: b.description.trim() }, b.body.endsWith('\n') || !b.body ? b.body : b.body + '\n');
     await deps.provenance?.record('skill', name, text, PERSON);
@@ -236,8 +239,7 @@ export function createSkillsService(deps: SkillsDeps) {
       }
       throw notFound(`no skill "${name}"; GET /api/skills lists the skills`);
     }
-    const text = await fs.readFile(path.join(ws.dir, 'SKILL.md'), 'utf8');
-    await deps.history?.()?.record('skill', name, text, 'deleted');
+    await deps.history?.()?.record('skill', name, ws.text, 'deleted');
     // The folder is the skill (SKILL.md plus the files it refers to).
     await fs.rm(ws.dir, { recursive: true, force: true });
     deps.emit?.('skills.changed', { name, op: 'delete' });
@@ -255,12 +257,7 @@ export function createSkillsService(deps: SkillsDeps) {
   const historyAdapter = {
     read: async (name: string) => {
       checkSkillName(name);
-      const cfg = await config();
-      try {
-        return await fs.readFile(path.join(tierRoot('workspace', cfg), name, 'SKILL.md'), 'utf8');
-      } catch {
-        return undefined;
-      }
+      return skillText('workspace', path.join(tierRoot('workspace', await config()), name, 'SKILL.md'));
     },
     write: async (name: string, content: string) => {
       checkSkillName(name);

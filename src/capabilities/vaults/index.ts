@@ -8,7 +8,7 @@
  * folder is read. The persisted index itself is engine state in the home.
  */
 import path from 'node:path';
-import { notFound } from '../../kernel/errors.js';
+import { EngineError, notFound } from '../../kernel/errors.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
@@ -152,7 +152,8 @@ export class VaultIndex {
   /** A note's text, refused when its path now leads through a symlink (it was swapped after indexing). */
   async readText(rel: string): Promise<string> {
     const file = await this.reader.read(path.join(this.root, rel), NOTE);
-    if (!file.ok) throw notFound(`note "${rel}" is gone or is now a link; it is not read`);
+    // 404 is the reader's answer for a missing note and for a link (NOTE.links); a note grown past the limit says so.
+    if (!file.ok) throw file.status === 404 ? notFound(`note "${rel}" is gone or is now a link; it is not read`) : new EngineError(file.status, file.reason);
     return file.bytes.toString('utf8');
   }
 

@@ -7,10 +7,11 @@
  * of a board's files goes through the fenced reader: an item planted as a link to `<home>/secrets.key`
  * is not read; the names of a folder are listed with readdir (names only, never a link followed).
  */
-import { promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { EngineError } from '../../kernel/errors.js';
+import { isInside } from '../../kernel/fence.js';
 import type { FencedEntry, FencedReader, SyncOptions } from '../../kernel/fenced-read.js';
 import { writeFileAtomic } from '../../kernel/home.js';
 import { parseConfig } from './config.js';
@@ -300,21 +301,18 @@ export class BoardStore {
   }
 
   /**
-   * Refuses to write through a `.work` or board folder that is a symlink leading out of its root
-   * (something a shell could have planted): board writes stay inside the root they live in.
+   * Refuses to write through a `.work` or board folder that is a symlink leading out of its root or
+   * into the engine home (something a shell could have planted): each folder judged by the fenced
+   * reader, as a read of it is, and kept inside the root it lies in. Board writes stay there.
    */
   async assertInside(project: string): Promise<void> {
-    const root = this.rootOf(project);
-    const base = await fs.realpath(root.path);
     const dir = this.dir(project);
     for (const p of [path.dirname(dir), dir, path.join(dir, 'items')]) {
-      let real: string;
-      try {
-        real = await fs.realpath(p);
-      } catch {
-        return; // not there yet: it will be created as a plain folder
-      }
-      if (real !== base && !real.startsWith(base + path.sep)) throw new EngineError(403, `${path.relative(root.path, p)} leads outside ${root.name === 'workspace' ? 'the workspace' : `the mount ${root.name}`} (a symlink?); boards are written only inside their root`);
+      const folder = await this.reader.folder(p, BOARD_FILE);
+      if (!folder.ok && folder.status === 404) return; // not there yet: it will be created as a plain folder
+      const shown = path.relative(this.rootOf(project).path, p);
+      if (!folder.ok) throw new EngineError(folder.status, `${shown}: ${folder.reason}; boards are written only inside their root`);
+      if (!isInside(folder.real, folder.root.path)) throw new EngineError(403, `${shown} leads outside ${folder.root.kind === 'workspace' ? 'the workspace' : `the mount ${folder.root.name}`} (a symlink?); boards are written only inside their root`);
     }
   }
 
