@@ -181,7 +181,7 @@ export function createSkillsService(deps: SkillsDeps) {
     const file = path.join(tierRoot('workspace', cfg), name, 'SKILL.md');
     let keep: Record<string, unknown> = {};
     try {
-      keep = parseFrontmatter(await fs.readFile(file, 'utf8')).data;
+      keep = parseFrontmatter((await skillText('workspace', file)) ?? '').data;
     } catch {
       keep = {};
     }
@@ -236,8 +236,7 @@ export function createSkillsService(deps: SkillsDeps) {
       }
       throw notFound(`no skill "${name}"; GET /api/skills lists the skills`);
     }
-    const text = await fs.readFile(path.join(ws.dir, 'SKILL.md'), 'utf8');
-    await deps.history?.()?.record('skill', name, text, 'deleted');
+    await deps.history?.()?.record('skill', name, ws.text, 'deleted');
     // The folder is the skill (SKILL.md plus the files it refers to).
     await fs.rm(ws.dir, { recursive: true, force: true });
     deps.emit?.('skills.changed', { name, op: 'delete' });
@@ -255,12 +254,7 @@ export function createSkillsService(deps: SkillsDeps) {
   const historyAdapter = {
     read: async (name: string) => {
       checkSkillName(name);
-      const cfg = await config();
-      try {
-        return await fs.readFile(path.join(tierRoot('workspace', cfg), name, 'SKILL.md'), 'utf8');
-      } catch {
-        return undefined;
-      }
+      return skillText('workspace', path.join(tierRoot('workspace', await config()), name, 'SKILL.md'));
     },
     write: async (name: string, content: string) => {
       checkSkillName(name);
