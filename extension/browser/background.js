@@ -188,10 +188,10 @@ const refsIssued = new Map();
 chrome.tabs.onRemoved.addListener((tabId) => refsIssued.delete(tabId));
 const issued = (tabId) => refsIssued.get(tabId) || 1;
 
-function check(answer, ref) {
+/** A page function's answer, or the sentence why not: a missing ref at or past the tab's next number was never given. */
+function check(answer, ref, tabId) {
   if (!answer) throw new Error('the page did not answer; it may still be loading');
-  if (answer.unknown) throw new Error(UNKNOWN(ref));
-  if (answer.stale) throw new Error(STALE(ref));
+  if (answer.stale) throw new Error(Number(ref.slice(1)) >= issued(tabId) ? UNKNOWN(ref) : STALE(ref));
   if (answer.error) throw new Error(answer.error);
   return answer;
 }
@@ -353,7 +353,7 @@ const OPS = {
 
   async click({ tabId, ref, button = 'left', double, quiet }) {
     const tab = await resolveTab(tabId);
-    const at = check(await inPage(tab.id, locateRef, [ref, issued(tab.id)]), ref);
+    const at = check(await inPage(tab.id, locateRef, [ref]), ref, tab.id);
     if (at.empty) throw new Error(`${at.label} takes no space on the page (hidden or collapsed); take a new snapshot`);
     return act(tab, async (send) => {
       const base = { x: at.x, y: at.y, button, modifiers: 0 };
@@ -368,9 +368,9 @@ const OPS = {
 
   async type({ tabId, ref, text, clear, submit, quiet }) {
     const tab = await resolveTab(tabId);
-    const field = await inPage(tab.id, prepareType, [ref || null, !!clear, issued(tab.id)]);
+    const field = await inPage(tab.id, prepareType, [ref || null, !!clear]);
     if (field?.refused) throw new Error(`refused: ${ref || 'the focused field'} is ${field.refused}; the browser tools never type passwords, keys or card numbers. Ask the user to fill it in themselves.`);
-    const target = check(field, ref);
+    const target = check(field, ref, tab.id);
     return act(tab, async (send) => {
       if (text) await send('Input.insertText', { text });
       else if (clear) await pressKey(send, 'Delete');
@@ -390,12 +390,12 @@ const OPS = {
   async select({ tabId, ref, value, quiet }) {
     const tab = await resolveTab(tabId);
     // The page is watched from before the option changes, so what its change handler starts is waited for.
-    return act(tab, async () => check(await inPage(tab.id, selectOption, [ref, value, issued(tab.id)]), ref).label, 0, quiet);
+    return act(tab, async () => check(await inPage(tab.id, selectOption, [ref, value]), ref, tab.id).label, 0, quiet);
   },
 
   async scroll({ tabId, ref, dy }) {
     const tab = await resolveTab(tabId);
-    const done = check(await inPage(tab.id, scrollPage, [ref || null, dy ?? 600, issued(tab.id)]), ref);
+    const done = check(await inPage(tab.id, scrollPage, [ref || null, dy ?? 600]), ref, tab.id);
     return act(tab, async () => done.label, 0);
   },
 

@@ -5,7 +5,8 @@
  * document they were taken on: an element keeps its ref across snapshots while it stays in the page,
  * and a ref whose element left (or whose document was replaced) is stale. Numbers go on across the
  * tab's documents (`issued`, the tab's next number, kept by the service worker), so a ref of an
- * earlier page never names an element of this one, and one at or past `issued` was never given.
+ * earlier page never names an element of this one; the worker tells a ref never given (at or past
+ * `issued`) from a stale one.
  */
 
 /**
@@ -201,10 +202,9 @@ export function quietFor(restart) {
 }
 
 /** Where a ref's element is (viewport coordinates of the top page, iframes included), after scrolling it into view. */
-export function locateRef(ref, issued) {
-  const R = globalThis.__engineRefs;
-  const el = R?.byRef.get(ref)?.deref();
-  if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
+export function locateRef(ref) {
+  const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+  if (!el || !el.isConnected) return { stale: true };
   el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
   const r = el.getBoundingClientRect();
   let x = r.left + r.width / 2;
@@ -221,12 +221,11 @@ export function locateRef(ref, issued) {
 }
 
 /** Focuses the field to type into (by ref, else the focused element), or says why not: never a password, key or card field. */
-export function prepareType(ref, clear, issued) {
+export function prepareType(ref, clear) {
   let el;
   if (ref) {
-    const R = globalThis.__engineRefs;
-    el = R?.byRef.get(ref)?.deref();
-    if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
+    el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+    if (!el || !el.isConnected) return { stale: true };
   } else {
     el = document.activeElement;
     while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -265,10 +264,9 @@ export function prepareType(ref, clear, issued) {
 }
 
 /** Chooses an option by value or visible label. */
-export function selectOption(ref, value, issued) {
-  const R = globalThis.__engineRefs;
-  const el = R?.byRef.get(ref)?.deref();
-  if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
+export function selectOption(ref, value) {
+  const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+  if (!el || !el.isConnected) return { stale: true };
   if (el.localName !== 'select') return { error: `${ref} is a ${el.localName}, not a select; browser_click it instead` };
   const options = [...el.options];
   const option = options.find((o) => o.value === value) || options.find((o) => o.textContent.trim() === value) || options.find((o) => o.textContent.trim().toLowerCase() === String(value).toLowerCase());
@@ -281,11 +279,10 @@ export function selectOption(ref, value, issued) {
 }
 
 /** Scrolls by dy or brings a ref into view; says where the page is. */
-export function scrollPage(ref, dy, issued) {
+export function scrollPage(ref, dy) {
   if (ref) {
-    const R = globalThis.__engineRefs;
-    const el = R?.byRef.get(ref)?.deref();
-    if (!el || !el.isConnected) return Number(ref.slice(1)) >= (issued || Infinity) ? { unknown: true } : { stale: true };
+    const el = globalThis.__engineRefs?.byRef.get(ref)?.deref();
+    if (!el || !el.isConnected) return { stale: true };
     el.scrollIntoView({ block: 'center', behavior: 'instant' });
   } else {
     window.scrollBy({ top: Number(dy) || 0, behavior: 'instant' });

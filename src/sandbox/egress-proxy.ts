@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { FloorRefusal, type UrlFloor } from '../capabilities/web/floor.js';
+import { FloorRefusal, lookupOn, portOf, type UrlFloor } from '../capabilities/web/floor.js';
 
 export interface EgressProxy {
   /** The proxy's unix socket path, starting the proxy on first use. */
@@ -56,7 +56,7 @@ export function createEgressProxy(floor: UrlFloor): EgressProxy {
     } catch (err) {
       return refuse(client, ...failure(err));
     }
-    const upstream = net.connect({ host, port, lookup: floor.lookupFor?.(port) ?? floor.lookup });
+    const upstream = net.connect({ host, port, lookup: lookupOn(floor, port) });
     track(upstream);
     upstream.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -88,8 +88,8 @@ export function createEgressProxy(floor: UrlFloor): EgressProxy {
     }
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(req.headers)) if (!HOP_HEADERS.has(name) && value !== undefined) headers[name] = value;
-    const port = Number(url.port) || 80;
-    const upstream = http.request({ host: url.hostname.replace(/^\[|\]$/g, ''), port, path: url.pathname + url.search, method: req.method, headers, lookup: floor.lookupFor?.(port) ?? floor.lookup, agent: false }, (answer) => {
+    const port = portOf(url);
+    const upstream = http.request({ host: url.hostname.replace(/^\[|\]$/g, ''), port, path: url.pathname + url.search, method: req.method, headers, lookup: lookupOn(floor, port), agent: false }, (answer) => {
       const out: http.OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(answer.headers)) if (!HOP_HEADERS.has(name) && value !== undefined) out[name] = value;
       res.writeHead(answer.statusCode ?? 502, out);

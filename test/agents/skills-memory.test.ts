@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { lstat, mkdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, rm, stat, symlink, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { collectEvents } from '../support/events.js';
@@ -89,6 +89,31 @@ test('saving a skill whose SKILL.md is a link out of the fence keeps nothing fro
   assert.equal(await readFile(file, 'utf8'), '---\nname: planted\ndescription: Planted\n---\nMine.\n');
   assert.match(await readFile(outside, 'utf8'), /deploy-key: sk-outside-the-fence/, 'the file outside is untouched');
   assert.equal((await t.api('DELETE', '/api/skills/planted')).status, 200);
+});
+
+test('a workspace SKILL.md a model turned into a link out of the fence is read by no person route: no history snapshot, no frontmatter kept', async () => {
+  const outside = await tempDir('engine-outside-');
+  const dir = path.join(t.home, 'workspace', '.claude', 'skills', 'linked');
+  try {
+    await writeFile(path.join(outside, 'credentials.md'), '---\naws_secret: SECRET-OUTSIDE-THE-FENCE\n---\nSECRET-OUTSIDE-THE-FENCE\n');
+    assert.equal((await t.api('PUT', '/api/skills/linked', { description: 'Linked', body: 'v1' })).status, 200);
+    await unlink(path.join(dir, 'SKILL.md'));
+    await symlink(path.join(outside, 'credentials.md'), path.join(dir, 'SKILL.md'));
+    // Restoring version 1 snapshots "what is there now" first: a link out is nothing there.
+    const restored = await t.api('POST', '/api/history/skill/linked/1/restore', {});
+    assert.equal(restored.status, 200, JSON.stringify(restored.body));
+    assert.equal(restored.body.snapshot, undefined);
+    const versions = (await t.api('GET', '/api/history/skill/linked')).body.versions as Array<{ version: number }>;
+    for (const { version } of versions) assert.doesNotMatch(JSON.stringify((await t.api('GET', `/api/history/skill/linked/${version}`)).body), /SECRET-OUTSIDE/);
+    // Saving over a link keeps no frontmatter from where it leads.
+    await unlink(path.join(dir, 'SKILL.md'));
+    await symlink(path.join(outside, 'credentials.md'), path.join(dir, 'SKILL.md'));
+    assert.equal((await t.api('PUT', '/api/skills/linked', { description: 'Linked', body: 'v2' })).status, 200);
+    assert.doesNotMatch(await readFile(path.join(dir, 'SKILL.md'), 'utf8'), /SECRET-OUTSIDE/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  }
 });
 
 test('an agent prompt lists its skills and, with memory: true only, the memory block', async () => {

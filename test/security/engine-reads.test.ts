@@ -87,7 +87,7 @@ const ALLOWED: Record<string, string> = {
   'src/capabilities/vaults/service.ts': "a vault's schema (vault.json: read-only to commands, a protected path for models), and a folder a person names before it is mounted",
   'src/capabilities/work/keys.ts': "a board's key counter (a number, never shown) and its item names",
   'src/capabilities/work/store.ts': "names in a board's folders and its own index in the home; every board file, and the folders a write goes through, judged by the fenced reader",
-  'src/capabilities/skills/service.ts': "the user tier (the person's own folder, outside every root), a person's skill routes and what a model just wrote (provenance); models load workspace skills through the fenced reader",
+  'src/capabilities/skills/service.ts': "the user tier (the person's own folder, outside every root), listing skill folders and what a model just wrote (provenance); workspace SKILL.md files, for models and for a person's routes (save, delete, history), through the fenced reader",
 };
 
 /** The engine-side readers issue 38 names: none of them touches fs (home state aside, listed above). */

@@ -73,6 +73,12 @@ describe('ENGINE_ALLOW_HOSTS in a running engine', () => {
     assert.equal(no.isError, true);
     assert.match(no.text, /the engine does not fetch http:\/\/127\.0\.0\.1:\d+\/: a loopback address/);
     assert.doesNotMatch(no.text, /unnamed service/);
+    // No route widens the list: the settings a phone can write know no such field.
+    for (const body of [{ allowHosts: `127.0.0.1:${portOf(unnamed)}` }, { web: { allowHosts: ['127.0.0.1'] } }]) {
+      const put = await t.api('PUT', '/api/settings', body);
+      assert.equal(put.status, 400, JSON.stringify(put.body));
+    }
+    assert.equal((await call('web_fetch', { url: `http://127.0.0.1:${portOf(unnamed)}/` })).isError, true);
   });
 
   it("the engine's own API stays closed, though localhost is listed on every port", async () => {

@@ -2,7 +2,7 @@
  * The secrets the engine keeps for itself, by name, with what uses each: a person sees them listed
  * (GET /api/secrets answers `usedBy`) but changes them where they belong (a provider's key in its
  * form, a connection's password in its own), never by deleting a name they did not make. The names
- * are the owners' own (test/secrets/owners.test.ts checks each against its constant).
+ * are the owners' own (test/api/secrets-owners.test.ts checks each against its constant).
  */
 const OWNERS: Array<[RegExp, (m: RegExpExecArray) => string]> = [
   [/^browser\.pairing-token$/, () => 'the browser extension pairing (Settings > Browser, Rotate token)'],

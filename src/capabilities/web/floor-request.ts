@@ -13,7 +13,7 @@ import type net from 'node:net';
 import zlib from 'node:zlib';
 import { EngineError } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { withoutCredentials } from './floor.js';
+import { lookupOn, portOf, withoutCredentials } from './floor.js';
 
 /** The floor a request passes: the real UrlFloor, or a scheme check only where a person allowed private addresses. */
 export interface RequestFloor {
@@ -117,7 +117,7 @@ function requestOnce(url: URL, method: string, follow: boolean, options: FloorRe
       const code = (err as NodeJS.ErrnoException).code;
       reject(new EngineError(502, `could not fetch ${shown}: ${code ?? (err as Error).message}`));
     };
-    const lookup = options.floor.lookupFor?.(Number(url.port) || (url.protocol === 'https:' ? 443 : 80)) ?? options.floor.lookup;
+    const lookup = lookupOn(options.floor, portOf(url));
     const req = mod.request(url, { method, signal, headers: options.headers, ...(lookup ? { lookup } : {}) }, (res) => {
       const status = res.statusCode ?? 0;
       const headers = flatHeaders(res.headers);

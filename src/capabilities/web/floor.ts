@@ -83,7 +83,7 @@ export function createUrlFloor(options: UrlFloorOptions = {}): UrlFloor {
     const shown = withoutCredentials(url.href).slice(0, 200);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new FloorRefusal(`the engine does not fetch ${shown}: only http and https URLs can be fetched`);
     const host = bareHost(url.hostname);
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const port = portOf(url);
     if (net.isIP(host)) {
       const reason = connectRefusal(host, port, false);
       if (reason) throw new FloorRefusal(`the engine does not fetch ${shown}: ${reason}`);
@@ -132,6 +132,13 @@ export function createUrlFloor(options: UrlFloorOptions = {}): UrlFloor {
 
 /** The engine's floor: real DNS. */
 export const urlFloor: UrlFloor = createUrlFloor();
+
+/** The port a URL dials: its own, else its scheme's. */
+export const portOf = (url: URL): number => Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+
+/** The lookup a connection to `port` resolves through: the floor's for that port, else its portless one (a test's floor); none: the system's. */
+export const lookupOn = (floor: { lookup?: net.LookupFunction; lookupFor?(port: number): net.LookupFunction }, port: number): net.LookupFunction | undefined =>
+  floor.lookupFor?.(port) ?? floor.lookup;
 
 function bareHost(hostname: string): string {
   let h = hostname.toLowerCase();
