@@ -144,6 +144,18 @@ describe('mariadb', () => {
     assert.deepEqual(await victimRows(my), [{ id: 1, v: 'intact' }, { id: 2, v: 'intact' }]);
   });
 
+  it('a body that selects INTO a user variable is not a read (the variable outlives the call); INTO its own variables is', async (ctx) => {
+    if (my.skip) return ctx.skip(my.skip);
+    await my.admin('CREATE FUNCTION keeps_count() RETURNS INT DETERMINISTIC READS SQL DATA BEGIN DECLARE n INT; SELECT COUNT(*) INTO n FROM victim; SELECT n INTO @seen; RETURN n; END');
+    await my.admin('CREATE FUNCTION own_count() RETURNS INT DETERMINISTIC READS SQL DATA BEGIN DECLARE n, m INT; SELECT COUNT(*), MAX(id) INTO n, m FROM victim; RETURN n + m; END');
+    const kept = await h.t.api('POST', '/api/db/my-ro/query', { sql: 'SELECT keeps_count()' });
+    assert.equal(kept.status, 400);
+    assert.match(kept.body.error, /test\.keeps_count\(\)'s body puts a value INTO something it did not DECLARE/);
+    const own = await h.t.api('POST', '/api/db/my-ro/query', { sql: 'SELECT own_count() AS n' });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.deepEqual(own.body.statements[0].rows, [{ n: 4 }]);
+  });
+
   it("a body written under an sql_mode that reads quotes otherwise is not judged by the engine's reading", async (ctx) => {
     if (my.skip) return ctx.skip(my.skip);
     // Under NO_BACKSLASH_ESCAPES 'a\' is a whole string and LOAD_FILE a call; read with backslash
