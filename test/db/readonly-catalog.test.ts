@@ -13,6 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDriver } from '../../src/capabilities/db/drivers/index.js';
+import { judgePgStatement } from '../../src/capabilities/db/judge-pg.js';
+import { createPgCatalog } from '../../src/capabilities/db/pg-catalog.js';
+import { loadPgParser, parsePg } from '../../src/capabilities/db/pg-parser.js';
 import { LIMITS } from '../../src/kernel/limits.js';
 import { startChat, type ChatHarness } from '../chat/harness.js';
 import { serverCase, startAllOrNone, victimRows, type EngineCase } from './helpers.js';
@@ -117,6 +120,41 @@ describe('postgres', () => {
       await assert.rejects(driver.select(slow, []), /statement timeout/);
       assert.deepEqual(await driver.select(slow, [], { timeoutMs: LIMITS.dbCatalogTimeoutMs }), [{ one: 1 }]);
       await assert.rejects(driver.select(slow, []), /statement timeout/, "the session keeps the connection's own timeout after");
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('a catalog dropped while a statement is judged keeps none of that judgement (a name read before the drop, looked up after)', async (ctx) => {
+    if (pg.skip) return ctx.skip(pg.skip);
+    const driver = createDriver({ id: 'pg-race', ...(pg.definition() as { engine: 'postgres' }), writable: false, rowLimit: 10, timeoutMs: 10_000 });
+    // The write lands between the catalog's read of the statement's names and their judgement: the
+    // engine's write path would drop the catalog then (service.ts schemaChanged).
+    let reads = 0;
+    let midway: (() => Promise<void>) | undefined;
+    const catalog = createPgCatalog({
+      ...driver,
+      select: async (sql, params, options) => {
+        const rows = await driver.select(sql, params, options);
+        if (++reads === 2 && midway) await midway(); // the first read is the search path, the second the names
+        return rows;
+      },
+    });
+    midway = async () => {
+      await pg.admin("CREATE FUNCTION late_effect() RETURNS int LANGUAGE plpgsql VOLATILE AS $$ BEGIN INSERT INTO victim VALUES (31, 'pwned'); RETURN 1; END $$");
+      await pg.admin('CREATE VIEW late_view AS SELECT late_effect() AS x');
+      catalog.forget();
+    };
+    const judge = async (sql: string) => {
+      const parsed = parsePg(sql);
+      assert.ok(parsed.ok);
+      return judgePgStatement(parsed.statements[0].kind, parsed.statements[0].node, catalog);
+    };
+    try {
+      await loadPgParser();
+      assert.equal(await judge('SELECT x FROM late_view'), undefined, 'judged on the names read before the view existed');
+      midway = undefined;
+      assert.match((await judge('SELECT x FROM late_view'))?.reason ?? 'judged harmless', /late_effect\(\) is VOLATILE/);
     } finally {
       await driver.close();
     }

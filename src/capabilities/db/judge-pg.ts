@@ -75,6 +75,8 @@ const within = (what: string, v: Verdict): Verdict => v && { class: v.class, rea
 
 interface Context {
   catalog: PgCatalog;
+  /** The catalog's memo when the statement's judgement began: dropped since (a write, the cache's age), verdicts are no longer kept. */
+  memo: Map<string, unknown>;
   path: string[];
   depth: number;
   /** Objects being judged: met again (recursion), they are assumed harmless and nothing above them is kept. */
@@ -84,7 +86,7 @@ interface Context {
 
 /** The verdict on one statement of a connection (undefined: everything it calls is known harmless). */
 export async function judgePgStatement(kind: string, node: PgNode, catalog: PgCatalog): Promise<Verdict> {
-  const ctx: Context = { catalog, path: await catalog.searchPath(), depth: 0, open: new Set(), assumed: 0 };
+  const ctx: Context = { catalog, memo: catalog.memo, path: await catalog.searchPath(), depth: 0, open: new Set(), assumed: 0 };
   // An implicit cast is applied wherever types differ, without a name in the statement: one that is not harmless taints every read.
   const casts = within('an implicit cast of this database', await all('functions', await catalog.implicitCasts(), ctx));
   return worse(casts, await judgeTree(kind, node, ctx));
@@ -124,13 +126,18 @@ async function judgeTree(kind: string, node: PgNode, ctx: Context): Promise<Verd
   return verdict;
 }
 
-/** A verdict kept with the catalog under `key`, unless it leaned on an assumption about an object still being judged. */
+/**
+ * A verdict kept with the catalog under `key`, unless it leaned on an assumption about an object
+ * still being judged, or the catalog was dropped while it was judged: then it may rest on rows read
+ * before the drop and looked up after it (a name not found in the fresh cache), and keeping it would
+ * let the stale reading outlive the write that dropped the catalog.
+ */
 async function remembered(key: string, judge: () => Promise<Verdict>, ctx: Context): Promise<Verdict> {
   const memo = ctx.catalog.memo;
   if (memo.has(key)) return memo.get(key) as Verdict;
   const assumedBefore = ctx.assumed;
   const verdict = await judge();
-  if (ctx.assumed === assumedBefore) memo.set(key, verdict);
+  if (ctx.assumed === assumedBefore && ctx.catalog.memo === ctx.memo) memo.set(key, verdict);
   return verdict;
 }
 
