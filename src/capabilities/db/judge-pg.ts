@@ -11,10 +11,11 @@
  *   - any other function only when it is IMMUTABLE or STABLE, not SECURITY DEFINER, in a trusted
  *     language, and its body is judged harmless here: LANGUAGE sql and plpgsql bodies are parsed
  *     (libpg-query's own PL/pgSQL parser) and every query in them judged by these same rules;
- *     dynamic EXECUTE, CALL and COMMIT refuse it; other languages' bodies cannot be judged. An
- *     aggregate's support functions and a function's parameter defaults are judged too. One refused
- *     for what it declares (VOLATILE, SECURITY DEFINER) is still judged by its body: reaching
- *     outside makes it forbidden, never a write a model could be allowed;
+ *     a PL/pgSQL statement off the list of those that run only SQL the body holds (EXECUTE,
+ *     CALL, COMMIT) refuses it; other languages' bodies cannot be judged. An aggregate's support
+ *     functions and a function's parameter defaults are judged too. One refused for what it
+ *     declares (VOLATILE, SECURITY DEFINER) is still judged by its body: reaching outside makes it
+ *     forbidden, never a write a model could be allowed;
  *   - the functions that run SQL text (ts_stat, ts_rewrite with a query, query_to_xml and kin) pass
  *     only when that text is a string constant that is itself a harmless read, judged in its turn;
  *     anything else is forbidden (a write hidden in a string is never prompted for). The ones that
@@ -311,8 +312,14 @@ async function judgeSqlBody(f: PgFunction, ctx: Context): Promise<Verdict> {
   return verdict;
 }
 
-/** PL/pgSQL statements that run SQL the body does not hold, or end the transaction. */
-const DYNAMIC = new Set(['PLpgSQL_stmt_dynexecute', 'PLpgSQL_stmt_dynfors', 'PLpgSQL_stmt_call', 'PLpgSQL_stmt_commit', 'PLpgSQL_stmt_rollback']);
+/**
+ * PL/pgSQL statements a body may hold (libpg-query's names): each runs only SQL the body holds, judged
+ * below. Any other (EXECUTE, FOR ... EXECUTE, CALL, COMMIT, ROLLBACK, one a later grammar adds) refuses
+ * the body; OPEN and RETURN QUERY only without EXECUTE.
+ */
+const STATIC_STATEMENTS = new Set(
+  'block assign if case loop while fori fors forc foreach_a exit return return_next return_query raise assert execsql getdiag open fetch close perform'.split(' ').map((k) => `PLpgSQL_stmt_${k}`),
+);
 
 /**
  * A PL/pgSQL body, read by PostgreSQL's own PL/pgSQL grammar (libpg-query): no dynamic SQL, and
@@ -325,7 +332,8 @@ async function judgePlPgSqlBody(f: PgFunction, ctx: Context): Promise<Verdict> {
   const queries: string[] = [];
   let dynamic: string | undefined;
   walk(tree.functions, (kind, node) => {
-    if (DYNAMIC.has(kind) || ((kind === 'PLpgSQL_stmt_open' || kind === 'PLpgSQL_stmt_return_query') && node.dynquery)) dynamic ??= kind.replace('PLpgSQL_stmt_', '').toUpperCase();
+    const statement = kind.startsWith('PLpgSQL_stmt_');
+    if ((statement && !STATIC_STATEMENTS.has(kind)) || ((kind === 'PLpgSQL_stmt_open' || kind === 'PLpgSQL_stmt_return_query') && node.dynquery)) dynamic ??= kind.replace('PLpgSQL_stmt_', '').toUpperCase();
     if (kind === 'PLpgSQL_expr') queries.push(asSelect(String(node.query ?? ''), Number(node.parseMode ?? 0)) ?? '');
   });
   if (dynamic) return write(`its body runs dynamic SQL or ends the transaction (${dynamic})`);
