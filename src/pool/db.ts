@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { lazyRequire } from '../kernel/lazy-require.js';
 import { LIMITS } from '../kernel/limits.js';
+import { inTransaction } from '../kernel/pg-transaction.js';
 
 const Pg = lazyRequire<typeof pg>('pg');
 
@@ -40,18 +41,7 @@ export class PoolDb {
 
   /** Runs `work` in one transaction (rolled back when it throws). */
   async tx<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const out = await work(client);
-      await client.query('COMMIT');
-      return out;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    return inTransaction(this.pool, 'BEGIN', work);
   }
 
   async notify(channel: string, payload: string): Promise<void> {

@@ -459,12 +459,10 @@ async function adminSession(server: DbServer): Promise<{ query(sql: string): Pro
 /**
  * The corpus of one server engine, in one of two parts: `routes` (every entry on the three routes
  * and the person's explain mode) or `locks` (each lock alone, and the privileged-role warning).
- * Each part is a test file of its own with its own engine and server.
- */
-/**
- * One file's share of the corpus: `share` (1 of 2 ...) takes every other entry, so PostgreSQL's
- * larger corpus spreads over more files, each well under the runner's ceiling under load; every
- * share sets up the same server objects, and the whole corpus is still counted in the first test.
+ * Each part is a test file of its own with its own engine and server. `share` (1 of 2 ...) takes
+ * every other entry, so PostgreSQL's larger corpus spreads over more files, each well under the
+ * runner's ceiling under load; every share sets up the same server objects, and the whole corpus is
+ * still counted in the first test.
  */
 export function corpusSuite(engine: 'postgres' | 'mysql', part: 'routes' | 'locks', share: { index: number; of: number } = { index: 1, of: 1 }) {
   const env = engineAndCases([engine]);

@@ -13,6 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createDriver } from '../../src/capabilities/db/drivers/index.js';
+import { judgePgStatement } from '../../src/capabilities/db/judge-pg.js';
+import { createPgCatalog } from '../../src/capabilities/db/pg-catalog.js';
+import { loadPgParser, parsePg } from '../../src/capabilities/db/pg-parser.js';
 import { LIMITS } from '../../src/kernel/limits.js';
 import { startChat, type ChatHarness } from '../chat/harness.js';
 import { serverCase, startAllOrNone, victimRows, type EngineCase } from './helpers.js';
@@ -122,6 +125,41 @@ describe('postgres', () => {
     }
   });
 
+  it('a catalog dropped while a statement is judged keeps none of that judgement (a name read before the drop, looked up after)', async (ctx) => {
+    if (pg.skip) return ctx.skip(pg.skip);
+    const driver = createDriver({ id: 'pg-race', ...(pg.definition() as { engine: 'postgres' }), writable: false, rowLimit: 10, timeoutMs: 10_000 });
+    // The write lands between the catalog's read of the statement's names and their judgement: the
+    // engine's write path would drop the catalog then (service.ts schemaChanged).
+    let reads = 0;
+    let midway: (() => Promise<void>) | undefined;
+    const catalog = createPgCatalog({
+      ...driver,
+      select: async (sql, params, options) => {
+        const rows = await driver.select(sql, params, options);
+        if (++reads === 2 && midway) await midway(); // the first read is the search path, the second the names
+        return rows;
+      },
+    });
+    midway = async () => {
+      await pg.admin("CREATE FUNCTION late_effect() RETURNS int LANGUAGE plpgsql VOLATILE AS $$ BEGIN INSERT INTO victim VALUES (31, 'pwned'); RETURN 1; END $$");
+      await pg.admin('CREATE VIEW late_view AS SELECT late_effect() AS x');
+      catalog.forget();
+    };
+    const judge = async (sql: string) => {
+      const parsed = parsePg(sql);
+      assert.ok(parsed.ok);
+      return judgePgStatement(parsed.statements[0].kind, parsed.statements[0].node, catalog);
+    };
+    try {
+      await loadPgParser();
+      assert.equal(await judge('SELECT x FROM late_view'), undefined, 'judged on the names read before the view existed');
+      midway = undefined;
+      assert.match((await judge('SELECT x FROM late_view'))?.reason ?? 'judged harmless', /late_effect\(\) is VOLATILE/);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('a VOLATILE built-in off the allowlist is refused (pg_sleep, on it, runs bounded by the timeout: routes.test.ts)', async (ctx) => {
     if (pg.skip) return ctx.skip(pg.skip);
     const volatile = await h.t.api('POST', '/api/db/pg-ro/query', { sql: 'SELECT pg_stat_clear_snapshot()' });
@@ -142,6 +180,18 @@ describe('mariadb', () => {
     assert.match(undeclared, /test\.undeclared\(\) is not declared DETERMINISTIC/);
     assert.match(counts, /\| n \|[\s\S]*\| 2 \|/);
     assert.deepEqual(await victimRows(my), [{ id: 1, v: 'intact' }, { id: 2, v: 'intact' }]);
+  });
+
+  it('a body that selects INTO a user variable is not a read (the variable outlives the call); INTO its own variables is', async (ctx) => {
+    if (my.skip) return ctx.skip(my.skip);
+    await my.admin('CREATE FUNCTION keeps_count() RETURNS INT DETERMINISTIC READS SQL DATA BEGIN DECLARE n INT; SELECT COUNT(*) INTO n FROM victim; SELECT n INTO @seen; RETURN n; END');
+    await my.admin('CREATE FUNCTION own_count() RETURNS INT DETERMINISTIC READS SQL DATA BEGIN DECLARE n, m INT; SELECT COUNT(*), MAX(id) INTO n, m FROM victim; RETURN n + m; END');
+    const kept = await h.t.api('POST', '/api/db/my-ro/query', { sql: 'SELECT keeps_count()' });
+    assert.equal(kept.status, 400);
+    assert.match(kept.body.error, /test\.keeps_count\(\)'s body puts a value INTO something it did not DECLARE/);
+    const own = await h.t.api('POST', '/api/db/my-ro/query', { sql: 'SELECT own_count() AS n' });
+    assert.equal(own.status, 200, JSON.stringify(own.body));
+    assert.deepEqual(own.body.statements[0].rows, [{ n: 4 }]);
   });
 
   it("a body written under an sql_mode that reads quotes otherwise is not judged by the engine's reading", async (ctx) => {

@@ -256,6 +256,13 @@ function bodyVerdict(tokens: Token[]): { class: 'write' | 'forbidden'; what: str
     if (t.type === 'word' && (t.value === 'outfile' || t.value === 'dumpfile')) return { class: 'forbidden', what: `writes a server file (${t.value.toUpperCase()})` };
     if (t.type === 'word' && BODY_WRITES.has(t.value) && !isPunct(tokens[k + 1], '(')) return { class: 'write', what: `holds ${t.value.toUpperCase()}` };
     if (t.type === 'word' && t.value === 'set' && !(isName(tokens[k + 1]) && declared.has(tokens[k + 1].value.toLowerCase()))) return { class: 'write', what: 'sets something it did not DECLARE' };
+    // SELECT or FETCH ... INTO: every target one of its own variables (a user variable @x outlives the call; OUTFILE is met next).
+    if (t.type === 'word' && t.value === 'into' && !(tokens[k + 1]?.type === 'word' && (tokens[k + 1].value === 'outfile' || tokens[k + 1].value === 'dumpfile'))) {
+      for (let j = k + 1; ; j += 2) {
+        if (!(isName(tokens[j]) && declared.has(tokens[j].value.toLowerCase()))) return { class: 'write', what: 'puts a value INTO something it did not DECLARE' };
+        if (!isPunct(tokens[j + 1], ',')) break;
+      }
+    }
     if (isPunct(t, ':') && isPunct(tokens[k + 1], '=')) return { class: 'write', what: 'assigns a user variable (:=)' };
   }
   return undefined;

@@ -11,10 +11,11 @@
  *   - any other function only when it is IMMUTABLE or STABLE, not SECURITY DEFINER, in a trusted
  *     language, and its body is judged harmless here: LANGUAGE sql and plpgsql bodies are parsed
  *     (libpg-query's own PL/pgSQL parser) and every query in them judged by these same rules;
- *     dynamic EXECUTE, CALL and COMMIT refuse it; other languages' bodies cannot be judged. An
- *     aggregate's support functions and a function's parameter defaults are judged too. One refused
- *     for what it declares (VOLATILE, SECURITY DEFINER) is still judged by its body: reaching
- *     outside makes it forbidden, never a write a model could be allowed;
+ *     a PL/pgSQL statement off the list of those that run only SQL the body holds (EXECUTE,
+ *     CALL, COMMIT) refuses it; other languages' bodies cannot be judged. An aggregate's support
+ *     functions and a function's parameter defaults are judged too. One refused for what it
+ *     declares (VOLATILE, SECURITY DEFINER) is still judged by its body: reaching outside makes it
+ *     forbidden, never a write a model could be allowed;
  *   - the functions that run SQL text (ts_stat, ts_rewrite with a query, query_to_xml and kin) pass
  *     only when that text is a string constant that is itself a harmless read, judged in its turn;
  *     anything else is forbidden (a write hidden in a string is never prompted for). The ones that
@@ -75,6 +76,8 @@ const within = (what: string, v: Verdict): Verdict => v && { class: v.class, rea
 
 interface Context {
   catalog: PgCatalog;
+  /** The catalog's memo when the statement's judgement began: dropped since (a write, the cache's age), verdicts are no longer kept. */
+  memo: Map<string, unknown>;
   path: string[];
   depth: number;
   /** Objects being judged: met again (recursion), they are assumed harmless and nothing above them is kept. */
@@ -84,7 +87,7 @@ interface Context {
 
 /** The verdict on one statement of a connection (undefined: everything it calls is known harmless). */
 export async function judgePgStatement(kind: string, node: PgNode, catalog: PgCatalog): Promise<Verdict> {
-  const ctx: Context = { catalog, path: await catalog.searchPath(), depth: 0, open: new Set(), assumed: 0 };
+  const ctx: Context = { catalog, memo: catalog.memo, path: await catalog.searchPath(), depth: 0, open: new Set(), assumed: 0 };
   // An implicit cast is applied wherever types differ, without a name in the statement: one that is not harmless taints every read.
   const casts = within('an implicit cast of this database', await all('functions', await catalog.implicitCasts(), ctx));
   return worse(casts, await judgeTree(kind, node, ctx));
@@ -124,13 +127,18 @@ async function judgeTree(kind: string, node: PgNode, ctx: Context): Promise<Verd
   return verdict;
 }
 
-/** A verdict kept with the catalog under `key`, unless it leaned on an assumption about an object still being judged. */
+/**
+ * A verdict kept with the catalog under `key`, unless it leaned on an assumption about an object
+ * still being judged, or the catalog was dropped while it was judged: then it may rest on rows read
+ * before the drop and looked up after it (a name not found in the fresh cache), and keeping it would
+ * let the stale reading outlive the write that dropped the catalog.
+ */
 async function remembered(key: string, judge: () => Promise<Verdict>, ctx: Context): Promise<Verdict> {
   const memo = ctx.catalog.memo;
   if (memo.has(key)) return memo.get(key) as Verdict;
   const assumedBefore = ctx.assumed;
   const verdict = await judge();
-  if (ctx.assumed === assumedBefore) memo.set(key, verdict);
+  if (ctx.assumed === assumedBefore && ctx.catalog.memo === ctx.memo) memo.set(key, verdict);
   return verdict;
 }
 
@@ -304,8 +312,14 @@ async function judgeSqlBody(f: PgFunction, ctx: Context): Promise<Verdict> {
   return verdict;
 }
 
-/** PL/pgSQL statements that run SQL the body does not hold, or end the transaction. */
-const DYNAMIC = new Set(['PLpgSQL_stmt_dynexecute', 'PLpgSQL_stmt_dynfors', 'PLpgSQL_stmt_call', 'PLpgSQL_stmt_commit', 'PLpgSQL_stmt_rollback']);
+/**
+ * PL/pgSQL statements a body may hold (libpg-query's names): each runs only SQL the body holds, judged
+ * below. Any other (EXECUTE, FOR ... EXECUTE, CALL, COMMIT, ROLLBACK, one a later grammar adds) refuses
+ * the body; OPEN and RETURN QUERY only without EXECUTE.
+ */
+const STATIC_STATEMENTS = new Set(
+  'block assign if case loop while fori fors forc foreach_a exit return return_next return_query raise assert execsql getdiag open fetch close perform'.split(' ').map((k) => `PLpgSQL_stmt_${k}`),
+);
 
 /**
  * A PL/pgSQL body, read by PostgreSQL's own PL/pgSQL grammar (libpg-query): no dynamic SQL, and
@@ -318,7 +332,8 @@ async function judgePlPgSqlBody(f: PgFunction, ctx: Context): Promise<Verdict> {
   const queries: string[] = [];
   let dynamic: string | undefined;
   walk(tree.functions, (kind, node) => {
-    if (DYNAMIC.has(kind) || ((kind === 'PLpgSQL_stmt_open' || kind === 'PLpgSQL_stmt_return_query') && node.dynquery)) dynamic ??= kind.replace('PLpgSQL_stmt_', '').toUpperCase();
+    const statement = kind.startsWith('PLpgSQL_stmt_');
+    if ((statement && !STATIC_STATEMENTS.has(kind)) || ((kind === 'PLpgSQL_stmt_open' || kind === 'PLpgSQL_stmt_return_query') && node.dynquery)) dynamic ??= kind.replace('PLpgSQL_stmt_', '').toUpperCase();
     if (kind === 'PLpgSQL_expr') queries.push(asSelect(String(node.query ?? ''), Number(node.parseMode ?? 0)) ?? '');
   });
   if (dynamic) return write(`its body runs dynamic SQL or ends the transaction (${dynamic})`);

@@ -15,6 +15,7 @@
  */
 import type pg from 'pg';
 import { lazyRequire } from '../../../kernel/lazy-require.js';
+import { inTransaction } from '../../../kernel/pg-transaction.js';
 import { quoteDouble } from '../quote.js';
 import { copyOut } from './pg-copy.js';
 import { loadPgParser, wrapVerified } from '../pg-parser.js';
@@ -163,38 +164,18 @@ export function createPostgresDriver(conn: ResolvedConnection): DbDriver {
       // to read-only transactions, so one round trip is enough.
       if (!options?.timeoutMs || options.timeoutMs === conn.timeoutMs) return (await pool(true).query(sql, params)).rows as Row[];
       // A budget of its own (the catalog reads of a connection whose own timeout is short): for this one statement.
-      const client = await pool(true).connect();
-      try {
-        await client.query('BEGIN READ ONLY');
-        await client.query(`SET LOCAL statement_timeout = ${Math.floor(options.timeoutMs)}`);
-        const rows = (await client.query(sql, params)).rows as Row[];
-        await client.query('ROLLBACK');
-        return rows;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      const budget = Math.floor(options.timeoutMs);
+      return inTransaction(pool(true), 'BEGIN READ ONLY', async (client) => {
+        await client.query(`SET LOCAL statement_timeout = ${budget}`);
+        return (await client.query(sql, params)).rows as Row[];
+      });
     },
     async write(sql, params, options) {
-      const client = await pool(false).connect();
-      try {
-        await client.query('BEGIN');
-        const res = await client.query({ text: sql, values: params });
-        const affected = res.rowCount ?? 0;
-        if (options.expectAtMost !== undefined && affected > options.expectAtMost) {
-          await client.query('ROLLBACK');
-          throw new StatementError(`the statement would change ${affected} rows; nothing was changed`, [], sql);
-        }
-        await client.query('COMMIT');
+      return inTransaction(pool(false), 'BEGIN', async (client) => {
+        const affected = (await client.query({ text: sql, values: params })).rowCount ?? 0;
+        if (options.expectAtMost !== undefined && affected > options.expectAtMost) throw new StatementError(`the statement would change ${affected} rows; nothing was changed`, [], sql);
         return affected;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
     async cursor(sql, asked): Promise<RowCursor> {
       const options = { ...asked, readOnly: asked.readOnly && readOnlyLocks.serverTransaction };
