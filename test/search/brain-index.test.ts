@@ -114,6 +114,20 @@ test('a home from before the brain is backfilled from the ledger once', async ()
   assert.equal(asked, 1);
 });
 
+test('a log a kill left empty (opened, not yet written) is backfilled at the next start; the records are masked first', async () => {
+  const dir = await tempDir('engine-brain-index-');
+  await writeFile(path.join(dir, 'graph.jsonl'), '');
+  const record: RunRecord = { runId: 'run-8-8', source: 'chat', title: 'deploy with hunter2-token', model: 'm3', status: 'completed', startedAt: 8, usage: { input: 0, output: 0, cached: 0, reasoning: 0 } };
+  const brain = await createBrainService({ dir, runs: () => [record], redact: <T>(v: T) => JSON.parse(JSON.stringify(v).replaceAll('hunter2-token', '***')) as T });
+  const answer = await brain.query({ focus: 'model:m3' });
+  assert.deepEqual(runsOf(answer), ['run:run-8-8']);
+  assert.equal(answer.nodes.find((n) => n.id === 'run:run-8-8')?.label, 'deploy with ***');
+  const text = await readFile(path.join(dir, 'graph.jsonl'), 'utf8');
+  assert.match(text, /run-8-8/, 'the backfill is written at once, not at the timer');
+  assert.doesNotMatch(text, /hunter2/);
+  await brain.close();
+});
+
 test("a hub's focused query answers its newest edges up to the cap, truncated", async () => {
   const dir = await tempDir('engine-brain-index-');
   const brain = await createBrainService({ dir, runs: () => [], redact: (v) => v });
