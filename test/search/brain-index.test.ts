@@ -7,6 +7,7 @@
  * its newest edges up to the cap.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -126,6 +127,21 @@ test('a log a kill left empty (opened, not yet written) is backfilled at the nex
   assert.match(text, /run-8-8/, 'the backfill is written at once, not at the timer');
   assert.doesNotMatch(text, /hunter2/);
   await brain.close();
+});
+
+test('an append a full disk cuts short leaves no torn line: the log is as before it', async () => {
+  const dir = await tempDir('engine-brain-index-');
+  const log = path.join(dir, 'graph.jsonl');
+  // A file size limit (ulimit -f, 1 KiB blocks) fails the write part way, as a full disk does; node ignores SIGXFSZ.
+  const script = `import { GraphLog } from ${JSON.stringify(path.resolve('src/capabilities/brain/log.ts'))};
+    const log = new GraphLog(${JSON.stringify(log)});
+    log.append([{ n: { id: 'run:a', type: 'run', label: 'a', at: 1 } }]);
+    const before = log.size();
+    try { log.append(Array.from({ length: 100 }, (_, i) => ({ n: { id: 'file:f' + i, type: 'file', label: 'f' + i, at: 2 } }))); console.log('written'); }
+    catch (err) { console.log(err.code, log.size() === before ? 'as before' : 'torn at ' + log.size()); }`;
+  const out = execFileSync('bash', ['-c', `ulimit -f 2; exec "${process.execPath}" --import tsx --input-type=module -e "$0"`, script], { encoding: 'utf8' });
+  assert.equal(out.trim(), 'EFBIG as before');
+  assert.match(await readFile(log, 'utf8'), /^\{"n":\{"id":"run:a"[^\n]*\n$/);
 });
 
 test("a hub's focused query answers its newest edges up to the cap, truncated", async () => {
