@@ -5,8 +5,9 @@
  * it to listen, which cost most of what the network added to `run_shell true` (bench/sandbox).
  *
  * The namespace is held by a small sandbox of its own (bwrap: the filesystem read-only, the engine
- * home hidden, a private /tmp and /run, the proxy's socket the one thing bound in, every capability
- * dropped, gone with the engine) whose only program is the bridge: socat, or the engine's node. Its
+ * home hidden, /proc/sys read-only as for a command, a private /tmp and /run, the proxy's socket the
+ * one thing bound in, every capability dropped, gone with the engine) whose only program is the
+ * bridge: socat, or the engine's node. Its
  * loopback is the commands' only network, and the bridge to the egress proxy (egress-proxy.ts, the
  * URL floor on every destination) their only way out: the floor is the same as a namespace per
  * command. What the commands share is that loopback: a server one command leaves running is
@@ -21,6 +22,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LIMITS } from '../kernel/limits.js';
 import { BRIDGE_SOURCE, EGRESS_PORT, SANDBOX_SOCKET, type BridgeKind } from './egress-bridge.js';
+import { procCover } from './linux.js';
 import { onPath } from './probe.js';
 
 export interface EgressSessionDeps {
@@ -69,7 +71,7 @@ export function createEgressSession(deps: EgressSessionDeps): EgressSession {
       ? [socat, `TCP-LISTEN:${EGRESS_PORT},bind=127.0.0.1,reuseaddr,fork`, `UNIX-CONNECT:${SANDBOX_SOCKET}`]
       : [process.execPath, '-e', BRIDGE_SOURCE, String(EGRESS_PORT), SANDBOX_SOCKET];
     const args = [
-      '--ro-bind', '/', '/', '--proc', '/proc', '--tmpfs', '/tmp', '--tmpfs', '/run', '--ro-bind', socket, SANDBOX_SOCKET,
+      '--ro-bind', '/', '/', '--proc', '/proc', ...procCover(), '--tmpfs', '/tmp', '--tmpfs', '/run', '--ro-bind', socket, SANDBOX_SOCKET,
       '--tmpfs', deps.engineHome, '--remount-ro', deps.engineHome,
       '--unshare-user-try', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-net',
       '--die-with-parent', '--cap-drop', 'ALL', '--info-fd', '3', '--chdir', '/', '--', ...bridge,

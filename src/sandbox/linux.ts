@@ -63,6 +63,13 @@ export function networkKeeper(node: string, bridge: BridgeKind = 'auto'): string
 
 const PROC_COVER = ['/proc/sys', '/proc/sysrq-trigger'];
 
+/**
+ * bwrap run as root leaves a new /proc's sys and sysrq-trigger writable, and a process with uid 0
+ * (even with no capabilities) may write global sysctls there (core_pattern runs a program as root):
+ * every sandbox that mounts /proc covers them read-only, as bwrap does for an unprivileged user.
+ */
+export const procCover = (exists: (p: string) => boolean = existsSync): string[] => PROC_COVER.filter(exists).flatMap((p) => ['--ro-bind', p, p]);
+
 const DAEMON_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/podman/podman.sock', '/run/containerd/containerd.sock'];
 
 /** `p` is `dir` or inside it. */
@@ -72,11 +79,7 @@ export function isInside(p: string, dir: string): boolean {
 }
 
 export function bwrapArgs(plan: SandboxPlan, exists: (p: string) => boolean = existsSync): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  // bwrap run as root leaves the new /proc's sys and sysrq-trigger writable, and a process with uid 0
-  // (even with no capabilities) may write global sysctls there (core_pattern runs a program as root):
-  // cover them read-only, as bwrap does for an unprivileged user.
-  for (const p of PROC_COVER) if (exists(p)) args.push('--ro-bind', p, p);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...procCover(exists)];
   for (const tmp of ['/tmp', '/var/tmp']) if (exists(tmp)) args.push('--tmpfs', tmp);
   if (exists('/run')) args.push('--tmpfs', '/run');
   for (const sock of DAEMON_SOCKETS) if (!sock.startsWith('/run/') && exists(sock)) args.push('--ro-bind', '/dev/null', sock);

@@ -7,6 +7,7 @@
  * its newest edges up to the cap.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { appendFile, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -112,6 +113,35 @@ test('a home from before the brain is backfilled from the ledger once', async ()
   assert.deepEqual(runsOf(await again.query({ focus: 'model:m2' })), ['run:run-7-7']);
   await again.close();
   assert.equal(asked, 1);
+});
+
+test('a log a kill left empty (opened, not yet written) is backfilled at the next start; the records are masked first', async () => {
+  const dir = await tempDir('engine-brain-index-');
+  await writeFile(path.join(dir, 'graph.jsonl'), '');
+  const record: RunRecord = { runId: 'run-8-8', source: 'chat', title: 'deploy with hunter2-token', model: 'm3', status: 'completed', startedAt: 8, usage: { input: 0, output: 0, cached: 0, reasoning: 0 } };
+  const brain = await createBrainService({ dir, runs: () => [record], redact: <T>(v: T) => JSON.parse(JSON.stringify(v).replaceAll('hunter2-token', '***')) as T });
+  const answer = await brain.query({ focus: 'model:m3' });
+  assert.deepEqual(runsOf(answer), ['run:run-8-8']);
+  assert.equal(answer.nodes.find((n) => n.id === 'run:run-8-8')?.label, 'deploy with ***');
+  const text = await readFile(path.join(dir, 'graph.jsonl'), 'utf8');
+  assert.match(text, /run-8-8/, 'the backfill is written at once, not at the timer');
+  assert.doesNotMatch(text, /hunter2/);
+  await brain.close();
+});
+
+test('an append a full disk cuts short leaves no torn line: the log is as before it', async () => {
+  const dir = await tempDir('engine-brain-index-');
+  const log = path.join(dir, 'graph.jsonl');
+  // A file size limit (ulimit -f, 1 KiB blocks) fails the write part way, as a full disk does; node ignores SIGXFSZ.
+  const script = `import { GraphLog } from ${JSON.stringify(path.resolve('src/capabilities/brain/log.ts'))};
+    const log = new GraphLog(${JSON.stringify(log)});
+    log.append([{ n: { id: 'run:a', type: 'run', label: 'a', at: 1 } }]);
+    const before = log.size();
+    try { log.append(Array.from({ length: 100 }, (_, i) => ({ n: { id: 'file:f' + i, type: 'file', label: 'f' + i, at: 2 } }))); console.log('written'); }
+    catch (err) { console.log(err.code, log.size() === before ? 'as before' : 'torn at ' + log.size()); }`;
+  const out = execFileSync('bash', ['-c', `ulimit -f 2; exec "${process.execPath}" --import tsx --input-type=module -e "$0"`, script], { encoding: 'utf8' });
+  assert.equal(out.trim(), 'EFBIG as before');
+  assert.match(await readFile(log, 'utf8'), /^\{"n":\{"id":"run:a"[^\n]*\n$/);
 });
 
 test("a hub's focused query answers its newest edges up to the cap, truncated", async () => {

@@ -8,6 +8,7 @@
  * no shared namespace can start each command gets a namespace and a bridge of its own as before.
  */
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { allowAllGate } from '../../src/tools/types.js';
@@ -57,6 +58,31 @@ test('commands share the egress namespace: the bridge is out of their sight, sti
   const raw = await sh(node(`for (const p of [${t.engine.port}, ${hostPort}]) require("net").connect(p, "127.0.0.1").on("connect", () => console.log("CONNECTED " + p)).on("error", (e) => console.log("refused " + e.code))`));
   assert.equal((raw.match(/refused ECONNREFUSED/g) ?? []).length, 2, raw);
   assert.equal(hostConnections, 0);
+});
+
+/** The processes this test process started, however deep (the engine runs in it). */
+async function descendants(): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid) parents.set(Number(name), ppid);
+  }
+  const mine = (pid: number): boolean => pid === process.pid || (parents.has(pid) && pid !== parents.get(pid) && mine(parents.get(pid)!));
+  return [...parents.keys()].filter((pid) => pid !== process.pid && mine(pid));
+}
+
+test("the holder's bridge runs with /proc/sys read-only, as a command does (uid 0 may otherwise write global sysctls)", async () => {
+  await sh('true'); // the holder is started by the first network-on command
+  let bridge: number | undefined;
+  for (const pid of await descendants()) {
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (!cmdline[0].endsWith('bwrap') && cmdline.some((a) => a.includes('TCP-LISTEN:') || a.includes('engine-egress.sock'))) bridge = pid;
+  }
+  assert.ok(bridge, 'the holder\'s bridge process is found');
+  const mounts = await readFile(`/proc/${bridge}/mountinfo`, 'utf8');
+  assert.match(mounts, / \/proc\/sys ro,/, mounts);
 });
 
 test('where no shared namespace starts, each command gets a namespace and a bridge of its own, with the same floor', async () => {

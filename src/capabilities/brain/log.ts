@@ -4,7 +4,7 @@
  * records how far it reaches; this file says how long the log is, what its bytes before a point
  * are (the index's `mark`), and reads it from a point on, a batch at a time.
  */
-import { closeSync, createReadStream, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import type { GraphLine } from './store.js';
 
 /** Bytes of the log kept as the index's mark: enough to tell a replaced or cut log from the one indexed. */
@@ -31,13 +31,26 @@ export class GraphLog {
     return buf.subarray(0, read).toString('hex');
   }
 
-  /** Appends whole lines in one write; answers the log's new length and its mark. */
+  /**
+   * Appends whole lines in one write; answers the log's new length and its mark. A write that fails
+   * part way (a full disk) is cut back off, so the lines kept for the next write do not follow a torn one.
+   */
   append(lines: GraphLine[]): { offset: number; mark: string } {
     const buf = Buffer.from(lines.map((l) => JSON.stringify(l) + '\n').join(''));
     const fd = this.handle();
+    const start = this.size();
     let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    const offset = this.size();
+    try {
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    } catch (err) {
+      try {
+        ftruncateSync(fd, start);
+      } catch {
+        // left torn: repairTail cuts it at the next open
+      }
+      throw err;
+    }
+    const offset = start + buf.length;
     return { offset, mark: buf.length >= MARK_BYTES ? buf.subarray(buf.length - MARK_BYTES).toString('hex') : this.markAt(offset) };
   }
 

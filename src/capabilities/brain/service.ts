@@ -10,7 +10,6 @@
  * backfilled from the run ledger's records alone (runs, sessions, workflows, agents, models; file
  * edges start with the first event after the upgrade). docs/brain.md has the node and edge types.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineEvent } from '../../kernel/bus.js';
@@ -39,14 +38,14 @@ const relevant = (e: EngineEvent): boolean =>
 
 export interface BrainDeps {
   dir: string;
-  /** Every run in the ledger, for the backfill of a home that has no brain file yet. */
+  /** Every run in the ledger, for the backfill of a home whose graph log is empty. */
   runs: () => RunRecord[];
   /** Operational log lines (an index made again). */
   log?: (line: string) => void;
   /**
-   * The exit mask, applied to every line before the log and the index keep it: the ledger's records
-   * the backfill reads are held unmasked in memory (only their files are masked), and nothing of the
-   * home may hold a stored secret in plain text.
+   * The exit mask, applied to the ledger's records the backfill reads: they are held unmasked in
+   * memory (only their files are masked), and nothing of the home may hold a stored secret in plain
+   * text. Events need nothing more: the bus masks every event before its listeners get it.
    */
   redact: <T>(value: T) => T;
 }
@@ -57,8 +56,8 @@ export async function createBrainService(deps: BrainDeps) {
   await mkdir(deps.dir, { recursive: true });
   const log = new GraphLog(path.join(deps.dir, 'graph.jsonl'));
   const indexFile = path.join(deps.dir, 'graph.sqlite');
-  // No log yet: a home from before the brain, backfilled from the ledger when the index first opens.
-  const backfill = !existsSync(log.file);
+  /** Set by open() when the log is empty: a home from before the brain (or one killed before its first write), backfilled from the ledger. */
+  let backfill = false;
   let store: BrainStore | undefined;
   let opening: Promise<BrainStore> | undefined;
   /** Events that arrived while the index was opening, handled in order once it is. */
@@ -85,6 +84,7 @@ export async function createBrainService(deps: BrainDeps) {
         s = new BrainStore(indexFile);
       }
       const size = log.size();
+      backfill = size === 0;
       const at = s.position();
       let from = at.offset;
       if (from > size || log.markAt(from) !== at.mark) {
@@ -110,9 +110,11 @@ export async function createBrainService(deps: BrainDeps) {
       store = s;
       if (backfill) {
         for (const r of deps.runs()) {
-          runStarted(r, r.startedAt);
+          runStarted(deps.redact(r), r.startedAt);
           if (lines.length >= BACKFILL_BATCH) flush();
         }
+        // Written at once, not at the timer: a kill before this leaves the log empty, and an empty log is backfilled again.
+        flush();
       }
       for (const e of queued.splice(0)) handle(e);
     }
@@ -124,7 +126,7 @@ export async function createBrainService(deps: BrainDeps) {
     clearTimeout(timer);
     timer = undefined;
     if (!lines.length || !store) return;
-    const batch = lines.map((l) => deps.redact(l));
+    const batch = lines;
     let at: { offset: number; mark: string };
     try {
       at = log.append(batch);
