@@ -16,7 +16,8 @@ import { VirtualList } from '../virtual-list';
 import { TurnChanges, useCheckpoints, type Checkpoint } from './checkpoints';
 import { ModelPicker, type ModelChoice } from './model-picker';
 import { PermissionPrompt } from './permission-prompt';
-import { ToolCard, type SavedCall } from './tool-card';
+import { ToolCard } from './tool-card';
+import type { ChatToolCallView } from '../../../src/capabilities/chat/types';
 import './chat.css';
 
 interface Session {
@@ -37,7 +38,7 @@ interface Message {
   status?: string;
   error?: string;
   reasoning?: string;
-  toolCalls?: SavedCall[];
+  toolCalls?: ChatToolCallView[];
 }
 
 /**
