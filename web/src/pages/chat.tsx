@@ -78,7 +78,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
   const base = compact ? '/m/chat' : '/chat';
   const showList = !compact || !sessionId;
   return (
-    <div class={`chat ${compact ? 'compact' : ''}`}>
+    <div class={`chat ${compact ? 'compact' : ''} ${sessionId ? 'open' : ''}`}>
       {showList && (
         <aside class="sessions">
           <div class="sessions-head">
@@ -100,7 +100,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
         </aside>
       )}
       {sessionId ? (
-        <Session key={sessionId} id={sessionId} known={sessions.value.find((s) => s.id === sessionId)} back={compact ? base : undefined} />
+        <Session key={sessionId} id={sessionId} known={sessions.value.find((s) => s.id === sessionId)} back={base} />
       ) : (
         !compact && <div class="chat-empty">Pick a chat or start a new one.</div>
       )}
@@ -111,6 +111,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
 /** A row of the list: a saved message (with its turn's file changes when it ends a turn that made some), or the turn in flight. */
 type Row = { kind: 'msg'; m: Message; changes?: Checkpoint[] } | { kind: 'live'; t: LiveTurn };
 
+/** `back`: the chat list, a link shown where the list and the session do not fit side by side. */
 function Session({ id, known, back }: { id: string; known?: Session; back?: string }) {
   const messages = useSignal<Message[]>([]);
   const loaded = useSignal(false);
@@ -245,7 +246,7 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   return (
     <section class="session-view">
       <header class="session-head">
-        {back && <a href={back} class="btn plain">‹</a>}
+        {back && <a href={back} class="btn plain chat-back" aria-label="all chats">‹</a>}
         <h2 class="session-name">{known?.title || (messages.value.length ? id : 'New chat')}</h2>
         <div class="session-tools">
           {agents.value.length > 0 && (
