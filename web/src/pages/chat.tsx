@@ -14,10 +14,10 @@ import { epoch, prompts } from '../sync';
 import { Action, ErrorLine, short, Time } from '../ui';
 import { VirtualList } from '../virtual-list';
 import { TurnChanges, useCheckpoints, type Checkpoint } from './checkpoints';
-import { ModelPicker, type ModelChoice } from './model-picker';
+import { ModelPicker } from './model-picker';
 import { PermissionPrompt } from './permission-prompt';
 import { ToolCard } from './tool-card';
-import type { ChatToolCallView } from '../../../src/capabilities/chat/types';
+import type { ChatMessageView as Message, ModelChoice } from '../../../src/capabilities/chat/types';
 import './chat.css';
 
 interface Session {
@@ -27,18 +27,6 @@ interface Session {
   busy?: boolean;
   messageCount?: number;
   permissionMode?: string;
-}
-
-interface Message {
-  id: string;
-  role: 'user' | 'assistant';
-  text: string;
-  ts: number;
-  runId?: string;
-  status?: string;
-  error?: string;
-  reasoning?: string;
-  toolCalls?: ChatToolCallView[];
 }
 
 /**
@@ -335,7 +323,7 @@ function MessageRow({ m, live, running, changes }: { m: Message; live: Map<strin
       <div class="msg-role">{m.role === 'user' ? 'You' : 'Assistant'}</div>
       {m.text && (m.role === 'assistant' ? <Markdown class="msg-text" text={m.text} /> : <div class="msg-text">{m.text}</div>)}
       {m.toolCalls?.map((c) => <ToolCard key={c.callId} saved={c} live={live.get(c.callId)} turnRunning={running} />)}
-      {m.status && m.status !== 'completed' && (
+      {m.status && (
         <div class={m.status === 'failed' ? 'error-line' : 'muted small'}>
           {m.status}
           {m.error ? `: ${m.error}` : ''}
