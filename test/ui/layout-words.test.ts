@@ -179,7 +179,7 @@ describe('layout and words', () => {
       for (const p of pages) {
         await b.page.goto(`${h.t.url}/${p}`);
         await b.page.waitForSelector('[data-connection=live]', { state: 'attached' });
-        await b.page.waitForSelector('.main h1, .main h2, .session-name, .chat-empty');
+        await b.page.waitForSelector('.main h1, .main h2, .session-name, .chat-empty, .sessions-head');
         await b.shot(`page-${p.split('/')[0]}-${size}`);
         // Nothing sideways: the page is never wider than the window.
         const overflow = await b.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -42,11 +42,6 @@ export function PageHead({ title, children }: { title: string; children?: Compon
   );
 }
 
-/** A time as text, relative to now (where no `<Time>` can go, it does not tick). */
-export function ago(ts: number | undefined): string {
-  return ts ? relative(ts, Date.now()) : '';
-}
-
 export const Badge = ({ status }: { status: string }) => <span class={`badge ${status}`}>{status}</span>;
 
 export function short(v: unknown, n = 160): string {

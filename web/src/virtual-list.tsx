@@ -33,6 +33,8 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
   const [view, setView] = useState({ top: 0, height: 800 });
   // A row that changes height by itself (a tool card's output growing, markdown drawn once loaded) is measured again.
   const rowSizes = useRef<ResizeObserver>();
+  /** The rows it watches: a row scrolled out (unmounted) is let go, else the observer would hold it for the list's life. */
+  const watched = useRef(new Set<Element>());
   /** The row at the top of the view and how far into it the view starts: kept in place when rows change above it. */
   const anchor = useRef<{ key: string; delta: number } | null>(null);
   const nearTop = useRef(onNearTop);
@@ -70,8 +72,16 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
   useLayoutEffect(() => {
     const el = box.current!;
     let changed = false;
+    for (const row of watched.current) {
+      if (row.isConnected) continue;
+      rowSizes.current?.unobserve(row);
+      watched.current.delete(row);
+    }
     for (const row of el.querySelectorAll<HTMLElement>(':scope > .vl-inner > [data-row]')) {
-      rowSizes.current?.observe(row);
+      if (rowSizes.current && !watched.current.has(row)) {
+        rowSizes.current.observe(row);
+        watched.current.add(row);
+      }
       const key = row.dataset.row!;
       const h = row.getBoundingClientRect().height;
       if (h && heights.current.get(key) !== h) {
@@ -114,6 +124,7 @@ export function VirtualList<T>({ items, keyOf, render, estimate = 64, overscan =
       el.removeEventListener('scroll', onScroll);
       ro.disconnect();
       rowSizes.current?.disconnect();
+      watched.current.clear();
     };
   }, []);
 

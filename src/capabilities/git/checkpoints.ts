@@ -178,7 +178,8 @@ export function createCheckpoints(deps: CheckpointDeps): CheckpointService {
       }
     }
     if (!kept.length) return;
-    await save();
+    // This runs in the registry's finally: a failed save must not replace the call's own outcome (the list in memory has them).
+    await save().catch((err) => deps.log?.(`checkpoints of run ${runId} could not be saved: ${(err as Error).message}`));
     kept.forEach(announce);
   }
 

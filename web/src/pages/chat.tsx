@@ -14,9 +14,10 @@ import { epoch, prompts } from '../sync';
 import { Action, ErrorLine, short, Time } from '../ui';
 import { VirtualList } from '../virtual-list';
 import { TurnChanges, useCheckpoints, type Checkpoint } from './checkpoints';
-import { ModelPicker, type ModelChoice } from './model-picker';
+import { ModelPicker } from './model-picker';
 import { PermissionPrompt } from './permission-prompt';
-import { ToolCard, type SavedCall } from './tool-card';
+import { ToolCard } from './tool-card';
+import type { ChatMessageView as Message, ModelChoice } from '../../../src/capabilities/chat/types';
 import './chat.css';
 
 interface Session {
@@ -26,18 +27,6 @@ interface Session {
   busy?: boolean;
   messageCount?: number;
   permissionMode?: string;
-}
-
-interface Message {
-  id: string;
-  role: 'user' | 'assistant';
-  text: string;
-  ts: number;
-  runId?: string;
-  status?: string;
-  error?: string;
-  reasoning?: string;
-  toolCalls?: SavedCall[];
 }
 
 /**
@@ -77,7 +66,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
   const base = compact ? '/m/chat' : '/chat';
   const showList = !compact || !sessionId;
   return (
-    <div class={`chat ${compact ? 'compact' : ''}`}>
+    <div class={`chat ${compact ? 'compact' : ''} ${sessionId ? 'open' : ''}`}>
       {showList && (
         <aside class="sessions">
           <div class="sessions-head">
@@ -99,7 +88,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
         </aside>
       )}
       {sessionId ? (
-        <Session key={sessionId} id={sessionId} known={sessions.value.find((s) => s.id === sessionId)} back={compact ? base : undefined} />
+        <Session key={sessionId} id={sessionId} known={sessions.value.find((s) => s.id === sessionId)} back={base} />
       ) : (
         !compact && <div class="chat-empty">Pick a chat or start a new one.</div>
       )}
@@ -110,6 +99,7 @@ export function ChatPage({ sessionId, compact }: { sessionId?: string; compact?:
 /** A row of the list: a saved message (with its turn's file changes when it ends a turn that made some), or the turn in flight. */
 type Row = { kind: 'msg'; m: Message; changes?: Checkpoint[] } | { kind: 'live'; t: LiveTurn };
 
+/** `back`: the chat list, a link shown where the list and the session do not fit side by side. */
 function Session({ id, known, back }: { id: string; known?: Session; back?: string }) {
   const messages = useSignal<Message[]>([]);
   const loaded = useSignal(false);
@@ -244,7 +234,7 @@ function Session({ id, known, back }: { id: string; known?: Session; back?: stri
   return (
     <section class="session-view">
       <header class="session-head">
-        {back && <a href={back} class="btn plain">‹</a>}
+        {back && <a href={back} class="btn plain chat-back" aria-label="all chats">‹</a>}
         <h2 class="session-name">{known?.title || (messages.value.length ? id : 'New chat')}</h2>
         <div class="session-tools">
           {agents.value.length > 0 && (
@@ -333,7 +323,7 @@ function MessageRow({ m, live, running, changes }: { m: Message; live: Map<strin
       <div class="msg-role">{m.role === 'user' ? 'You' : 'Assistant'}</div>
       {m.text && (m.role === 'assistant' ? <Markdown class="msg-text" text={m.text} /> : <div class="msg-text">{m.text}</div>)}
       {m.toolCalls?.map((c) => <ToolCard key={c.callId} saved={c} live={live.get(c.callId)} turnRunning={running} />)}
-      {m.status && m.status !== 'completed' && (
+      {m.status && (
         <div class={m.status === 'failed' ? 'error-line' : 'muted small'}>
           {m.status}
           {m.error ? `: ${m.error}` : ''}

@@ -10,7 +10,7 @@ import { get, post } from '../api';
 import { Confirm } from '../confirm';
 import { navigate } from '../router';
 import { epoch, onEvent } from '../sync';
-import { Action, ago, Time } from '../ui';
+import { Action, Time } from '../ui';
 import { DiffView } from './tool-card';
 
 export interface Checkpoint {
@@ -137,7 +137,7 @@ export function CheckpointList() {
           onClose={() => (asking.value = null)}
           onConfirm={() => post('/api/checkpoints/revert', { sha: asking.value!.sha })}
         >
-          Every file in {rootLabel(asking.value.root)} goes back to how it was {ago(asking.value.ts)} ({reasonLabel(asking.value.reason)}). What the files hold now is saved
+          Every file in {rootLabel(asking.value.root)} goes back to how it was <Time ts={asking.value.ts} /> ({reasonLabel(asking.value.reason)}). What the files hold now is saved
           as a checkpoint first, so this can be undone.
         </Confirm>
       )}

@@ -8,11 +8,7 @@ import { useSignal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
 import { get, sentence } from '../api';
 import { epoch } from '../sync';
-
-export interface ModelChoice {
-  provider?: string;
-  model?: string;
-}
+import type { ModelChoice } from '../../../src/capabilities/chat/types';
 
 interface Provider {
   name?: string;

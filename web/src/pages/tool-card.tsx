@@ -9,16 +9,8 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { chatTick, outputOf, type ToolRun } from '../chat-live';
 import type { LiveOutput } from '../live-output';
 import { short } from '../ui';
-
-/** A call as the session's saved messages carry it (GET /api/chat/<id>). */
-export interface SavedCall {
-  callId: string;
-  name: string;
-  args: unknown;
-  ok?: boolean;
-  result?: string;
-  diff?: string;
-}
+// A call as the session's saved messages carry it (GET /api/chat/<id>): the engine's own type.
+import type { ChatToolCallView } from '../../../src/capabilities/chat/types';
 
 /** Whether each card is open, by call id: it outlives the card (the list unmounts rows out of view). */
 const opened = new Map<string, boolean>();
@@ -47,7 +39,7 @@ function exitCode(tool: string, result: string | undefined): string | undefined 
   return m && m[1] !== '0' ? m[1] : undefined;
 }
 
-export function ToolCard({ saved, live, turnRunning }: { saved?: SavedCall; live?: ToolRun; turnRunning: boolean }) {
+export function ToolCard({ saved, live, turnRunning }: { saved?: ChatToolCallView; live?: ToolRun; turnRunning: boolean }) {
   const callId = (live?.callId ?? saved?.callId)!;
   const tool = live?.tool ?? saved?.name ?? '';
   const args = live?.args ?? saved?.args;
