@@ -16,7 +16,7 @@ import path from 'node:path';
 import { formatItem } from '../src/capabilities/work/item-file.js';
 import type { WorkItem } from '../src/capabilities/work/types.js';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
-import { engineAt, get, getJson, medianCpuMs, removeHome, request, tmpHome } from './lib/scale-home.js';
+import { eachSize, get, getJson, medianCpuMs, request, withEngine } from './lib/scale-home.js';
 
 const SIZES = [100, 1_000, 10_000].map(scaled);
 const LANES = ['Backlog', 'Todo', 'In Progress', 'Done'];
@@ -55,36 +55,26 @@ const curves = {
   create: { path: 'POST /api/work/<project> {kind, title} (create)', unit: 'items', expected: 'flat', points: [] } as Curve,
 };
 
-let warm = true;
-for (const n of [SIZES[0], ...SIZES]) {
-  const home = tmpHome('board');
-  try {
-    const engine = await engineAt(home);
-    try {
-      await request(engine.url + '/api/work/big', 'PUT', { prefix: 'BIG' });
-      writeItems(path.join(home, 'workspace', '.work', 'big'), n);
-      const { boards } = await getJson(engine, '/api/work?project=big');
-      if (boards[0].items.length !== n) throw new Error(`the board lists ${boards[0].items.length} items of ${n} written`);
-      const key = `BIG-${Math.ceil(n / 2)}`;
-      let k = 0;
-      const move = () => request(engine.url + `/api/work/big/${key}`, 'PUT', { status: LANES[k++ % LANES.length] });
-      if (JSON.parse((await move()).text).item?.status !== LANES[0]) throw new Error('the move did not land');
-      let made = 0;
-      const create = () => request(engine.url + '/api/work/big', 'POST', { kind: 'task', title: `New item ${++made}` });
-      const first = JSON.parse((await create()).text).item;
-      if (first?.key !== `BIG-${n + 1}` || first.rank !== n + 1) throw new Error(`the new item is ${first?.key} at rank ${first?.rank}; BIG-${n + 1} at rank ${n + 1} was expected`);
-      if (!warm) {
-        curves.create.points.push({ size: n, ms: await medianCpuMs(create, 9) });
-        curves.list.points.push({ size: n, ms: await medianCpuMs(() => get(engine, '/api/work?project=big'), 5) });
-        curves.move.points.push({ size: n, ms: await medianCpuMs(move, 9) });
-        curves.read.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/work/big/${key}`), 9) });
-      }
-    } finally {
-      await engine.close();
+await eachSize('board', SIZES, (n, home, warm) =>
+  withEngine(home, async (engine) => {
+    await request(engine.url + '/api/work/big', 'PUT', { prefix: 'BIG' });
+    writeItems(path.join(home, 'workspace', '.work', 'big'), n);
+    const { boards } = await getJson(engine, '/api/work?project=big');
+    if (boards[0].items.length !== n) throw new Error(`the board lists ${boards[0].items.length} items of ${n} written`);
+    const key = `BIG-${Math.ceil(n / 2)}`;
+    let k = 0;
+    const move = () => request(engine.url + `/api/work/big/${key}`, 'PUT', { status: LANES[k++ % LANES.length] });
+    if (JSON.parse((await move()).text).item?.status !== LANES[0]) throw new Error('the move did not land');
+    let made = 0;
+    const create = () => request(engine.url + '/api/work/big', 'POST', { kind: 'task', title: `New item ${++made}` });
+    const first = JSON.parse((await create()).text).item;
+    if (first?.key !== `BIG-${n + 1}` || first.rank !== n + 1) throw new Error(`the new item is ${first?.key} at rank ${first?.rank}; BIG-${n + 1} at rank ${n + 1} was expected`);
+    if (!warm) {
+      curves.create.points.push({ size: n, ms: await medianCpuMs(create, 9) });
+      curves.list.points.push({ size: n, ms: await medianCpuMs(() => get(engine, '/api/work?project=big'), 5) });
+      curves.move.points.push({ size: n, ms: await medianCpuMs(move, 9) });
+      curves.read.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/work/big/${key}`), 9) });
     }
-  } finally {
-    removeHome(home);
-  }
-  warm = false;
-}
+  }),
+);
 for (const c of Object.values(curves)) printCurve(c);

@@ -20,7 +20,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
-import { cpuMs, engineAt, get, getJson, heapMb, medianCpuMs, removeHome, tmpHome } from './lib/scale-home.js';
+import { cpuMs, eachSize, engineAt, get, getJson, heapMb, medianCpuMs, withEngine } from './lib/scale-home.js';
 
 const SIZES = [500, 10_000, 100_000].map(scaled);
 const MODELS = ['gpt-4o-mini', 'claude-sonnet-4-20250514', 'local-llama', 'gpt-4.1'];
@@ -90,59 +90,46 @@ const curves: Record<string, Curve> = {
   whole: { path: 'GET /api/brain (whole graph, cap 500)', unit: 'runs', expected: 'flat', points: [] },
 };
 
-// The first size runs twice: once as a warm-up (JIT, module loading), measured and dropped.
-let warmUp = true;
-for (const n of [SIZES[0], ...SIZES]) {
-  const home = tmpHome('brain');
-  try {
-    await writeHome(home, n);
-    const mid = runId(Math.floor(n / 2));
-    {
-      const engine = await engineAt(home);
-      try {
-        const build = await cpuMs(() => get(engine, `/api/brain?focus=run:${mid}`));
-        if (!warmUp) curves.build.points.push({ size: n, ms: build });
-      } finally {
-        await engine.close();
-      }
+await eachSize('brain', SIZES, async (n, home, warm) => {
+  await writeHome(home, n);
+  const mid = runId(Math.floor(n / 2));
+  await withEngine(home, async (engine) => {
+    const build = await cpuMs(() => get(engine, `/api/brain?focus=run:${mid}`));
+    if (!warm) curves.build.points.push({ size: n, ms: build });
+  });
+  const starts: number[] = [];
+  let held = 0;
+  for (let round = 0; round < 3; round++) {
+    let engine: Awaited<ReturnType<typeof engineAt>> | undefined;
+    starts.push(
+      await cpuMs(async () => {
+        engine = await engineAt(home);
+        await get(engine, '/api/status');
+      }),
+    );
+    // The heap in use with this engine started (absolute: a closed engine is let go only once the
+    // next one has started, so a difference against the heap before the start would read short).
+    held = heapMb();
+    try {
+      if (round < 2) continue;
+      const e = engine!;
+      const run = await getJson(e, `/api/brain?focus=run:${mid}`);
+      if (run.nodes.length < 5 || run.nodes.find((x: { id: string }) => x.id === `run:${mid}`)?.data?.status !== 'completed') throw new Error(`the brain answers ${JSON.stringify(run).slice(0, 300)} for ${mid}`);
+      const measure = async (key: keyof typeof curves, route: string) => {
+        const ms = await medianCpuMs(() => get(e, route), 7);
+        if (!warm) curves[key].points.push({ size: n, ms });
+      };
+      await measure('run1', `/api/brain?focus=run:${mid}&depth=1`);
+      await measure('file1', `/api/brain?focus=src/f${Math.floor(n / 20)}.ts&depth=1`);
+      await measure('run2', `/api/brain?focus=run:${mid}&depth=2`);
+      await measure('whole', '/api/brain');
+    } finally {
+      await engine!.close();
     }
-    const starts: number[] = [];
-    let held = 0;
-    for (let round = 0; round < 3; round++) {
-      let engine: Awaited<ReturnType<typeof engineAt>> | undefined;
-      starts.push(
-        await cpuMs(async () => {
-          engine = await engineAt(home);
-          await get(engine, '/api/status');
-        }),
-      );
-      // The heap in use with this engine started (absolute: a closed engine is let go only once the
-      // next one has started, so a difference against the heap before the start would read short).
-      held = heapMb();
-      try {
-        if (round < 2) continue;
-        const e = engine!;
-        const run = await getJson(e, `/api/brain?focus=run:${mid}`);
-        if (run.nodes.length < 5 || run.nodes.find((x: { id: string }) => x.id === `run:${mid}`)?.data?.status !== 'completed') throw new Error(`the brain answers ${JSON.stringify(run).slice(0, 300)} for ${mid}`);
-        const measure = async (key: keyof typeof curves, route: string) => {
-          const ms = await medianCpuMs(() => get(e, route), 7);
-          if (!warmUp) curves[key].points.push({ size: n, ms });
-        };
-        await measure('run1', `/api/brain?focus=run:${mid}&depth=1`);
-        await measure('file1', `/api/brain?focus=src/f${Math.floor(n / 20)}.ts&depth=1`);
-        await measure('run2', `/api/brain?focus=run:${mid}&depth=2`);
-        await measure('whole', '/api/brain');
-      } finally {
-        await engine!.close();
-      }
-    }
-    starts.sort((a, b) => a - b);
-    if (!warmUp) curves.start.points.push({ size: n, ms: starts[1], mb: held });
-  } finally {
-    removeHome(home);
   }
-  warmUp = false;
-}
+  starts.sort((a, b) => a - b);
+  if (!warm) curves.start.points.push({ size: n, ms: starts[1], mb: held });
+});
 for (const c of Object.values(curves)) printCurve(c);
 const [small, , big] = curves.start.points;
 const ten = curves.start.points.find((p) => p.size === scaled(10_000));

@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { ModelMessage } from 'ai';
 import { compactionCut, estimateTokens, renderTranscript, summaryMessage } from '../src/agent/compaction.js';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
-import { cpuMs, engineAt, get, getJson, medianCpuMs, heapMb, removeHome, tmpHome } from './lib/scale-home.js';
+import { cpuMs, eachSize, engineAt, get, getJson, heapMb, medianCpuMs } from './lib/scale-home.js';
 
 const SIZES = [100, 1_000, 10_000].map(scaled);
 const SESSION = 'long-session';
@@ -51,62 +51,54 @@ const curves = {
   compact: { path: 'compaction, engine share (cut, transcript, size)', unit: 'msgs', expected: 'linear', points: [] } as Curve,
 };
 
-let warm = true;
-for (const size of [SIZES[0], ...SIZES]) {
-  const home = tmpHome('chat');
-  try {
-    const recs = records(size);
-    mkdirSync(path.join(home, 'chat'), { recursive: true });
-    writeFileSync(path.join(home, 'chat', `${SESSION}.jsonl`), recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const n = size;
-    const visible = shown(recs);
+await eachSize('chat', SIZES, async (n, home, warm) => {
+  const recs = records(n);
+  mkdirSync(path.join(home, 'chat'), { recursive: true });
+  writeFileSync(path.join(home, 'chat', `${SESSION}.jsonl`), recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const visible = shown(recs);
 
-    // Load: a fresh engine each time, so the session is read from its file.
-    const loads: number[] = [];
-    let loadedMb = 0;
-    // Three timed loads, then one measured for memory (a collection just before a timed call slows it).
-    for (let i = 0; i < 4; i++) {
-      const engine = await engineAt(home);
-      try {
-        const { sessions } = await getJson(engine, '/api/chat');
-        if (sessions[0]?.messageCount !== visible) throw new Error(`the engine counts ${sessions[0]?.messageCount} messages of ${visible} written`);
-        if (i === 3) {
-          const before = heapMb();
-          await get(engine, `/api/chat/${SESSION}?limit=50`);
-          loadedMb = heapMb() - before;
-          continue;
-        }
-        loads.push(await cpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50`)));
-        if (i < 2) continue;
-        const page = await getJson(engine, `/api/chat/${SESSION}?limit=50`);
-        if (page.messages.length !== Math.min(50, visible) || page.messages.at(-1).id !== (recs.filter((r: any) => r.type === 'message').at(-1) as { id: string }).id) throw new Error('the newest page is not the last 50 messages');
-        const oldest = (await getJson(engine, `/api/chat/${SESSION}`)).messages[Math.min(50, visible - 1)].id;
-        if (!warm) {
-          curves.page.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50`), 9) });
-          curves.back.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50&before=${oldest}`), 9) });
-          curves.whole.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}`), 5) });
-        }
-      } finally {
-        await engine.close();
+  // Load: a fresh engine each time, so the session is read from its file.
+  const loads: number[] = [];
+  let loadedMb = 0;
+  // Three timed loads, then one measured for memory (a collection just before a timed call slows it).
+  for (let i = 0; i < 4; i++) {
+    const engine = await engineAt(home);
+    try {
+      const { sessions } = await getJson(engine, '/api/chat');
+      if (sessions[0]?.messageCount !== visible) throw new Error(`the engine counts ${sessions[0]?.messageCount} messages of ${visible} written`);
+      if (i === 3) {
+        const before = heapMb();
+        await get(engine, `/api/chat/${SESSION}?limit=50`);
+        loadedMb = heapMb() - before;
+        continue;
       }
+      loads.push(await cpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50`)));
+      if (i < 2) continue;
+      const page = await getJson(engine, `/api/chat/${SESSION}?limit=50`);
+      if (page.messages.length !== Math.min(50, visible) || page.messages.at(-1).id !== (recs.filter((r: any) => r.type === 'message').at(-1) as { id: string }).id) throw new Error('the newest page is not the last 50 messages');
+      const oldest = (await getJson(engine, `/api/chat/${SESSION}`)).messages[Math.min(50, visible - 1)].id;
+      if (!warm) {
+        curves.page.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50`), 9) });
+        curves.back.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}?limit=50&before=${oldest}`), 9) });
+        curves.whole.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/chat/${SESSION}`), 5) });
+      }
+    } finally {
+      await engine.close();
     }
-    loads.sort((a, b) => a - b);
-    if (!warm) curves.load.points.push({ size: n, ms: loads[1], mb: loadedMb });
-
-    // Compaction around the model call, on the conversation as the model sees it.
-    const context = recs.filter((r: any) => r.type === 'message').map((r: any) => r.message as ModelMessage);
-    const compactMs = await medianCpuMs(() => {
-      const tokensBefore = estimateTokens(context);
-      const cut = compactionCut(context, 2);
-      const prompt = renderTranscript(context.slice(0, cut));
-      const next = [summaryMessage(`summary of ${prompt.length} characters`), ...context.slice(cut)];
-      return tokensBefore + estimateTokens(next);
-    }, 21);
-    if (!warm) curves.compact.points.push({ size: n, ms: compactMs });
-  } finally {
-    removeHome(home);
   }
-  warm = false;
-}
+  loads.sort((a, b) => a - b);
+  if (!warm) curves.load.points.push({ size: n, ms: loads[1], mb: loadedMb });
+
+  // Compaction around the model call, on the conversation as the model sees it.
+  const context = recs.filter((r: any) => r.type === 'message').map((r: any) => r.message as ModelMessage);
+  const compactMs = await medianCpuMs(() => {
+    const tokensBefore = estimateTokens(context);
+    const cut = compactionCut(context, 2);
+    const prompt = renderTranscript(context.slice(0, cut));
+    const next = [summaryMessage(`summary of ${prompt.length} characters`), ...context.slice(cut)];
+    return tokensBefore + estimateTokens(next);
+  }, 21);
+  if (!warm) curves.compact.points.push({ size: n, ms: compactMs });
+});
 console.log('(MB: heap the loaded session holds)');
 for (const c of Object.values(curves)) printCurve(c);

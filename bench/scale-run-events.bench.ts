@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
-import { cpuMs, engineAt, get, getJson, peakMb, removeHome, request, tmpHome } from './lib/scale-home.js';
+import { cpuMs, eachSize, get, getJson, peakMb, request, withEngine } from './lib/scale-home.js';
 
 const SIZES = [1_000, 10_000, 100_000].map(scaled);
 const T0 = Date.UTC(2026, 0, 1);
@@ -60,45 +60,34 @@ function writeRun(home: string, n: number): void {
 const read: Curve = { path: 'GET /api/runs/<id>/events', unit: 'events', expected: 'linear', points: [] };
 const resume: Curve = { path: 'POST /api/runs/<id>/resume', unit: 'events', expected: 'linear', points: [] };
 
-// The first size runs twice: once as a warm-up, measured and dropped.
-let warmUp = true;
-for (const n of [SIZES[0], ...SIZES]) {
-  const home = tmpHome('run-events');
-  try {
-    writeRun(home, n);
-    const engine = await engineAt(home);
-    try {
-      const { events } = await getJson(engine, `/api/runs/${RUN_ID}/events`);
-      // The engine's own line (run.interrupted) joins the n written.
-      if (events.length !== n + 1 || events[n - 1].nodeId !== 'last') throw new Error(`the engine read ${events.length} events of ${n} written`);
-      const times: number[] = [];
-      let mb = 0;
-      for (let i = 0; i < 5; i++) {
-        const m = await peakMb(async () => {
-          times.push(await cpuMs(() => get(engine, `/api/runs/${RUN_ID}/events`)));
-        });
-        mb = Math.max(mb, m);
-      }
-      times.sort((a, b) => a - b);
-      if (!warmUp) read.points.push({ size: n, ms: times[2], mb });
-
-      await request(engine.url + '/api/permissions/defaults', 'PUT', { unattended: 'allow' });
-      let ms = 0;
-      const resumeMb = await peakMb(async () => {
-        let answer: { steps: number; rerun: string[] } = { steps: 0, rerun: [] };
-        ms = await cpuMs(async () => (answer = JSON.parse((await request(engine.url + `/api/runs/${RUN_ID}/resume`, 'POST')).text)));
-        if (answer.steps !== n + 1 || answer.rerun[0] !== 'last') throw new Error(`resume read ${answer.steps} steps, rerun ${answer.rerun}`);
+await eachSize('run-events', SIZES, async (n, home, warm) => {
+  writeRun(home, n);
+  await withEngine(home, async (engine) => {
+    const { events } = await getJson(engine, `/api/runs/${RUN_ID}/events`);
+    // The engine's own line (run.interrupted) joins the n written.
+    if (events.length !== n + 1 || events[n - 1].nodeId !== 'last') throw new Error(`the engine read ${events.length} events of ${n} written`);
+    const times: number[] = [];
+    let mb = 0;
+    for (let i = 0; i < 5; i++) {
+      const m = await peakMb(async () => {
+        times.push(await cpuMs(() => get(engine, `/api/runs/${RUN_ID}/events`)));
       });
-      if (!warmUp) resume.points.push({ size: n, ms, mb: resumeMb });
-      while (engine.runs.get(RUN_ID)) await sleep(10);
-    } finally {
-      await engine.close();
+      mb = Math.max(mb, m);
     }
-  } finally {
-    removeHome(home);
-  }
-  warmUp = false;
-}
+    times.sort((a, b) => a - b);
+    if (!warm) read.points.push({ size: n, ms: times[2], mb });
+
+    await request(engine.url + '/api/permissions/defaults', 'PUT', { unattended: 'allow' });
+    let ms = 0;
+    const resumeMb = await peakMb(async () => {
+      let answer: { steps: number; rerun: string[] } = { steps: 0, rerun: [] };
+      ms = await cpuMs(async () => (answer = JSON.parse((await request(engine.url + `/api/runs/${RUN_ID}/resume`, 'POST')).text)));
+      if (answer.steps !== n + 1 || answer.rerun[0] !== 'last') throw new Error(`resume read ${answer.steps} steps, rerun ${answer.rerun}`);
+    });
+    if (!warm) resume.points.push({ size: n, ms, mb: resumeMb });
+    while (engine.runs.get(RUN_ID)) await sleep(10);
+  });
+});
 console.log('(MB: the most heap one call held above the settled heap before it)');
 printCurve(read);
 printCurve(resume);

@@ -17,7 +17,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
-import { engineAt, get, getJson, medianCpuMs, removeHome, request, tmpHome } from './lib/scale-home.js';
+import { eachSize, get, getJson, medianCpuMs, request, withEngine } from './lib/scale-home.js';
 
 const SIZES = [500, 10_000, 100_000].map(scaled);
 const WORKFLOWS = 20;
@@ -69,33 +69,23 @@ const curves: Record<string, Curve> = {
   links: { path: 'GET /api/work/<project>/<key>/links', unit: 'runs', expected: 'flat', points: [] },
 };
 
-let warmUp = true;
-for (const n of [SIZES[0], ...SIZES]) {
-  const home = tmpHome('run-lists');
-  try {
-    const fixture = writeLedger(home, n);
-    const engine = await engineAt(home);
-    try {
-      for (let w = 0; w < WORKFLOWS; w++) await request(`${engine.url}/api/workflows/wf-${w}`, 'PUT', workflow(`wf-${w}`));
-      await request(`${engine.url}/api/work/eng`, 'PUT', { prefix: 'ENG' });
-      for (let k = 0; k < ITEMS; k++) await request(`${engine.url}/api/work/eng`, 'POST', { kind: 'task', title: `item ${k + 1}` });
-      const list = await getJson(engine, '/api/workflows');
-      const wf3 = list.find((w: { id: string }) => w.id === 'wf-3');
-      if (list.length !== WORKFLOWS || wf3?.lastRun?.runId !== fixture.lastOfWf3) throw new Error(`wf-3's last run reads ${JSON.stringify(wf3?.lastRun)}; ${fixture.lastOfWf3} was written last`);
-      const links = await getJson(engine, '/api/work/eng/ENG-7/links');
-      if (links.runs?.length !== fixture.eng7) throw new Error(`ENG-7 links ${links.runs?.length} runs; ${fixture.eng7} were written for it`);
-      const measure = async (key: keyof typeof curves, route: string) => {
-        const ms = await medianCpuMs(() => get(engine, route), 9);
-        if (!warmUp) curves[key].points.push({ size: n, ms });
-      };
-      await measure('workflows', '/api/workflows');
-      await measure('links', '/api/work/eng/ENG-7/links');
-    } finally {
-      await engine.close();
-    }
-  } finally {
-    removeHome(home);
-  }
-  warmUp = false;
-}
+await eachSize('run-lists', SIZES, async (n, home, warm) => {
+  const fixture = writeLedger(home, n);
+  await withEngine(home, async (engine) => {
+    for (let w = 0; w < WORKFLOWS; w++) await request(`${engine.url}/api/workflows/wf-${w}`, 'PUT', workflow(`wf-${w}`));
+    await request(`${engine.url}/api/work/eng`, 'PUT', { prefix: 'ENG' });
+    for (let k = 0; k < ITEMS; k++) await request(`${engine.url}/api/work/eng`, 'POST', { kind: 'task', title: `item ${k + 1}` });
+    const list = await getJson(engine, '/api/workflows');
+    const wf3 = list.find((w: { id: string }) => w.id === 'wf-3');
+    if (list.length !== WORKFLOWS || wf3?.lastRun?.runId !== fixture.lastOfWf3) throw new Error(`wf-3's last run reads ${JSON.stringify(wf3?.lastRun)}; ${fixture.lastOfWf3} was written last`);
+    const links = await getJson(engine, '/api/work/eng/ENG-7/links');
+    if (links.runs?.length !== fixture.eng7) throw new Error(`ENG-7 links ${links.runs?.length} runs; ${fixture.eng7} were written for it`);
+    const measure = async (key: keyof typeof curves, route: string) => {
+      const ms = await medianCpuMs(() => get(engine, route), 9);
+      if (!warm) curves[key].points.push({ size: n, ms });
+    };
+    await measure('workflows', '/api/workflows');
+    await measure('links', '/api/work/eng/ENG-7/links');
+  });
+});
 for (const c of Object.values(curves)) printCurve(c);

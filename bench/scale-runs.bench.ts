@@ -14,7 +14,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { printCurve, scaled, type Curve, type Point } from './lib/curve.js';
-import { engineAt, get, getJson, medianCpuMs, heapMb, removeHome, tmpHome } from './lib/scale-home.js';
+import { eachSize, get, getJson, heapMb, medianCpuMs, withEngine } from './lib/scale-home.js';
 
 const SIZES = [1_000, 10_000, 100_000].map(scaled);
 const MODELS = ['gpt-4o-mini', 'claude-sonnet-4-20250514', 'local-llama', 'gpt-4.1'];
@@ -43,40 +43,29 @@ const curves: Record<string, Curve> = {
   summary: { path: 'GET /api/report (all time)', unit: 'runs', expected: 'linear', points: [] },
 };
 
-// The first size runs twice: once as a warm-up (JIT, module loading), measured and dropped.
-let warmUp = true;
-for (const n of [SIZES[0], ...SIZES]) {
-  const home = tmpHome('runs');
-  try {
-    writeLedger(home, n);
-    const before = heapMb();
-    const engine = await engineAt(home);
-    try {
-      // The engine reads the generated ledger as its own: every run, newest first, the totals exact.
-      const { total } = await getJson(engine, '/api/report/runs?limit=1');
-      const { runs } = await getJson(engine, '/api/runs');
-      if (total !== n || runs[0].runId !== `run-${T0 + (n - 1) * STEP}-${n}`) throw new Error(`the engine lists ${total} runs (newest ${runs[0]?.runId}); ${n} were written`);
-      const held = heapMb() - before;
-      const day = T0 + Math.floor(n / 2) * STEP;
-      const range = `from=${day}&to=${day + 86_400_000 - 1}`;
-      const measure = async (key: keyof typeof curves, route: string) => {
-        const point: Point = { size: n, ms: await medianCpuMs(() => get(engine, route), 7), mb: held };
-        if (!warmUp) curves[key].points.push(point);
-      };
-      await measure('list', '/api/runs');
-      await measure('page', '/api/report/runs?limit=50');
-      await measure('far', `/api/report/runs?limit=50&offset=${Math.floor(n / 2)}`);
-      await measure('day', `/api/report/runs?limit=50&${range}`);
-      await measure('dayReport', `/api/report?${range}`);
-      await measure('filtered', '/api/report/runs?limit=50&status=failed');
-      await measure('summary', '/api/report');
-    } finally {
-      await engine.close();
-    }
-  } finally {
-    removeHome(home);
-  }
-  warmUp = false;
-}
+await eachSize('runs', SIZES, async (n, home, warm) => {
+  writeLedger(home, n);
+  const before = heapMb();
+  await withEngine(home, async (engine) => {
+    // The engine reads the generated ledger as its own: every run, newest first, the totals exact.
+    const { total } = await getJson(engine, '/api/report/runs?limit=1');
+    const { runs } = await getJson(engine, '/api/runs');
+    if (total !== n || runs[0].runId !== `run-${T0 + (n - 1) * STEP}-${n}`) throw new Error(`the engine lists ${total} runs (newest ${runs[0]?.runId}); ${n} were written`);
+    const held = heapMb() - before;
+    const day = T0 + Math.floor(n / 2) * STEP;
+    const range = `from=${day}&to=${day + 86_400_000 - 1}`;
+    const measure = async (key: keyof typeof curves, route: string) => {
+      const point: Point = { size: n, ms: await medianCpuMs(() => get(engine, route), 7), mb: held };
+      if (!warm) curves[key].points.push(point);
+    };
+    await measure('list', '/api/runs');
+    await measure('page', '/api/report/runs?limit=50');
+    await measure('far', `/api/report/runs?limit=50&offset=${Math.floor(n / 2)}`);
+    await measure('day', `/api/report/runs?limit=50&${range}`);
+    await measure('dayReport', `/api/report?${range}`);
+    await measure('filtered', '/api/report/runs?limit=50&status=failed');
+    await measure('summary', '/api/report');
+  });
+});
 console.log('(MB: the heap the engine holds with the ledger loaded)');
 for (const c of Object.values(curves)) printCurve(c);

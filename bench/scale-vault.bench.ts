@@ -19,7 +19,7 @@ import { Home } from '../src/kernel/home.js';
 import { Fence } from '../src/kernel/fence.js';
 import { FencedReader } from '../src/kernel/fenced-read.js';
 import { printCurve, scaled, type Curve } from './lib/curve.js';
-import { cpuMs, engineAt, get, getJson, medianCpuMs, heapMb, removeHome, request, tmpHome } from './lib/scale-home.js';
+import { cpuMs, eachSize, get, getJson, heapMb, medianCpuMs, request, withEngine } from './lib/scale-home.js';
 
 const SIZES = [1_000, 10_000, 100_000].map(scaled);
 
@@ -62,65 +62,55 @@ const curves = {
   added: { path: 'POST a note, then GET another note (backlinks again)', unit: 'notes', expected: 'flat', points: [] } as Curve,
 };
 
-let warm = true;
-for (const n of [SIZES[0], ...SIZES]) {
-  const base = tmpHome('vault');
-  try {
-    const root = path.join(base, 'vault');
-    writeVault(root, n);
-    writeFileSync(path.join(root, 'vault.json'), JSON.stringify(DEFAULT_SCHEMA));
+await eachSize('vault', SIZES, async (n, base, warm) => {
+  const root = path.join(base, 'vault');
+  writeVault(root, n);
+  writeFileSync(path.join(root, 'vault.json'), JSON.stringify(DEFAULT_SCHEMA));
 
-    // The full index, in-process and cold: every note read and parsed.
-    const home = new Home(path.join(base, 'index-home'));
-    await home.ensure();
-    const cache = path.join(base, 'index-home', 'index.json');
-    const build = async () => {
-      rmSync(cache, { force: true });
-      const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA, new FencedReader(new Fence(root, () => [])));
-      const stats = await index.load();
-      if (stats.parsed !== n) throw new Error(`indexed ${stats.parsed} notes of ${n}`);
-      await index.flush();
-      return index;
-    };
-    // The first build is the warm-up and the memory reading; the time is the better of two more.
-    const before = heapMb();
-    let kept: VaultIndex | undefined = await build();
-    const held = heapMb() - before;
-    if (kept.size !== n) throw new Error('the index lost notes');
-    kept = undefined; // the engine below builds its own: two 100k-note indexes in one heap would time the collector
-    const indexMs = Math.min(await cpuMs(build), await cpuMs(build));
-    if (!warm) curves.index.points.push({ size: n, ms: indexMs, mb: held });
+  // The full index, in-process and cold: every note read and parsed.
+  const home = new Home(path.join(base, 'index-home'));
+  await home.ensure();
+  const cache = path.join(base, 'index-home', 'index.json');
+  const build = async () => {
+    rmSync(cache, { force: true });
+    const index = new VaultIndex(root, home, cache, DEFAULT_SCHEMA, new FencedReader(new Fence(root, () => [])));
+    const stats = await index.load();
+    if (stats.parsed !== n) throw new Error(`indexed ${stats.parsed} notes of ${n}`);
+    await index.flush();
+    return index;
+  };
+  // The first build is the warm-up and the memory reading; the time is the better of two more.
+  const before = heapMb();
+  let kept: VaultIndex | undefined = await build();
+  const held = heapMb() - before;
+  if (kept.size !== n) throw new Error('the index lost notes');
+  kept = undefined; // the engine below builds its own: two 100k-note indexes in one heap would time the collector
+  const indexMs = Math.min(await cpuMs(build), await cpuMs(build));
+  if (!warm) curves.index.points.push({ size: n, ms: indexMs, mb: held });
 
-    const engine = await engineAt(path.join(base, 'home'));
-    try {
-      await request(engine.url + '/api/vaults', 'POST', { name: 'big', path: root });
-      const hits = (q: string) => getJson(engine, `/api/vaults/big/search?q=${q}&limit=20`).then((r) => r.results as Array<{ path: string }>);
-      if ((await hits(RARE)).length !== 1 || (await hits(COMMON)).length !== Math.min(20, n / 10)) throw new Error('search does not find the generated words');
-      const hub = encodeURIComponent('area0/topic0/note 0.md');
-      const meta = (await getJson(engine, `/api/vaults/big/note?path=${hub}`)).meta;
-      if (meta.backlinks.length < n - 1) throw new Error(`note 0 has ${meta.backlinks.length} backlinks; every note links to it`);
-      const other = encodeURIComponent('area0/topic0/note 50.md');
-      if (!warm) {
-        curves.rare.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${RARE}&limit=20`), 9) });
-        curves.common.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${COMMON}&limit=20`), 9) });
-        curves.prefix.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${word(3).slice(0, 3)}&limit=20`), 5) });
-        curves.backlinks.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/note?path=${other}`), 9) });
-        let k = 0;
-        curves.added.points.push({
-          size: n,
-          ms: await medianCpuMs(async () => {
-            await request(engine.url + '/api/vaults/big/notes', 'POST', { name: `added ${k++}`, type: 'note', content: 'A new note about [[note 50]].\n' });
-            await get(engine, `/api/vaults/big/note?path=${other}`);
-          }, 5),
-        });
-      }
-    } finally {
-      await engine.close();
-    }
-  } finally {
-    removeHome(base);
+  await withEngine(path.join(base, 'home'), async (engine) => {
+  await request(engine.url + '/api/vaults', 'POST', { name: 'big', path: root });
+  const hits = (q: string) => getJson(engine, `/api/vaults/big/search?q=${q}&limit=20`).then((r) => r.results as Array<{ path: string }>);
+  if ((await hits(RARE)).length !== 1 || (await hits(COMMON)).length !== Math.min(20, n / 10)) throw new Error('search does not find the generated words');
+  const hub = encodeURIComponent('area0/topic0/note 0.md');
+  const meta = (await getJson(engine, `/api/vaults/big/note?path=${hub}`)).meta;
+  if (meta.backlinks.length < n - 1) throw new Error(`note 0 has ${meta.backlinks.length} backlinks; every note links to it`);
+  const other = encodeURIComponent('area0/topic0/note 50.md');
+  if (!warm) {
+    curves.rare.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${RARE}&limit=20`), 9) });
+    curves.common.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${COMMON}&limit=20`), 9) });
+    curves.prefix.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/search?q=${word(3).slice(0, 3)}&limit=20`), 5) });
+    curves.backlinks.points.push({ size: n, ms: await medianCpuMs(() => get(engine, `/api/vaults/big/note?path=${other}`), 9) });
+    let k = 0;
+    curves.added.points.push({
+      size: n,
+      ms: await medianCpuMs(async () => {
+        await request(engine.url + '/api/vaults/big/notes', 'POST', { name: `added ${k++}`, type: 'note', content: 'A new note about [[note 50]].\n' });
+        await get(engine, `/api/vaults/big/note?path=${other}`);
+      }, 5),
+    });
   }
-  warm = false;
-}
+  });
+});
 console.log('(MB: heap the index of the vault holds)');
 for (const c of Object.values(curves)) printCurve(c);

@@ -14,6 +14,31 @@ export function engineAt(home: string): Promise<Engine> {
   return startEngine({ home, port: 0, log: () => undefined, secretsBackend: 'file', files: { watch: false } });
 }
 
+/**
+ * Calls `measure` once per size, each with a fresh temp home removed after it. The first size runs
+ * twice: first as a warm-up (JIT, module loading), with `warm` true, whose figures the caller drops.
+ */
+export async function eachSize(name: string, sizes: number[], measure: (n: number, home: string, warm: boolean) => Promise<void>): Promise<void> {
+  for (const [i, n] of [sizes[0], ...sizes].entries()) {
+    const home = tmpHome(name);
+    try {
+      await measure(n, home, i === 0);
+    } finally {
+      removeHome(home);
+    }
+  }
+}
+
+/** `fn` with an engine on `home`, closed after it whatever happens. */
+export async function withEngine<T>(home: string, fn: (engine: Engine) => Promise<T>): Promise<T> {
+  const engine = await engineAt(home);
+  try {
+    return await fn(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /**

@@ -14,7 +14,7 @@ import { chromium, type BrowserContext, type Worker } from 'playwright-core';
 import { createUrlFloor } from '../../src/capabilities/web/floor.js';
 import { CHROMIUM } from '../support/browser.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
-import { patience } from '../support/patience.js';
+import { until } from '../support/patience.js';
 
 export const FIXTURE_HOST = 'shop.example.test';
 export const FIXTURE = `http://${FIXTURE_HOST}`;
@@ -90,14 +90,15 @@ export async function launchChromium(extensionPath: string, fixturePort: number)
 
 /** Polls GET /api/browser until `connected` is as wanted. */
 export async function waitConnected(t: TestEngine, connected = true, quietMs = 30_000): Promise<void> {
-  const timeoutMs = patience(quietMs);
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await t.api('GET', '/api/browser');
-    if (body.connected === connected) return;
-    if (Date.now() > until) throw new Error(`the extension did not ${connected ? 'connect' : 'disconnect'} within ${timeoutMs} ms: ${JSON.stringify({ ...body, token: '…' })}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(
+    `the extension to ${connected ? 'connect' : 'disconnect'}`,
+    async () => {
+      const { body } = await t.api('GET', '/api/browser');
+      if (body.connected !== connected) throw new Error(`GET /api/browser answers ${JSON.stringify({ ...body, token: '…' })}`);
+      return true;
+    },
+    quietMs,
+  );
 }
 
 export async function startBridgeEngine(options: { home?: string } = {}): Promise<TestEngine> {

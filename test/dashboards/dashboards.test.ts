@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { until } from '../support/patience.js';
 import { salesDashboard, startDashboards, toolResult, type DashHarness } from './harness.js';
 
 let h: DashHarness;
@@ -46,14 +47,13 @@ test('a malformed definition is refused with a sentence per problem and nothing 
 
 test('a definition file edited by hand while the engine runs is seen without a restart', async () => {
   const file = path.join(h.t.home, 'dashboards', 'byhand.json');
-  const listed = async (until: (d: any) => boolean) => {
-    // The folder watcher reloads shortly after the edit; wait for it (no load() called here).
-    for (let i = 0; i < 200; i++) {
+  // The folder watcher reloads shortly after the edit; wait for it (no load() called here).
+  const listed = async (seen: (d: any) => boolean) => {
+    const found = await until('the hand edit in GET /api/dashboards', async () => {
       const d = (await h.t.api('GET', '/api/dashboards')).body.dashboards.find((x: any) => x.id === 'byhand');
-      if (until(d)) return d;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.fail('the hand edit was never seen');
+      return seen(d) && { d };
+    });
+    return found.d;
   };
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, '{"name": "By hand", nonsense');

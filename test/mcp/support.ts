@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { TestEngine } from '../support/engine.js';
-import { patience } from '../support/patience.js';
+import { until } from '../support/patience.js';
 
 const require = createRequire(import.meta.url);
 const pkgDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
@@ -15,15 +15,16 @@ export const FILESYSTEM = path.join(pkgDir('@modelcontextprotocol/server-filesys
 export const stdio = (script: string, ...args: string[]) => ({ command: process.execPath, args: [script, ...args] });
 
 /** Polls GET /api/mcp until `test` holds (bounded). */
-export async function waitForMcp(t: TestEngine, test: (view: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
-  const until = Date.now() + patience(timeoutMs);
-  let view: any;
-  while (Date.now() < until) {
-    view = (await t.api('GET', '/api/mcp')).body;
-    if (test(view)) return view;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}; last view: ${JSON.stringify(view?.status)}`);
+export function waitForMcp(t: TestEngine, test: (view: any) => boolean, what: string, timeoutMs = 30_000): Promise<any> {
+  return until(
+    what,
+    async () => {
+      const view = (await t.api('GET', '/api/mcp')).body;
+      if (!test(view)) throw new Error(`the view is ${JSON.stringify(view?.status)}`);
+      return view;
+    },
+    timeoutMs,
+  );
 }
 
 export const connected = (name: string) => (v: any) => v.status?.[name]?.state === 'connected' && v.status[name].tools.length > 0;

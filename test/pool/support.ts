@@ -2,24 +2,15 @@
  * Pool tests' helpers: engines of one pool (in-process, each with its own home, all on one real
  * PostgreSQL), workflow documents, and polling a condition without a timing assertion.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
-import { patience } from '../support/patience.js';
+import { until as patientUntil } from '../support/patience.js';
 
 export async function poolEngine(databaseUrl: string, opts: { concurrency?: number; worker?: boolean; home?: string } = {}): Promise<TestEngine> {
   return startTestEngine({ databaseUrl, concurrency: opts.concurrency ?? 1, worker: opts.worker, ...(opts.home ? { home: opts.home } : {}) });
 }
 
-/** Polls `probe` until it returns something truthy (at most `ms`, then fails with `what`). */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + patience(ms);
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await sleep(100);
-  }
-}
+/** The support's `until`, at most a minute on a quiet machine: what one engine does reaches the others through the database. */
+export const until = <T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 60_000): Promise<T> => patientUntil(what, probe, ms);
 
 export const sleeper = (id: string, ms: number) => ({
   id,

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { collectEvents } from '../support/events.js';
 import { missing, startPostgres, type DbServer } from '../support/databases.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
@@ -138,7 +137,9 @@ test('a cron every two seconds fires once per tick across a pool of three', { sk
       return runs.length >= 4 && runs;
     });
     assert.equal((await engines[0].api('PUT', '/api/workflows/tick', { ...doc, disabled: true })).status, 200);
-    await sleep(500);
+    // A tick that fired as the workflow was disabled may still be running: read the runs once none is.
+    const settled = (r: any) => r.status !== 'queued' && r.status !== 'running';
+    await until('every run of the cron ended', async () => (await engines[2].api('GET', '/api/runs')).body.runs.filter((r: any) => r.workflowId === 'tick').every(settled));
     const all = (await engines[2].api('GET', '/api/runs')).body.runs.filter((r: any) => r.workflowId === 'tick');
     const fired: string[] = [];
     for (const r of all) {
