@@ -246,6 +246,8 @@ export const LIMITS = {
   poolConcurrency: 4, // runs one engine's worker executes at once (ENGINE_CONCURRENCY, --concurrency)
   poolConcurrencyMax: 64,
   poolWorkerPollSeconds: 2, // a worker asks the queue this often; a queued run also wakes it at once
+  poolChildGraceMs: 3_000, // a queued child run no engine took by then runs in its parent's engine (every worker is busy)
+  poolChildPollMs: 2_000, // a parent looks at its child's row this often besides the row's own announcements
   poolJobExpireSeconds: 86_399, // the queue's longest allowed hand-off (pg-boss caps it under 24 h); a run's truth is its own row
   poolNotifyBytes: 7_900, // an event line up to this rides in its NOTIFY; a longer one is fetched by id
   // Dashboard charts, drawn in a worker thread (docs/dashboards.md)

@@ -73,6 +73,7 @@ export async function openPool(o: PoolOptions) {
   /** Wires the pool into the engine's ledger and bus, joins, and starts listening. */
   async function join(ledger: RunLedger, bus: Bus): Promise<WorkflowPool> {
     const relay = poolEvents({ db, boot, relay: (e) => bus.relay(e), log: o.log });
+    let pool: ReturnType<typeof createWorkflowPool> | undefined;
     const ingest = async (runId?: string) => {
       const rows = await db.query<{ record: RunRecord }>(runId ? `SELECT record FROM ${SCHEMA}.runs WHERE run_id = $1` : `SELECT record FROM ${SCHEMA}.runs ORDER BY started_at`, runId ? [runId] : []);
       for (const r of rows) ledger.ingest(r.record);
@@ -85,7 +86,10 @@ export async function openPool(o: PoolOptions) {
         return;
       }
       const fail = (err: Error) => o.log(`pool: a change (${n.t}) was not taken in: ${err.message}`);
-      if (n.t === 'runs' && n.id) void ingest(n.id).catch(fail);
+      if (n.t === 'runs' && n.id) {
+        void ingest(n.id).catch(fail);
+        pool?.changed(n.id);
+      }
       else if (n.t === 'workflows') workflows.notify();
       else if (n.t === 'gates') void gates.changed().catch(fail);
       else if (n.t === 'notifications' || n.t === 'settings') for (const reload of reloads[n.t]) reload();
@@ -110,9 +114,10 @@ export async function openPool(o: PoolOptions) {
       onBeat: () => reap(),
     });
     await members.start();
-    const pool = createWorkflowPool({ db, boot, ledger, store: runStore, queue, concurrency: o.concurrency, parts: { workflows, cron: poolCronState(db), gates } });
-    ledger.elsewhere = { stop: (runId) => pool.stop(runId) };
-    return pool;
+    const joined = createWorkflowPool({ db, boot, ledger, store: runStore, queue, concurrency: o.concurrency, parts: { workflows, cron: poolCronState(db), gates } });
+    pool = joined;
+    ledger.elsewhere = { stop: (runId) => joined.stop(runId) };
+    return joined;
   }
 
   return {

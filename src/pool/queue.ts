@@ -13,11 +13,13 @@ const PgBoss = lazyRequire<typeof PgBossType>('pg-boss');
 
 export const RUN_QUEUE = 'engine-runs';
 
-/** What a job carries: the run, and how to start it (absent for a takeover: the log says). */
+/** What a job carries: the run, and how to start it (a top-level run or a child; neither for a takeover: the log says). */
 export interface JobData {
   runId: string;
   takeover: boolean;
   start?: Record<string, unknown>;
+  /** A child run's spec (ChildStart). */
+  child?: Record<string, unknown>;
 }
 
 type Sql = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;

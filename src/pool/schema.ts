@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS ${SCHEMA}.engines (
 CREATE TABLE IF NOT EXISTS ${SCHEMA}.runs (
   run_id text PRIMARY KEY, record jsonb NOT NULL, status text NOT NULL, workflow_id text,
   top_level boolean NOT NULL, boot text, job text, tick text UNIQUE, started_at bigint NOT NULL);
+-- How a child run ended (ChildEnd, masked), for a parent waiting on another engine.
+ALTER TABLE ${SCHEMA}.runs ADD COLUMN IF NOT EXISTS result jsonb;
 CREATE UNIQUE INDEX IF NOT EXISTS runs_one_per_workflow ON ${SCHEMA}.runs (workflow_id)
   WHERE top_level AND workflow_id IS NOT NULL AND status IN ('queued', 'running');
 CREATE INDEX IF NOT EXISTS runs_running ON ${SCHEMA}.runs (boot) WHERE status = 'running';

@@ -4,12 +4,15 @@
  * boot) and executes it. The one-run-per-workflow guard holds for the whole pool (a unique index on
  * queued or running top-level runs), and a cron tick queues once (a unique `tick`), however many
  * engines fire it. Stops reach a queued run here (it ends `stopped`) or the engine executing it.
+ * A child run (a subworkflow, a map item's workflow) is queued the same way, outside the guard; its
+ * parent waits on the row and reads the child's end from its `result` column.
  */
 import { randomUUID } from 'node:crypto';
 import { conflict } from '../kernel/errors.js';
+import { LIMITS } from '../kernel/limits.js';
 import { emptyUsage, type RunLedger, type RunRecord } from '../kernel/runs.js';
 import { AlreadyRunning } from '../capabilities/workflows/service.js';
-import type { QueuedStart, RunJob, WorkflowPool } from '../capabilities/workflows/types.js';
+import type { ChildEnd, ChildStart, QueuedStart, RunJob, WorkflowPool } from '../capabilities/workflows/types.js';
 import { CHANNELS, type PoolDb } from './db.js';
 import type { RunQueue } from './queue.js';
 import type { PgRunStore } from './run-store.js';
@@ -26,7 +29,7 @@ export function createWorkflowPool(deps: {
   /** Loops this engine's worker runs (0: `--no-worker`, it only serves). */
   concurrency: number;
   parts: Pick<WorkflowPool, 'workflows' | 'cron' | 'gates'>;
-}): WorkflowPool & { stop(runId: string): Promise<boolean> } {
+}): WorkflowPool & { stop(runId: string): Promise<boolean>; changed(runId: string): void } {
   const { db, ledger } = deps;
 
   const logEvent = (runId: string, kind: string, payload: Record<string, unknown>) => logRunEvent(ledger, deps.store, runId, kind, payload);
@@ -83,8 +86,69 @@ export function createWorkflowPool(deps: {
       );
       if (!rows.length) return;
       ledger.ingest(rows[0].record);
-      await handler({ runId: data.runId, takeover: data.takeover, start: data.start as RunJob['start'] });
+      await handler({ runId: data.runId, takeover: data.takeover, start: data.start as RunJob['start'], child: data.child as ChildStart | undefined });
     });
+  }
+
+  /** Parents waiting here on a child's row, woken when the row is announced changed. */
+  const waiting = new Map<string, () => void>();
+
+  /** The runs table announced a change of `runId` (src/pool/index.ts). */
+  function changed(runId: string): void {
+    waiting.get(runId)?.();
+  }
+
+  async function child(start: ChildStart, here: (runId: string) => Promise<ChildEnd>, signal: AbortSignal): Promise<ChildEnd> {
+    const runId = ledger.nextId();
+    const record: RunRecord = { runId, status: 'queued', startedAt: Date.now(), usage: emptyUsage(), source: 'workflow', workflowId: start.workflowId, parentRunId: start.parentRunId, title: start.title };
+    const jobId = randomUUID();
+    await db.tx(async (c) => {
+      await c.query(`INSERT INTO ${SCHEMA}.runs (run_id, record, status, workflow_id, top_level, job, started_at) VALUES ($1, $2, 'queued', $3, false, $4, $5)`, [
+        runId,
+        ledger.bus.redactor.value(record),
+        start.workflowId,
+        jobId,
+        record.startedAt,
+      ]);
+      await deps.queue.send({ runId, takeover: false, child: start as unknown as Record<string, unknown> }, jobId, (text, values) => c.query(text, values));
+      await c.query('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
+    });
+    ledger.ingest(record);
+    const onAbort = () => void stop(runId).catch(() => undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const grace = Date.now() + LIMITS.poolChildGraceMs;
+    try {
+      for (;;) {
+        const woken = new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.max(50, Math.min(LIMITS.poolChildPollMs, grace - Date.now())));
+          waiting.set(runId, () => (clearTimeout(timer), resolve()));
+        });
+        const row = (await db.query<{ status: string; result: ChildEnd | null }>(`SELECT status, result FROM ${SCHEMA}.runs WHERE run_id = $1`, [runId]))[0];
+        if (!row) return { runId, status: 'interrupted', error: 'its row is gone from the pool' };
+        if (row.result) return row.result;
+        if (row.status === 'stopped' || row.status === 'interrupted') return { runId, status: row.status };
+        if (row.status === 'queued' && !signal.aborted && Date.now() >= grace) {
+          const claimed = await db.query<{ record: RunRecord }>(
+            `UPDATE ${SCHEMA}.runs SET status = 'running', boot = $2, job = NULL, record = record || '{"status":"running"}' WHERE run_id = $1 AND status = 'queued' RETURNING record`,
+            [runId, deps.boot],
+          );
+          if (claimed.length) {
+            await deps.queue.cancel(jobId);
+            ledger.ingest(claimed[0].record);
+            // The same end a parent elsewhere would read: masked as the row keeps it.
+            return ledger.bus.redactor.value(await here(runId));
+          }
+        }
+        await woken;
+      }
+    } finally {
+      waiting.delete(runId);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async function childEnded(end: ChildEnd): Promise<void> {
+    await db.query(`UPDATE ${SCHEMA}.runs SET result = $2 WHERE run_id = $1`, [end.runId, ledger.bus.redactor.value(end)]);
   }
 
   /** POST /api/runs/<id>/stop for a run this engine does not execute. */
@@ -105,7 +169,7 @@ export function createWorkflowPool(deps: {
     return true;
   }
 
-  return { ...deps.parts, enqueue, claimResume, work, stop };
+  return { ...deps.parts, enqueue, claimResume, work, stop, child, childEnded, changed };
 }
 
 /** Writes an event to a run's log that no live run here emits (it reaches every engine's socket too). */

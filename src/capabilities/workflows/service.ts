@@ -22,7 +22,7 @@ import { planResume } from './resume.js';
 import { WorkflowStore } from './store.js';
 import { unattendedWarnings } from './unattended.js';
 import { lastRun, triggerStatus } from './listing.js';
-import type { NodeServices, NodeSpec, RunJob, RunSource, WorkflowDocument, WorkflowPool } from './types.js';
+import type { ChildEnd, ChildStart, NodeServices, NodeSpec, RunJob, RunSource, WorkflowDocument, WorkflowPool } from './types.js';
 
 export interface WorkflowsDeps {
   home: Home;
@@ -192,6 +192,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   async function execute(job: RunJob): Promise<void> {
     const record = deps.runs.record(job.runId);
     if (!record?.workflowId) return;
+    if (job.child) return pool!.childEnded(await runChildHere(job.child, job.runId).catch((err) => refused(job.runId, record.workflowId!, err)));
     let wr: WorkflowRun;
     try {
       if (job.takeover) {
@@ -207,14 +208,20 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
         wr = new WorkflowRun({ doc, run, source: spec.source, payload: spec.payload ?? {}, attended: spec.attended, authors: authorsOf(doc.id), triggerNodeId: entry?.id, depth: 0 }, executorDeps);
       }
     } catch (err) {
-      // Nothing ran: the run ends with the reason, as a start refused before it began would be told.
-      const run = deps.runs.get(job.runId) ?? deps.runs.reopen(job.runId, {});
-      await run.finish('failed', { workflowId: record.workflowId, error: (err as Error).message });
+      await refused(job.runId, record.workflowId, err);
       return;
     }
     live.set(job.runId, wr);
     active.set(wr.doc.id, job.runId);
     await wr.start();
+  }
+
+  /** Nothing ran: the run ends with the reason, as a start refused before it began would be told. */
+  async function refused(runId: string, workflowId: string, err: unknown): Promise<ChildEnd> {
+    const run = deps.runs.get(runId) ?? deps.runs.reopen(runId, {});
+    const error = (err as Error).message;
+    await run.finish('failed', { workflowId, error });
+    return { runId, status: 'failed', error };
   }
 
   async function runChild(parent: WorkflowRun, workflowId: string, payload: unknown, signal: AbortSignal): Promise<unknown> {
@@ -227,17 +234,27 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
     }
     const doc = store.require(workflowId);
     if (doc.disabled) throw new Error(`subworkflow "${workflowId}" is disabled`);
-    const run = deps.runs.start({ source: 'workflow', workflowId, parentRunId: parent.id, title: doc.name ?? doc.id, signal });
+    const spec: ChildStart = { workflowId, parentRunId: parent.id, title: doc.name ?? doc.id, payload, attended: parent.attended, authors: parent.authors, depth: parent.depth + 1, ancestry: parent.ancestry };
+    // In a pool the child is queued for any engine (its parent's runs it when none is free).
+    const end = pool ? await pool.child(spec, (runId) => runChildHere(spec, runId), signal) : await runChildHere(spec, undefined, signal);
+    if (end.status === 'stopped') throw signal.reason ?? new Error('stopped');
+    if (end.depthLimit) throw new DepthLimitError(end.error);
+    if (end.status === 'interrupted') throw new Error(`subworkflow "${workflowId}" (run ${end.runId}) was interrupted: the engine running it stopped`);
+    if (end.status === 'failed') throw new Error(`subworkflow "${workflowId}" (run ${end.runId}) failed: ${end.error}`);
+    const { trigger: _trigger, ...state } = end.state ?? {};
+    return { runId: end.runId, state, outputs: end.outputs ?? {} };
+  }
+
+  /** Runs a child in this engine: a new run (embedded), or the queued `runId` a pool handed it. */
+  async function runChildHere(spec: ChildStart, runId: string | undefined, signal?: AbortSignal): Promise<ChildEnd> {
+    const doc = store.require(spec.workflowId);
+    const run = runId ? deps.runs.reopen(runId, {}) : deps.runs.start({ source: 'workflow', workflowId: doc.id, parentRunId: spec.parentRunId, title: spec.title, signal });
     // A child runs under its parent's authors and its own: a model cannot launder through a person's subworkflow, nor the reverse.
-    const authors = joinAuthorities(parent.authors, authorsOf(workflowId));
-    const wr = new WorkflowRun({ doc, run, source: 'workflow', payload, attended: parent.attended, authors, depth: parent.depth + 1, ancestry: parent.ancestry }, executorDeps);
+    const authors = joinAuthorities(spec.authors, authorsOf(doc.id));
+    const wr = new WorkflowRun({ doc, run, source: 'workflow', payload: spec.payload, attended: spec.attended, authors, depth: spec.depth, ancestry: spec.ancestry }, executorDeps);
     live.set(run.id, wr);
     const result = await wr.start();
-    if (result.status === 'stopped') throw signal.reason ?? new Error('stopped');
-    if (result.cause instanceof DepthLimitError) throw result.cause;
-    if (result.status === 'failed') throw new Error(`subworkflow "${workflowId}" (run ${run.id}) failed: ${result.error}`);
-    const { trigger: _trigger, ...state } = result.state;
-    return { runId: run.id, state, outputs: result.outputs };
+    return { runId: run.id, status: result.status, state: result.state, outputs: result.outputs, error: result.error, ...(result.cause instanceof DepthLimitError ? { depthLimit: true, error: result.cause.message } : {}) };
   }
 
   /** POST /hooks/<workflowId>[/<nodeId>]: checks in the order of seed §4.5 (404, 400, 404, 403, 409). */

@@ -237,11 +237,37 @@ export interface QueuedStart {
   tick?: string;
 }
 
-/** A queued run a worker of the pool was handed: start it, or take it over from an engine that died. */
+/** A child run (a subworkflow, or a map item's workflow) that a pool queues for any of its engines. */
+export interface ChildStart {
+  workflowId: string;
+  parentRunId: string;
+  title: string;
+  payload: unknown;
+  attended: boolean;
+  /** The parent's model authors; the engine that runs the child adds the child's own. */
+  authors?: Authority[];
+  depth: number;
+  /** The workflow ids above the child, the top first. */
+  ancestry: readonly string[];
+}
+
+/** How a child run ended, as its parent is told. */
+export interface ChildEnd {
+  runId: string;
+  status: 'completed' | 'failed' | 'stopped' | 'interrupted';
+  state?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+  error?: string;
+  /** It failed at the subworkflow depth limit: the parent fails with the same sentence. */
+  depthLimit?: boolean;
+}
+
+/** A queued run a worker of the pool was handed: start it, run a child, or take a run over from an engine that died. */
 export interface RunJob {
   runId: string;
   takeover: boolean;
   start?: Omit<QueuedStart, 'tick' | 'title'>;
+  child?: ChildStart;
 }
 
 /**
@@ -258,6 +284,14 @@ export interface WorkflowPool {
   claimResume(runId: string): Promise<void>;
   /** The run a job names is claimed and executed here; resolves when it has ended. */
   work(handler: (job: RunJob) => Promise<void>): void;
+  /**
+   * Queues a child run for whichever engine takes it first and resolves with how it ended. One no
+   * engine took within LIMITS.poolChildGraceMs runs `here` (every worker busy, its parent's own slot
+   * among them): a parent never waits on a child nobody can run. `signal` stops the child.
+   */
+  child(start: ChildStart, here: (runId: string) => Promise<ChildEnd>, signal: AbortSignal): Promise<ChildEnd>;
+  /** A child run a job handed this engine ended: its parent, on any engine, reads how. */
+  childEnded(end: ChildEnd): Promise<void>;
 }
 
 /** A gate waiting on a person (GET /api/gates). */
