@@ -695,6 +695,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     if (closed) return;
     closed = true;
     clearTimeout(warmUp);
+    // A pool hands its workflow runs to another engine first; what is left stops here.
+    await pool?.leave();
     await runs.stopAll(LIMITS.shutdownGraceMs);
     for (const s of sockets) s.close();
     for (const c of closers.reverse()) await c();

@@ -133,6 +133,19 @@ export class LiveRun {
     if (!this.controller.signal.aborted) this.controller.abort(new Error('stopped'));
   }
 
+  /**
+   * Leaves the run to another engine of a pool (a clean stop hands its runs on): the work here is
+   * aborted, but the run does not end. No end event, the record stays `running` for the pool to hand
+   * on, and nothing the winding down emits reaches the log (the next engine resumes from it).
+   */
+  handOver(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.ledger.release(this);
+    this.controller.abort(new Error('handed over to another engine of the pool'));
+    this.markDone();
+  }
+
   /** Ends the run with `run.completed`, `run.failed` or `run.stopped`, and closes its log. */
   async finish(status: Exclude<RunStatus, 'running' | 'interrupted'>, extra: { error?: string } & Record<string, unknown> = {}): Promise<void> {
     if (this.ended) return;
@@ -273,6 +286,11 @@ export class RunLedger {
   }
 
   /** Called by LiveRun.finish: writes the end record and closes the log. */
+  /** A run handed over (LiveRun.handOver): no longer live here; its log keeps what it had. */
+  release(run: LiveRun): void {
+    this.liveRuns.delete(run.id);
+  }
+
   async retire(run: LiveRun): Promise<void> {
     this.liveRuns.delete(run.id);
     this.store.put(this.bus.redactor.value({ ...run.record }));

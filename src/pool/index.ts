@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Bus } from '../kernel/bus.js';
 import type { Home } from '../kernel/home.js';
+import { LIMITS } from '../kernel/limits.js';
 import type { RunLedger, RunRecord } from '../kernel/runs.js';
 import type { WorkflowPool } from '../capabilities/workflows/types.js';
 import { CHANNELS, PoolDb, type Notice } from './db.js';
@@ -69,6 +70,8 @@ export async function openPool(o: PoolOptions) {
   let members: ReturnType<typeof createMembers> | undefined;
   const gates = createPoolGates({ db, boot, liveBoots: () => new Set([boot, ...(members?.list() ?? []).map((m) => m.boot)]), log: o.log });
   let url = '';
+  let leaving: (() => Promise<void>) | undefined;
+  let left: Promise<void> | undefined;
 
   /** Wires the pool into the engine's ledger and bus, joins, and starts listening. */
   async function join(ledger: RunLedger, bus: Bus): Promise<WorkflowPool> {
@@ -106,18 +109,37 @@ export async function openPool(o: PoolOptions) {
       queue.wake();
     };
     await db.listen(onNotice, resync);
-    const reap = createTakeover({ db, queue, store: runStore, ledger, log: o.log });
+    const takeover = createTakeover({ db, queue, store: runStore, ledger, log: o.log });
+    leaving = async () => {
+      await queue.pause();
+      // With another worker alive, this engine's workflow runs go on there; alone, they stop as an
+      // embedded engine's do (the engine's close stops what is still live after this).
+      if (members?.list().some((m) => m.boot !== boot && !m.servesOnly)) {
+        const runs = ledger.live().filter((r) => r.record.workflowId);
+        for (const run of runs) run.handOver();
+        await runStore.flush();
+        await takeover.handOver(boot, runs.map((r) => r.id)).catch((err) => o.log(`pool: runs not handed on: ${(err as Error).message}`));
+        // Their nodes wind down here (processes killed, waits cut) before the engine closes under them.
+        await pool?.settled(LIMITS.shutdownGraceMs);
+      }
+      await members?.stop();
+    };
     members = createMembers({
       db,
       self: { boot, worker, url: () => url, servesOnly: o.concurrency === 0, concurrency: o.concurrency, version: o.version },
       log: o.log,
-      onBeat: () => reap(),
+      onBeat: () => takeover.reap(),
     });
     await members.start();
     const joined = createWorkflowPool({ db, boot, ledger, store: runStore, queue, concurrency: o.concurrency, parts: { workflows, cron: poolCronState(db), gates } });
     pool = joined;
     ledger.elsewhere = { stop: (runId) => joined.stop(runId) };
     return joined;
+  }
+
+  function leave(): Promise<void> {
+    left ??= leaving?.() ?? Promise.resolve();
+    return left;
   }
 
   return {
@@ -135,8 +157,13 @@ export async function openPool(o: PoolOptions) {
     status(): PoolStatus {
       return { worker, boot, concurrency: o.concurrency, servesOnly: o.concurrency === 0, engines: (members?.list() ?? []).map((m) => ({ ...m, self: m.boot === boot })) };
     },
+    /**
+     * The first step of a clean stop, before the engine stops its runs: take no more runs, hand the
+     * workflow runs executing here to the pool's other workers (docs/pool.md), leave the pool.
+     */
+    leave,
     async close(): Promise<void> {
-      await members?.stop();
+      await leave();
       await queue.stop();
       await runStore.close();
       await db.close();

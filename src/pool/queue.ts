@@ -37,6 +37,7 @@ export async function startQueue(deps: { url: string; applicationName: string; l
   await boss.start();
   await boss.createQueue(RUN_QUEUE, { name: RUN_QUEUE, policy: 'standard', retryLimit: 0, expireInSeconds: LIMITS.poolJobExpireSeconds });
   const workers: string[] = [];
+  let paused = false;
 
   return {
     /** Queues a run inside the caller's transaction (`sql`), so the run row and its job commit together. */
@@ -50,6 +51,14 @@ export async function startQueue(deps: { url: string; applicationName: string; l
           }),
         );
       }
+    },
+    /** Fetches no more jobs (a clean stop); a job fetched meanwhile sees `paused` and is handed back. */
+    async pause(): Promise<void> {
+      paused = true;
+      await boss.offWork(RUN_QUEUE).catch((err: Error) => deps.log(`pool: queue pause: ${err.message}`));
+    },
+    get paused(): boolean {
+      return paused;
     },
     /** A job was queued somewhere in the pool: every idle loop fetches now. */
     wake(): void {

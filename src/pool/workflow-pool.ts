@@ -29,7 +29,7 @@ export function createWorkflowPool(deps: {
   /** Loops this engine's worker runs (0: `--no-worker`, it only serves). */
   concurrency: number;
   parts: Pick<WorkflowPool, 'workflows' | 'cron' | 'gates'>;
-}): WorkflowPool & { stop(runId: string): Promise<boolean>; changed(runId: string): void } {
+}): WorkflowPool & { stop(runId: string): Promise<boolean>; changed(runId: string): void; settled(ms: number): Promise<void> } {
   const { db, ledger } = deps;
 
   const logEvent = (runId: string, kind: string, payload: Record<string, unknown>) => logRunEvent(ledger, deps.store, runId, kind, payload);
@@ -78,6 +78,14 @@ export function createWorkflowPool(deps: {
   function work(handler: (job: RunJob) => Promise<void>): void {
     if (!deps.concurrency) return;
     void deps.queue.work(deps.concurrency, async (jobId, data) => {
+      // Fetched as this engine was leaving: the same run goes back to the queue for another engine.
+      if (deps.queue.paused) {
+        await db.tx(async (c) => {
+          await deps.queue.send(data, randomUUID(), (text, values) => c.query(text, values));
+          await c.query('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
+        });
+        return;
+      }
       // Claimed here, or not at all: stopped while queued, or taken by another engine meanwhile.
       const claim = data.takeover ? `status = 'running' AND boot IS NULL` : `status = 'queued'`;
       const rows = await db.query<{ record: RunRecord }>(
@@ -86,8 +94,20 @@ export function createWorkflowPool(deps: {
       );
       if (!rows.length) return;
       ledger.ingest(rows[0].record);
-      await handler({ runId: data.runId, takeover: data.takeover, start: data.start as RunJob['start'], child: data.child as ChildStart | undefined });
+      const running = handler({ runId: data.runId, takeover: data.takeover, start: data.start as RunJob['start'], child: data.child as ChildStart | undefined });
+      executing.add(running);
+      await running.finally(() => executing.delete(running));
     });
+  }
+
+  /** The runs this engine's worker executes, until each has ended (or been handed over and wound down). */
+  const executing = new Set<Promise<void>>();
+
+  /** Resolves once every run the worker executes has wound down, or after `ms`. */
+  async function settled(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...executing]), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   /** Parents waiting here on a child's row, woken when the row is announced changed. */
@@ -169,7 +189,7 @@ export function createWorkflowPool(deps: {
     return true;
   }
 
-  return { ...deps.parts, enqueue, claimResume, work, stop, child, childEnded, changed };
+  return { ...deps.parts, enqueue, claimResume, work, stop, child, childEnded, changed, settled };
 }
 
 /** Writes an event to a run's log that no live run here emits (it reaches every engine's socket too). */

@@ -112,6 +112,68 @@ test('kill -9 of the engine running a two-node run: another engine finishes it u
   }
 });
 
+test('a clean stop hands a running workflow run to another engine, which finishes it under the same id; alone, an engine stops its runs', { skip, timeout: 180_000 }, async () => {
+  const url = await database('handover');
+  const engines: TestEngine[] = [];
+  try {
+    for (let i = 0; i < 2; i++) engines.push(await poolEngine(url, { concurrency: 1 }));
+    const doc = {
+      id: 'long',
+      formatVersion: 2,
+      group: null,
+      state: { after: { reducer: 'replace' } },
+      nodes: [
+        { id: 'go', type: 'trigger.manual' },
+        { id: 'nap', type: 'wait', config: { ms: 4000 } },
+        { id: 'then', type: 'state', config: { key: 'after', value: 'done' } },
+      ],
+      edges: [
+        { from: 'go', to: 'nap' },
+        { from: 'nap', to: 'then' },
+      ],
+    };
+    assert.equal((await engines[0].api('PUT', '/api/workflows/long', doc)).status, 200);
+    await until('both engines list both engines', async () => {
+      for (const e of engines) if ((await e.api('GET', '/api/status')).body.pool?.engines?.length !== 2) return false;
+      return (await engines[1].api('GET', '/api/workflows/long')).status === 200;
+    });
+    const runId = (await engines[0].api('POST', '/api/runs/long', {})).body.runId as string;
+    const started = await until('the run started on an engine', async () => {
+      const log = (await engines[0].api('GET', `/api/runs/${runId}/events`)).body.events;
+      return log.find((e: any) => e.kind === 'node.started' && e.nodeId === 'nap') && log.find((e: any) => e.kind === 'run.started');
+    });
+    const leaving = engines.findIndex((e) => e.engine.pool?.worker === started.worker);
+    assert.ok(leaving >= 0, `run.started names a worker of the pool: ${started.worker}`);
+    const heir = engines[1 - leaving];
+    await engines.splice(leaving, 1)[0].close();
+    const log = await until('the heir finished the run', async () => {
+      const events = (await heir.api('GET', `/api/runs/${runId}/events`)).body.events;
+      return events.some((e: any) => e.kind === 'run.completed' || e.kind === 'run.failed' || e.kind === 'run.stopped') && events;
+    });
+    assert.deepEqual(
+      log.filter((e: any) => e.kind.startsWith('run.')).map((e: any) => e.kind),
+      ['run.started', 'run.interrupted', 'run.started', 'run.completed'],
+    );
+    assert.match(log.find((e: any) => e.kind === 'run.interrupted').reason, /stopped and handed the run on/);
+    const resumed = log.filter((e: any) => e.kind === 'run.started')[1];
+    assert.equal(resumed.takenOver, true);
+    assert.equal(resumed.worker, heir.engine.pool?.worker);
+    assert.ok(log.some((e: any) => e.kind === 'state.updated' && e.key === 'after' && e.value === 'done'));
+
+    // The heir, alone in the pool, stops what it runs when it stops: nobody is there to take it.
+    const second = (await heir.api('POST', '/api/runs/long', {})).body.runId as string;
+    await until('the second run waits', async () => (await heir.api('GET', `/api/runs/${second}/events`)).body.events.some((e: any) => e.kind === 'node.started' && e.nodeId === 'nap'));
+    await heir.close();
+    engines.length = 0;
+    const watcher = await poolEngine(url, { worker: false });
+    engines.push(watcher);
+    const kinds = (await watcher.api('GET', `/api/runs/${second}/events`)).body.events.map((e: any) => e.kind).filter((k: string) => k.startsWith('run.'));
+    assert.deepEqual(kinds, ['run.started', 'run.stopped']);
+  } finally {
+    for (const e of engines) await e.close();
+  }
+});
+
 test('a cron every two seconds fires once per tick across a pool of three', { skip, timeout: 180_000 }, async () => {
   const url = await database('crontick');
   const engines: TestEngine[] = [];
