@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import type { EventCollector } from '../support/events.js';
 import type { TestEngine } from '../support/engine.js';
 import { engineWithLocalModel, type LocalModelEngine } from '../support/local-model.js';
+import { until } from '../support/patience.js';
 import { writeTinyEmbedder } from '../support/tiny-embedder.js';
 
 const REPO = 'acme/tiny-embed';
@@ -39,8 +40,9 @@ test('a downloaded local model embeds in its own worker process; search_code ans
   const done = await events.waitFor((e) => (e.kind === 'index.completed' || e.kind === 'index.failed') && e.seq > seq, 60_000);
   assert.equal(done.kind, 'index.completed', String(done.error));
   assert.equal(done.files, 2);
-  const status = await t.api('GET', '/api/status');
-  assert.equal(status.body.index.state, 'ready');
+  // The watcher may report the files written in before() only now, on a loaded machine: one more
+  // (incremental) pass, after which the index is ready again.
+  await until('the index reports ready', async () => (await t.api('GET', '/api/status')).body.index.state === 'ready');
   const workers = (await import('node:child_process')).execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
   assert.match(workers, /embed-worker/, 'the model runs in a worker process, not in the engine');
   const r = await t.engine.tools.call({ callId: 'c1', name: 'search_code', args: { query: 'computeSalesTax' } }, { signal: new AbortController().signal, emit: () => undefined, attended: false });
