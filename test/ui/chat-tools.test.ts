@@ -206,6 +206,8 @@ describe('the chat page: tool cards and markdown', () => {
     const reply = b.page.locator('.msg.assistant').filter({ hasText: 'I changed' });
     await reply.locator('td', { hasText: 'b = 20' }).waitFor();
     await b.page.locator('[data-diff] .add', { hasText: '+const b = 20;' }).waitFor();
+    // The failed edit's card may be drawn a frame after the reply on a loaded machine.
+    await b.page.locator('.tool-card.failed[data-tool="edit_file"]').first().waitFor();
     assert.equal(await b.page.locator('.tool-card.failed[data-tool="edit_file"]').count(), 1);
     await b.page.mouse.move(0, 0);
     await b.shot('chat-tools-1400');
