@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import type { EmitPayload } from '../../src/kernel/bus.js';
 import { allowAllGate } from '../../src/tools/types.js';
 import type { TestEngine } from '../support/engine.js';
+import { until } from '../support/patience.js';
 import { FIXTURE, launchChromium, serveFixtures, startBridgeEngine, waitConnected, type Fixtures, type TestChromium } from './harness.js';
 import { FRAME_NEEDLE, LIVING, longList } from './pages.js';
 
@@ -120,12 +121,7 @@ describe('the browser bridge on long and living pages', () => {
     const from = emitted.length;
     const r = await call('browser_snapshot', { interactiveOnly: true }, callId);
     assert.ok(r.ok);
-    let action;
-    for (let i = 0; i < 200 && !action; i++) {
-      action = emitted.slice(from).find((e) => e.kind === 'browser.action' && e.data.callId === callId);
-      if (!action) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.ok(action, 'browser.action arrived');
+    const action = await until('browser.action arrived', () => emitted.slice(from).find((e) => e.kind === 'browser.action' && e.data.callId === callId), 10_000);
     const jpeg = Buffer.from(String(action.data.thumbnail).replace(/^data:image\/jpeg;base64,/, ''), 'base64');
     assert.equal(jpeg.subarray(0, 2).toString('hex'), 'ffd8');
   });

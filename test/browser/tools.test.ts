@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import type { EngineEvent } from '../../src/kernel/bus.js';
 import { collectEvents, type EventCollector } from '../support/events.js';
 import type { TestEngine } from '../support/engine.js';
+import { until } from '../support/patience.js';
 import { startModelServer, type ModelServer, type ScriptToolCall } from '../support/model-server.js';
 import { FIXTURE, FIXTURE_HOST, launchChromium, serveFixtures, startBridgeEngine, waitConnected, type Fixtures, type TestChromium } from './harness.js';
 import { bigPage, FRAME, NEXT, SHOP } from './pages.js';
@@ -71,14 +72,7 @@ describe('browser tools in chat', () => {
     return { results, prompts, actions, text: (i: number) => String(results[i]?.result ?? ''), runId: started.runId };
   }
 
-  async function shopPage(): Promise<Page> {
-    for (let i = 0; i < 50; i++) {
-      const page = chromium.context.pages().find((p) => p.url().startsWith(FIXTURE));
-      if (page) return page;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('no fixture page open');
-  }
+  const shopPage = (): Promise<Page> => until('a fixture page open', () => chromium.context.pages().find((p) => p.url().startsWith(FIXTURE)), 5_000);
 
   it('without a paired extension: every tool answers not connected, is withheld from the model and listed unavailable', async () => {
     const tools = (await t.api('GET', '/api/tools')).body;
@@ -278,12 +272,11 @@ describe('browser tools in chat', () => {
       const acting = turn([{ name: 'browser_wait', args: { ms: 2500 } }, { name: 'browser_click', args: { ref: refOf((await turn([{ name: 'browser_snapshot', args: { query: 'Add' } }])).text(0), 'Add(?:ed| to cart)') } }]);
       await events.waitFor((e) => e.kind === 'tool.call' && e.tool === 'browser_wait' && e.seq > seq);
       let seenAttached = 0;
-      const until = Date.now() + 1500;
-      while (Date.now() < until) seenAttached = Math.max(seenAttached, await attached());
+      const end = Date.now() + 1500;
+      while (Date.now() < end) seenAttached = Math.max(seenAttached, await attached());
       await acting;
-      // Within a second of the last action, nothing of ours holds the tab.
-      await new Promise((r) => setTimeout(r, 1000));
-      assert.equal(await attached(), 0, 'detached after the action');
+      // Within a second of the last action (scaled to the machine's load), nothing of ours holds the tab.
+      await until('detached after the action', async () => (await attached()) === 0, 1_000);
       assert.equal(seenAttached, 0, 'nothing attached while only waiting');
     });
 
