@@ -285,12 +285,12 @@ export class RunLedger {
     return run;
   }
 
-  /** Called by LiveRun.finish: writes the end record and closes the log. */
   /** A run handed over (LiveRun.handOver): no longer live here; its log keeps what it had. */
   release(run: LiveRun): void {
     this.liveRuns.delete(run.id);
   }
 
+  /** Called by LiveRun.finish: writes the end record and closes the log. */
   async retire(run: LiveRun): Promise<void> {
     this.liveRuns.delete(run.id);
     this.store.put(this.bus.redactor.value({ ...run.record }));

@@ -137,16 +137,21 @@ export function createWorkflowPool(deps: {
     const onAbort = () => void stop(runId).catch(() => undefined);
     signal.addEventListener('abort', onAbort, { once: true });
     const grace = Date.now() + LIMITS.poolChildGraceMs;
+    let timer: NodeJS.Timeout | undefined;
+    // Looks that found the child ended with no result yet: its engine writes the result just after
+    // the end, unless it died in between.
+    let unsaid = 0;
     try {
       for (;;) {
         const woken = new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, Math.max(50, Math.min(LIMITS.poolChildPollMs, grace - Date.now())));
+          timer = setTimeout(resolve, Math.max(50, Math.min(LIMITS.poolChildPollMs, grace - Date.now())));
           waiting.set(runId, () => (clearTimeout(timer), resolve()));
         });
         const row = (await db.query<{ status: string; result: ChildEnd | null }>(`SELECT status, result FROM ${SCHEMA}.runs WHERE run_id = $1`, [runId]))[0];
         if (!row) return { runId, status: 'interrupted', error: 'its row is gone from the pool' };
         if (row.result) return row.result;
         if (row.status === 'stopped' || row.status === 'interrupted') return { runId, status: row.status };
+        if ((row.status === 'completed' || row.status === 'failed') && ++unsaid > 3) return { runId, status: 'interrupted' };
         if (row.status === 'queued' && !signal.aborted && Date.now() >= grace) {
           const claimed = await db.query<{ record: RunRecord }>(
             `UPDATE ${SCHEMA}.runs SET status = 'running', boot = $2, job = NULL, record = record || '{"status":"running"}' WHERE run_id = $1 AND status = 'queued' RETURNING record`,
@@ -162,6 +167,7 @@ export function createWorkflowPool(deps: {
         await woken;
       }
     } finally {
+      clearTimeout(timer);
       waiting.delete(runId);
       signal.removeEventListener('abort', onAbort);
     }
