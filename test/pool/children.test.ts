@@ -6,25 +6,11 @@
  * parent's own engine, instead of waiting for a worker that never comes.
  */
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { missing, startPostgres, type DbServer } from '../support/databases.js';
+import { test } from 'node:test';
 import type { TestEngine } from '../support/engine.js';
-import { poolEngine, until } from './support.js';
+import { poolEngine, postgresPerFile, until } from './support.js';
 
-const skip = missing('postgres');
-let pg: DbServer;
-
-before(async () => {
-  if (!skip) pg = await startPostgres();
-});
-after(async () => {
-  await pg?.stop();
-});
-
-async function database(name: string): Promise<string> {
-  await pg.admin(`CREATE DATABASE ${name}`);
-  return pg.url.replace(/\/test$/, `/${name}`);
-}
+const { skip, database } = postgresPerFile();
 
 const item = (ms: number) => ({
   id: 'item',

@@ -7,28 +7,13 @@
 import assert from 'node:assert/strict';
 import { readFile, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { collectEvents } from '../support/events.js';
-import { missing, startPostgres, type DbServer } from '../support/databases.js';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
 import { ENGINE_PID, SERVING, spawnNode } from '../support/process.js';
-import { poolEngine, until } from './support.js';
+import { poolEngine, postgresPerFile, until } from './support.js';
 
-const skip = missing('postgres');
-let pg: DbServer;
-
-before(async () => {
-  if (!skip) pg = await startPostgres();
-});
-after(async () => {
-  await pg?.stop();
-});
-
-/** A fresh database per test: a pool of its own. */
-async function database(name: string): Promise<string> {
-  await pg.admin(`CREATE DATABASE ${name}`);
-  return pg.url.replace(/\/test$/, `/${name}`);
-}
+const { skip, database, server } = postgresPerFile();
 
 /** A home whose workspace is the shared folder (the same path on every machine of the pool). */
 async function homeOn(shared: string): Promise<string> {
@@ -69,7 +54,7 @@ test('kill -9 of the engine running a two-node run: another engine finishes it u
   try {
     const serving = await doomed.waitForLine(SERVING, { timeoutMs: 90_000 });
     const pid = Number((await doomed.waitForLine(ENGINE_PID, { from: serving.index })).match[1]);
-    assert.ok(!doomed.lines.join('\n').includes(pg.password), 'the URL is not printed');
+    assert.ok(!doomed.lines.join('\n').includes(server().password), 'the URL is not printed');
     // One that serves only, watching: it sees the whole story on its socket.
     watcher = await poolEngine(url, { worker: false });
     const events = await collectEvents(watcher.url);
