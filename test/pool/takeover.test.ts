@@ -86,7 +86,11 @@ test('kill -9 of the engine running a two-node run: another engine finishes it u
     assert.equal((await readFile(path.join(shared, 'done'), 'utf8')).trim(), 'finished');
     const log = (await heir.api('GET', `/api/runs/${runId}/events`)).body.events.map((e: any) => e.kind);
     assert.deepEqual(log.filter((k: string) => k.startsWith('run.')), ['run.started', 'run.interrupted', 'run.started', 'run.completed']);
-    const listed = (await watcher.api('GET', '/api/runs')).body.runs.find((r: any) => r.runId === runId);
+    // The watcher's list follows the runs table's own announcement, which may come after the event.
+    const listed = await until('the watcher lists the run as ended', async () => {
+      const run = (await watcher!.api('GET', '/api/runs')).body.runs.find((r: any) => r.runId === runId);
+      return run && run.status !== 'running' && run;
+    });
     assert.equal(listed.status, 'completed');
     assert.equal(listed.worker, heirWorker);
     events.close();
