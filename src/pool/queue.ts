@@ -8,6 +8,7 @@
 import type PgBossType from 'pg-boss';
 import { lazyRequire } from '../kernel/lazy-require.js';
 import { LIMITS } from '../kernel/limits.js';
+import { CHANNELS } from './db.js';
 
 const PgBoss = lazyRequire<typeof PgBossType>('pg-boss');
 
@@ -40,8 +41,15 @@ export async function startQueue(deps: { url: string; applicationName: string; l
   let paused = false;
 
   return {
-    /** Queues a run inside the caller's transaction (`sql`), so the run row and its job commit together. */
-    send: (data: JobData, id: string, sql: Sql) => boss.send(RUN_QUEUE, data as unknown as object, { id, db: { executeSql: (text, values) => sql(text, values) as Promise<{ rows: any[] }> } }),
+    /**
+     * Queues a run inside the caller's transaction (`sql`), so the run row and its job commit
+     * together, and announces it there: at commit every engine's idle loops fetch at once
+     * (PostgreSQL delivers one NOTIFY for a transaction's identical ones).
+     */
+    async send(data: JobData, id: string, sql: Sql): Promise<void> {
+      await boss.send(RUN_QUEUE, data as unknown as object, { id, db: { executeSql: (text, values) => sql(text, values) as Promise<{ rows: any[] }> } });
+      await sql('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
+    },
     /** Starts `concurrency` fetch loops; `handle` resolves when the run it was handed has ended. */
     async work(concurrency: number, handle: (jobId: string, data: JobData) => Promise<void>): Promise<void> {
       for (let i = 0; i < concurrency; i++) {

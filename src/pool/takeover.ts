@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RunLedger, RunRecord } from '../kernel/runs.js';
-import { CHANNELS, type PoolDb } from './db.js';
+import type { PoolDb } from './db.js';
 import type { RunQueue } from './queue.js';
 import type { PgRunStore } from './run-store.js';
 import { SCHEMA } from './schema.js';
@@ -43,7 +43,6 @@ export function createTakeover(deps: { db: PoolDb; queue: RunQueue; store: PgRun
       });
       if (lines.length) await deps.store.insert((sql, values) => c.query(sql, values), lines);
       for (const row of rows) if (row.top_level) await deps.queue.send({ runId: row.run_id, takeover: true }, randomUUID(), (text, values) => c.query(text, values));
-      if (rows.some((r) => r.top_level)) await c.query('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
       return rows;
     });
     for (const row of orphans) {

@@ -47,7 +47,6 @@ export function createWorkflowPool(deps: {
         if (!rows.rowCount) return false;
         const { tick: _t, title: _n, ...spec } = start;
         await deps.queue.send({ runId, takeover: false, start: spec }, jobId, (text, values) => c.query(text, values));
-        await c.query('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
         return true;
       });
       if (!queued) return undefined;
@@ -80,10 +79,7 @@ export function createWorkflowPool(deps: {
     void deps.queue.work(deps.concurrency, async (jobId, data) => {
       // Fetched as this engine was leaving: the same run goes back to the queue for another engine.
       if (deps.queue.paused) {
-        await db.tx(async (c) => {
-          await deps.queue.send(data, randomUUID(), (text, values) => c.query(text, values));
-          await c.query('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
-        });
+        await db.tx((c) => deps.queue.send(data, randomUUID(), (text, values) => c.query(text, values)));
         return;
       }
       // Claimed here, or not at all: stopped while queued, or taken by another engine meanwhile.
@@ -131,7 +127,6 @@ export function createWorkflowPool(deps: {
         record.startedAt,
       ]);
       await deps.queue.send({ runId, takeover: false, child: start as unknown as Record<string, unknown> }, jobId, (text, values) => c.query(text, values));
-      await c.query('SELECT pg_notify($1, $2)', [CHANNELS.changes, JSON.stringify({ t: 'job' })]);
     });
     ledger.ingest(record);
     const onAbort = () => void stop(runId).catch(() => undefined);
