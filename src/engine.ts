@@ -703,7 +703,7 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
     await app.close();
     await runs.close();
     await pool?.close();
-    await home.idle();
+    await home.close();
   };
 
   return { home, bus, runs, tools, providers, chat, fence, git, settings, secrets, config, notifications, history, workflows, dashboards, push, permissions, agents, relay, pool, app, url: `http://${hostForUrl}:${port}`, port, bind, mobileToken, close };

@@ -38,6 +38,7 @@ export const HOME_LAYOUT = {
 
 export class Home {
   private readonly queues = new Map<string, Promise<unknown>>();
+  private closed = false;
 
   constructor(readonly root: string) {}
 
@@ -63,6 +64,9 @@ export class Home {
   /** Serializes work on one path so concurrent writers never interleave. */
   serialize<T>(file: string, work: () => Promise<T>): Promise<T> {
     const key = path.resolve(file);
+    // After close no write starts: a late one (a reload or a timer that outlived the engine) would
+    // land in a home its owner may be removing or copying.
+    if (this.closed) return Promise.reject(new Error(`the engine has stopped; ${path.relative(this.root, key)} was not written`));
     const prev = this.queues.get(key) ?? Promise.resolve();
     const next = prev.then(work, work);
     const settled = next.catch(() => undefined);
@@ -80,6 +84,12 @@ export class Home {
    */
   async idle(): Promise<void> {
     while (this.queues.size) await Promise.all(this.queues.values());
+  }
+
+  /** Engine shutdown: the writes queued so far land, and none starts after. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.idle();
   }
 
   /** Atomically replaces `file` (absolute, or relative to the home) with `data`. */

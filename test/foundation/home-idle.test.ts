@@ -1,6 +1,7 @@
 /**
  * The engine's close waits for the writes still queued in its home (issue 41: a test's after hook
- * removed the home while a failed run's notification was being written into it: ENOTEMPTY).
+ * removed the home while a failed run's notification was being written into it: ENOTEMPTY), and
+ * refuses any write that would start after it.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -44,6 +45,20 @@ test('a notification the engine starts writing as it closes is on disk when clos
     const stored = JSON.parse(await readFile(path.join(t.home, 'notifications.json'), 'utf8'));
     assert.ok(stored.notifications.some((n: { title: string }) => n.title === 'written while closing'));
     await written;
+  } finally {
+    await rm(t.home, { recursive: true, force: true });
+  }
+});
+
+test('after the engine closed, a late write into its home is refused with a sentence and nothing lands', async () => {
+  const t = await startTestEngine({ keepHome: true });
+  try {
+    await t.close();
+    const before = (await readdir(t.home)).sort();
+    // A notification (a timer or a reload that outlived the engine) and a history version.
+    await assert.rejects(t.engine.notifications.notify({ title: 'too late', level: 'info' }), /^Error: the engine has stopped; notifications\.json was not written$/);
+    await assert.rejects(t.engine.home.writeJson('history/workflow/late/versions.json', {}), /the engine has stopped; history\/workflow\/late\/versions\.json was not written/);
+    assert.deepEqual((await readdir(t.home)).sort(), before);
   } finally {
     await rm(t.home, { recursive: true, force: true });
   }

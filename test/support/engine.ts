@@ -1,7 +1,7 @@
 /**
  * Starts a real engine in-process on port 0 with a temp home, and talks to it over real HTTP.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startEngine, type Engine, type EngineOptions } from '../../src/engine.js';
@@ -54,7 +54,23 @@ export async function startTestEngine(options: Partial<EngineOptions> & { keepHo
     api,
     async close() {
       await engine.close();
-      if (!options.keepHome && !options.home) await rm(home, { recursive: true, force: true });
+      if (!options.keepHome && !options.home) await removeHome(home);
     },
   };
+}
+
+/**
+ * Removes a closed engine's home. The engine writes nothing into it after close (Home.close); if an
+ * entry appears while the home is being removed all the same, the entries left are named on stderr,
+ * so a writer that outlived the engine shows in the log, and the removal is tried again.
+ */
+async function removeHome(home: string): Promise<void> {
+  try {
+    await rm(home, { recursive: true, force: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY') throw err;
+    const left = await readdir(home, { recursive: true }).catch(() => []);
+    console.error(`# a write landed in ${home} after the engine closed: ${left.join(', ')}`);
+    await rm(home, { recursive: true, force: true, maxRetries: 5 });
+  }
 }
