@@ -18,7 +18,7 @@ try {
   }
 
   // Native addons, wasm loaders and packages that locate files next to themselves stay external.
-  const external = ['@napi-rs/keyring', 'node-pty', 'web-tree-sitter', 'tree-sitter-bash', '@parcel/watcher', 'onnxruntime-node', '@huggingface/transformers', 'fsevents',
+  const external = ['@napi-rs/keyring', 'node-pty', 'web-tree-sitter', 'tree-sitter-bash', 'onnxruntime-node', '@huggingface/transformers', 'fsevents',
     // Fastify's own schema compilers (Ajv, ajv-formats, fast-json-stringify): the engine gives Fastify
     // its compilers (src/http/validation.ts), so these are never loaded; ~450 kB of source V8 would hold.
     '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { collectEvents, type EventCollector } from '../support/events.js';
@@ -54,4 +54,40 @@ test('mounting re-arms the watcher over the new root', async () => {
   await writeFile(path.join(proj, 'from-outside.md'), 'x');
   await events.waitFor(changed('proj/from-outside.md'), 20_000);
   assert.equal((await t.api('DELETE', '/api/mounts/proj')).status, 200);
+});
+
+/** Every change the watcher reported for `p`, in order. */
+const changesOf = (p: string) =>
+  events.events.filter((e) => e.kind === 'fs.changed').flatMap((e) => (e.changes as Array<{ type: string; path: string }>).filter((c) => c.path === p).map((c) => c.type));
+
+test('folders: one made outside is watched at once, one moved in reports its files, one moved out is reported by its own path', async () => {
+  // Made outside, a file written in it straight away: the folder is watched before it is read.
+  await mkdir(path.join(ws, 'fresh/deeper'), { recursive: true });
+  await writeFile(path.join(ws, 'fresh/deeper/a.txt'), 'a');
+  await events.waitFor(changed('fresh/deeper/a.txt'), 20_000);
+  await writeFile(path.join(ws, 'fresh/deeper/b.txt'), 'b');
+  await events.waitFor(changed('fresh/deeper/b.txt'), 20_000);
+  // A folder moved in from outside every root: no event names its files, the walk of it does.
+  const away = await realpath(await tempDir('watch-away-'));
+  await mkdir(path.join(away, 'pack/inner'), { recursive: true });
+  await writeFile(path.join(away, 'pack/inner/c.txt'), 'c');
+  await rename(path.join(away, 'pack'), path.join(ws, 'pack'));
+  await events.waitFor(changed('pack/inner/c.txt'), 20_000);
+  assert.deepEqual(changesOf('pack/inner/c.txt'), ['create']);
+  // Moved out again: one delete, for the folder; a later folder of the same name is watched afresh.
+  await rename(path.join(ws, 'pack'), path.join(away, 'pack'));
+  await events.waitFor((e) => e.kind === 'fs.changed' && (e.changes as Array<{ type: string; path: string }>).some((c) => c.path === 'pack' && c.type === 'delete'), 20_000);
+  await mkdir(path.join(ws, 'pack/inner'), { recursive: true });
+  await writeFile(path.join(ws, 'pack/inner/d.txt'), 'd');
+  await events.waitFor(changed('pack/inner/d.txt'), 20_000);
+  // Changes inside ignored folders are neither watched nor reported.
+  await mkdir(path.join(ws, 'node_modules/dep'), { recursive: true });
+  await writeFile(path.join(ws, 'node_modules/dep/index.js'), 'x');
+  await mkdir(path.join(ws, 'fresh/.git'), { recursive: true });
+  await writeFile(path.join(ws, 'fresh/.git/HEAD'), 'ref');
+  await writeFile(path.join(ws, 'marker-2.txt'), 'm');
+  await events.waitFor(changed('marker-2.txt'), 20_000);
+  const reported = events.events.filter((e) => e.kind === 'fs.changed').flatMap((e) => e.paths as string[]);
+  assert.deepEqual(reported.filter((p) => /node_modules|\.git/.test(p)), []);
+  await rm(away, { recursive: true, force: true });
 });

@@ -6,10 +6,11 @@
  */
 // needs: better-sqlite3 (the index lives in SQLite with sqlite-vec; see scripts/test.mjs --node22)
 import assert from 'node:assert/strict';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { collectEvents, type EventCollector } from '../support/events.js';
+import { until } from '../support/patience.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
 import { startFakeEmbeddings, type FakeEmbeddings } from '../support/fake-embeddings.js';
 
@@ -120,6 +121,14 @@ test('editing one file re-embeds only its changed chunks; deleting a file drops 
   await built(seq);
   const after = await searchCode('parseColor');
   assert.doesNotMatch(after.text, /src\/uses\.ts/);
+
+  // A folder made outside with a file in it, then moved out of the workspace: the watcher reports
+  // that once, by the folder's path (no event names its files), and the index drops every file it had under it.
+  await mkdir(path.join(ws, 'src/billing/deep'), { recursive: true });
+  await writeFile(path.join(ws, 'src/billing/deep/ledger.ts'), 'export function reconcileLedgerEntries(rows: string[]) {\n  return rows.length;\n}\n');
+  await until('the new folder\'s file to be indexed', async () => /^src\/billing\/deep\/ledger\.ts:1/.test((await searchCode('reconcileLedgerEntries')).text.split('\n')[0]));
+  await rename(path.join(ws, 'src/billing'), path.join(t.home, 'billing-moved-away'));
+  await until('the moved folder\'s file to leave the index', async () => !/src\/billing/.test((await searchCode('reconcileLedgerEntries')).text));
 });
 
 test('reindex rebuilds from nothing without embedding unchanged chunks again; a flaky endpoint is retried', async () => {

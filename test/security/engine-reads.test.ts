@@ -69,6 +69,7 @@ const ALLOWED: Record<string, string> = {
   'src/capabilities/files/pinned.ts': 'the write path: creates, renames, copies and removes through folders opened and proven (reads go through the fenced reader)',
   'src/capabilities/files/service.ts': 'writes, listings (names and sizes) and folder checks; every read of a file through the fenced reader',
   'src/capabilities/files/walk.ts': 'walks list names and never follow a link; the only files they open are ignore files, never through a link',
+  'src/capabilities/files/folder-watch.ts': 'watches folders and lists their names with lstat and readdir; it opens no file and never follows a link (a linked folder is not watched)',
   'src/capabilities/files/mounts.ts': 'realpath and stat of the folder a person mounts',
   'src/capabilities/files/protected.ts': "a repository's git configuration, to know which paths ask before a model writes them (shown to no model)",
   'src/capabilities/files/search.ts': 'finds rg on PATH; the walk reads each file itself (never through a link) and every row is proven by the fenced reader',

@@ -1,7 +1,7 @@
 /** Vaults over real HTTP: create/adopt, the resolver, notes, refile, inbox, search, hand edits, restart, git. */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startTestEngine, tempDir, type TestEngine } from '../support/engine.js';
@@ -227,6 +227,14 @@ test('hand edits made outside the engine are picked up (watcher), and a restart 
     assert.deepEqual((await e.api('GET', '/api/vaults/hand/note?path=n/note3.md')).body.meta.backlinks, ['hand/n/fresh.md', 'hand/n/note2.md']);
     await rm(path.join(root, 'n/fresh.md'));
     await waitUntil(async () => (await e.api('GET', '/api/vaults/hand/search?q=zebracorn')).body.results.length === 0);
+    // A folder made outside (its notes reported as created), then moved out of the vault (reported
+    // once, by the folder's own path: the watcher keeps nothing per file): its notes come and go with it.
+    await mkdir(path.join(root, 'late/deeper'), { recursive: true });
+    await write(root, 'late/deeper/okapi.md', 'An okapi, see [[note5]].\n');
+    await waitUntil(async () => (await e.api('GET', '/api/vaults/hand/search?q=okapi')).body.results.length === 1);
+    await rename(path.join(root, 'late'), path.join(home, 'late-moved-away'));
+    await waitUntil(async () => (await e.api('GET', '/api/vaults/hand/search?q=okapi')).body.results.length === 0);
+    assert.deepEqual((await e.api('GET', '/api/vaults/hand/note?path=n/note5.md')).body.meta.backlinks, ['hand/n/note4.md']);
   } finally {
     await e.close();
   }

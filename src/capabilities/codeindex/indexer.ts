@@ -176,8 +176,11 @@ export function createIndexer(deps: IndexerDeps) {
       }),
     /** A file changed or went: re-indexed within a moment (changes of the same moment share one job). */
     changed(virtual: string): void {
-      if (!indexable(virtual)) return;
-      pending.add(virtual);
+      // A folder is reported by its own path when it goes (files/folder-watch.ts): each file indexed
+      // under it is read again, and leaves the index when it is gone.
+      const files = indexable(virtual) ? [virtual] : deps.store().filesUnder(virtual);
+      if (!files.length) return;
+      for (const f of files) pending.add(f);
       timer ??= setTimeout(drain, 150);
     },
     idle: () => job,

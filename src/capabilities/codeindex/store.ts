@@ -88,6 +88,11 @@ export class IndexStore {
     this.setMeta('dims', '0');
   }
 
+  /** Indexed files under a folder (a range of the primary key: '0' sorts right after '/'). */
+  filesUnder(folder: string): string[] {
+    return (this.q('SELECT path FROM files WHERE path > ? AND path < ?').all(`${folder}/`, `${folder}0`) as Array<{ path: string }>).map((r) => r.path);
+  }
+
   indexedFiles(): Map<string, { mtime: number; size: number }> {
     const out = new Map<string, { mtime: number; size: number }>();
     for (const r of this.q('SELECT path, mtime, size FROM files').all() as Array<{ path: string; mtime: number; size: number }>) out.set(r.path, { mtime: r.mtime, size: r.size });

@@ -1,31 +1,28 @@
 /**
- * Watches every root with @parcel/watcher and emits `fs.changed` for changes made from outside the
- * engine, batched. The engine's own writes emit their own events (`file.written` ...) and are
+ * Watches every root by its folders (folder-watch.ts) and emits `fs.changed` for changes made from
+ * outside the engine, batched. The engine's own writes emit their own events (`file.written` ...) and are
  * filtered out here through `isOwnWrite`. Re-armed whenever a folder is mounted or unmounted.
  */
-import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import type { Emit } from '../../kernel/bus.js';
 import type { Fence } from '../../kernel/fence.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { watchTree, type ChangeType, type TreeWatch } from './folder-watch.js';
 
 export interface FileWatcher {
   rearm(): Promise<void>;
   close(): Promise<void>;
+  /** Folders watched now, over every root (the scale bench; status). */
+  folders(): number;
 }
 
+/** Never watched nor reported: version control and dependencies, at any depth. */
+const IGNORED_NAMES = new Set(['.git', 'node_modules']);
 /**
- * Also this process's own temp files (`<name>.<pid>.<8 hex>.tmp`, pins.writeAtomic and
- * writeFileAtomic): isOwnWrite drops their events anyway, and ignored here the watcher thread does
- * not stat them or queue an event for them (three of the five events of every write; bench/files-write).
+ * This process's own temp files (`<name>.<pid>.<8 hex>.tmp`, pins.writeAtomic and writeFileAtomic):
+ * isOwnWrite drops their events anyway; skipped by name, they cost no `lstat` (three of the five
+ * events of every write; bench/files-write).
  */
-const IGNORE = ['.git', 'node_modules', '**/.git/**', '**/node_modules/**', new RegExp(`\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`)];
-
-/**
- * The platform's own backend, named: left to choose, @parcel/watcher first probes for watchman by
- * running `sh -c watchman ...` and never reaps that child, so every subscribe left a defunct `sh`.
- */
-const BACKEND: watcher.BackendType | undefined =
-  process.platform === 'linux' ? 'inotify' : process.platform === 'darwin' ? 'fs-events' : process.platform === 'win32' ? 'windows' : undefined;
+const OWN_TEMP = new RegExp(`\\.${process.pid}\\.[0-9a-f]{8}\\.tmp$`);
 
 export function createFileWatcher(deps: {
   fence: Fence;
@@ -33,7 +30,7 @@ export function createFileWatcher(deps: {
   isOwnWrite: (real: string) => boolean;
   log: (line: string) => void;
 }): FileWatcher {
-  let subs: AsyncSubscription[] = [];
+  let trees: TreeWatch[] = [];
   let pending = new Map<string, string>();
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
@@ -47,37 +44,27 @@ export function createFileWatcher(deps: {
     deps.emit('fs.changed', { changes, paths: changes.map((c) => c.path) });
   };
 
-  const onEvents = (events: Event[]) => {
-    for (const e of events) {
-      if (deps.isOwnWrite(e.path)) continue;
-      if (deps.fence.isProtected(e.path)) continue; // engine state (run logs ...) under a mount holding the home
-      const virtual = deps.fence.toVirtual(e.path);
-      if (virtual === undefined || virtual === '') continue;
-      pending.set(virtual, e.type);
-    }
-    if (pending.size && !timer) timer = setTimeout(flush, LIMITS.watcherBatchMs);
+  const onChange = (type: ChangeType, abs: string) => {
+    if (deps.isOwnWrite(abs)) return;
+    const virtual = deps.fence.toVirtual(abs);
+    if (virtual === undefined || virtual === '') return;
+    pending.set(virtual, type);
+    if (!timer) timer = setTimeout(flush, LIMITS.watcherBatchMs);
   };
+  // Engine state (run logs ...) under a mount holding the home is neither watched nor reported.
+  const ignore = (abs: string, name: string) => IGNORED_NAMES.has(name) || OWN_TEMP.test(name) || deps.fence.isProtected(abs);
 
-  const unsubscribeAll = async () => {
-    const old = subs;
-    subs = [];
-    await Promise.all(old.map((s) => s.unsubscribe().catch(() => undefined)));
+  const unwatchAll = () => {
+    for (const t of trees) t.close();
+    trees = [];
   };
 
   const arm = async () => {
-    await unsubscribeAll();
-    if (closed) return;
+    unwatchAll();
     for (const root of deps.fence.roots()) {
+      if (closed) return;
       try {
-        const sub = await watcher.subscribe(
-          root.path,
-          (err, events) => {
-            if (err) deps.log(`file watcher on ${root.name}: ${err.message}`);
-            else onEvents(events);
-          },
-          { ignore: IGNORE, ...(BACKEND ? { backend: BACKEND } : {}) },
-        );
-        subs.push(sub);
+        trees.push(await watchTree(root.path, { ignore, onChange, log: deps.log }));
       } catch (err) {
         deps.log(`file watcher could not watch ${root.name} (${root.path}): ${(err as Error).message}`);
       }
@@ -93,7 +80,8 @@ export function createFileWatcher(deps: {
       closed = true;
       if (timer) clearTimeout(timer);
       await chain.catch(() => undefined);
-      await unsubscribeAll();
+      unwatchAll();
     },
+    folders: () => trees.reduce((n, t) => n + t.folders(), 0),
   };
 }
