@@ -522,7 +522,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   });
   editorRoutes(app, editor);
   // Atlas (issue 28): code maps from the code itself, surveyed by a model on top.
-  const atlas = createAtlasService({ dir: home.path('atlas'), reader, emit, runs, log, hasModel: () => providers.names().length > 0, history: () => history });
+  const atlas = createAtlasService({ dir: home.path('atlas'), reader, emit, runs, log, hasModel: () => providers.names().length > 0, history: () => history, watching: () => options.files?.watch !== false });
+  bus.subscribe((e) => atlas.onEvent(e));
   history.registerAdapter('atlas', atlas.historyAdapter);
   atlas.setModel(
     createSurveyor({

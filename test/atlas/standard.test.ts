@@ -60,7 +60,10 @@ test('the same scope twice answers the existing map; a one-file edit marks exact
   assert.equal(again.body.existing, true);
   assert.deepEqual(again.body.stale, []);
   assert.equal(again.body.document.builtAt, first.builtAt);
+  // An edit made outside the engine counts once the file watcher has heard it (staleness is kept
+  // from file events, not worked out on every ask).
   await writeFile(path.join(ws, 'app/core/cart.ts'), FIXTURE['app/core/cart.ts'] + '// touched\n');
+  await until('the outside edit to mark its unit stale', async () => (await t.api('GET', '/api/atlas/std-app')).body.stale.length > 0);
   const stale = await t.api('POST', '/api/atlas/standard', { scope: 'app' });
   assert.deepEqual(stale.body.stale, ['core']);
   const list = await t.api('GET', '/api/atlas');

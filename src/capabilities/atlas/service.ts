@@ -4,11 +4,12 @@
  * unit and publishes views: survey.ts), staleness by content hash, progress, cards and evidence.
  * docs/atlas.md explains units, cards, views and what a person can trust in a map.
  */
-import type { Emit } from '../../kernel/bus.js';
+import type { Emit, EngineEvent } from '../../kernel/bus.js';
 import { EngineError, badRequest, conflict, notFound } from '../../kernel/errors.js';
 import { orThrow, type FencedReader } from '../../kernel/fenced-read.js';
 import type { LiveRun, RunLedger } from '../../kernel/runs.js';
 import type { HistoryRecorder } from '../history/types.js';
+import { StalenessCache } from './staleness.js';
 import { standardBrief, type Brief, type FactsCache, type ScopeRoot } from './brief.js';
 import { AtlasStore, ATLAS_ID } from './store.js';
 import type { AtlasDefinition, AtlasDocument, AtlasProgress, Card } from './types.js';
@@ -26,6 +27,8 @@ export interface AtlasDeps {
   hasModel: () => boolean;
   /** Version history (seed 000 §9.3): every saved definition is a version. */
   history?: () => HistoryRecorder;
+  /** Whether the file watcher reports outside edits (staleness is kept from file events only then). */
+  watching: () => boolean;
 }
 
 /** What a surveyed build asks of the model side (survey.ts, given by engine.ts). */
@@ -55,6 +58,7 @@ export function createAtlasService(deps: AtlasDeps) {
   const cache: FactsCache = new Map();
   const progress = new Map<string, AtlasProgress>();
   const building = new Set<string>();
+  const stale = new StalenessCache(deps.watching);
   let surveyor: Surveyor | undefined;
   let modelPass: ModelPass | undefined;
 
@@ -76,9 +80,12 @@ export function createAtlasService(deps: AtlasDeps) {
   /** Units whose current content hash differs from the one their card was made from. */
   async function staleness(def: AtlasDefinition, doc: AtlasDocument | undefined): Promise<string[]> {
     if (!doc) return [];
-    const now = await brief(def.scope, idle());
-    const was = new Map(doc.units.map((u) => [u.id, u.hash]));
-    return now.units.filter((u) => was.get(u.id) !== u.hash).map((u) => u.id).concat(doc.units.filter((u) => !now.units.some((n) => n.id === u.id)).map((u) => u.id)).sort();
+    return stale.get(def.id, doc.builtAt, def.scope, async () => {
+      const now = await brief(def.scope, idle());
+      const was = new Map(doc.units.map((u) => [u.id, u.hash]));
+      const ids = new Set(now.units.map((u) => u.id));
+      return now.units.filter((u) => was.get(u.id) !== u.hash).map((u) => u.id).concat(doc.units.filter((u) => !ids.has(u.id)).map((u) => u.id)).sort();
+    });
   }
 
   /** Saves a definition, records it as a version and announces it. */
@@ -274,6 +281,7 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       await must(id);
       if (building.has(id)) throw conflict(`atlas "${id}" is building; wait for it or stop its run first`);
       await store.remove(id);
+      stale.forget(id);
       return { ok: true as const };
     },
 
@@ -307,6 +315,8 @@ Your answer was refused: ${problems.join('; ')}. Answer again with the corrected
       return { block, tools: ['read_card', 'atlas_source'] };
     },
 
+    /** Every bus event: file events in a scope let its kept staleness go. */
+    onEvent: (e: EngineEvent) => stale.onEvent(e),
     archive: (id: string, ref: string, text: string) => store.archive(id, ref, text),
     /** Version history reads the definition file and restores a version over it (a bad one is listed with its error). */
     historyAdapter: {
