@@ -25,7 +25,8 @@ import { loadNote } from './lib/rounds.js';
 import { freePort } from './lib/spawned.js';
 import { makeWorkspace, NEEDLE_EVERY, since } from './scale-workspace.js';
 
-const SIZES = [10_000, 100_000, 1_000_000].map(scaled);
+// SIZES=10000,100000 runs some sizes only (1M files take minutes to write and far longer to remove).
+const SIZES = (process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [10_000, 100_000, 1_000_000]).map(scaled);
 
 interface Started {
   child: ChildProcess;

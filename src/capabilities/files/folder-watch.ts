@@ -23,8 +23,6 @@ export interface TreeWatchOptions {
 }
 
 export interface TreeWatch {
-  /** Folders watched now (one each on Linux; the root elsewhere). */
-  folders(): number;
   close(): void;
 }
 
@@ -121,7 +119,6 @@ async function watchFolders(root: string, options: TreeWatchOptions): Promise<Tr
 
   await arm(root, false);
   return {
-    folders: () => watches.size,
     close() {
       closed = true;
       for (const w of watches.values()) w.close();
@@ -158,7 +155,6 @@ function watchRecursive(root: string, options: TreeWatchOptions): TreeWatch {
   });
   w.on('error', (err) => options.log(`file watcher on ${root}: ${err.message}`));
   return {
-    folders: () => (closed ? 0 : 1),
     close() {
       closed = true;
       w.close();

@@ -11,8 +11,6 @@ import { watchTree, type ChangeType, type TreeWatch } from './folder-watch.js';
 export interface FileWatcher {
   rearm(): Promise<void>;
   close(): Promise<void>;
-  /** Folders watched now, over every root (the scale bench; status). */
-  folders(): number;
 }
 
 /** Never watched nor reported: version control and dependencies, at any depth. */
@@ -82,6 +80,5 @@ export function createFileWatcher(deps: {
       await chain.catch(() => undefined);
       unwatchAll();
     },
-    folders: () => trees.reduce((n, t) => n + t.folders(), 0),
   };
 }
