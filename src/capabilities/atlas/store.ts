@@ -3,7 +3,7 @@
  * complete document), `atlas/<id>/sources/<ref>.txt` (archived evidence behind citations). Writes
  * are atomic; a file that does not parse is listed with its error, never a crash.
  */
-import { mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../../kernel/home.js';
 import type { AtlasDefinition, AtlasDocument } from './types.js';
@@ -11,6 +11,13 @@ import type { AtlasDefinition, AtlasDocument } from './types.js';
 export const ATLAS_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export class AtlasStore {
+  /**
+   * The last document read per atlas, with its file's mtime and size: the list asks for every
+   * atlas's document and must not parse each again while none changed (issue 42). Callers never
+   * change a document (a build writes a new one).
+   */
+  private readonly parsed = new Map<string, { mtimeMs: number; size: number; doc: AtlasDocument }>();
+
   constructor(readonly dir: string) {}
 
   private file(id: string, suffix: string): string {
@@ -34,9 +41,18 @@ export class AtlasStore {
   }
 
   async document(id: string): Promise<AtlasDocument | undefined> {
-    const text = await readFile(this.file(id, '.doc.json'), 'utf8').catch(() => undefined);
+    const file = this.file(id, '.doc.json');
+    const st = await stat(file).catch(() => undefined);
+    const kept = this.parsed.get(id);
+    if (st && kept?.mtimeMs === st.mtimeMs && kept.size === st.size) return kept.doc;
+    this.parsed.delete(id);
+    const text = st && (await readFile(file, 'utf8').catch(() => undefined));
+    if (!st || text === undefined) return undefined;
     try {
-      return text === undefined ? undefined : (JSON.parse(text) as AtlasDocument);
+      const doc = JSON.parse(text) as AtlasDocument;
+      // Kept under the size read: a file replaced between the stat and the read is read again next time.
+      if (Buffer.byteLength(text) === st.size) this.parsed.set(id, { mtimeMs: st.mtimeMs, size: st.size, doc });
+      return doc;
     } catch {
       return undefined;
     }
@@ -76,6 +92,7 @@ export class AtlasStore {
   }
 
   async remove(id: string): Promise<void> {
+    this.parsed.delete(id);
     await rm(this.file(id, '.json'), { force: true });
     await rm(this.file(id, '.doc.json'), { force: true });
     await rm(this.file(id, ''), { recursive: true, force: true });
