@@ -12,11 +12,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startEngine, type Engine } from '../src/engine.js';
-import { printCurve, scaled, type Point } from './lib/curve.js';
+import { type Point, printCurve, sizes } from './lib/curve.js';
 import { loadNote } from './lib/rounds.js';
 import { eachSize, request } from './lib/scale-home.js';
 
-const SIZES = [500, 5_000, 50_000].map(scaled);
+const SIZES = sizes([500, 5_000, 50_000]);
 const ROUNDS = 9;
 
 /** n TypeScript files in folders of 50, each importing a file of the next folder. */

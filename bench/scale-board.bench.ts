@@ -15,10 +15,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { formatItem } from '../src/capabilities/work/item-file.js';
 import type { WorkItem } from '../src/capabilities/work/types.js';
-import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { type Curve, printCurve, sizes } from './lib/curve.js';
 import { eachSize, get, getJson, medianCpuMs, request, withEngine } from './lib/scale-home.js';
 
-const SIZES = [100, 1_000, 10_000].map(scaled);
+const SIZES = sizes([100, 1_000, 10_000]);
 const LANES = ['Backlog', 'Todo', 'In Progress', 'Done'];
 
 function writeItems(dir: string, n: number): void {

@@ -19,10 +19,10 @@
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
-import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { type Curve, printCurve, scaled, sizes } from './lib/curve.js';
 import { cpuMs, eachSize, engineAt, get, getJson, heapMb, medianCpuMs, withEngine } from './lib/scale-home.js';
 
-const SIZES = [500, 10_000, 100_000].map(scaled);
+const SIZES = sizes([500, 10_000, 100_000]);
 const MODELS = ['gpt-4o-mini', 'claude-sonnet-4-20250514', 'local-llama', 'gpt-4.1'];
 const T0 = Date.UTC(2026, 0, 1);
 const STEP = 60_000;

@@ -16,10 +16,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ModelMessage } from 'ai';
 import { compactionCut, estimateTokens, renderTranscript, summaryMessage } from '../src/agent/compaction.js';
-import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { type Curve, printCurve, sizes } from './lib/curve.js';
 import { cpuMs, eachSize, engineAt, get, getJson, heapMb, medianCpuMs } from './lib/scale-home.js';
 
-const SIZES = [100, 1_000, 10_000].map(scaled);
+const SIZES = sizes([100, 1_000, 10_000]);
 const SESSION = 'long-session';
 const T0 = Date.UTC(2026, 0, 1);
 

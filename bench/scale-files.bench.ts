@@ -18,15 +18,14 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { printCurve, medianMs, scaled, type Point } from './lib/curve.js';
+import { medianMs, type Point, printCurve, sizes } from './lib/curve.js';
 import { run } from './files-fixture.js';
 import { BENCH_DIR } from './lib/child.js';
 import { loadNote } from './lib/rounds.js';
 import { freePort } from './lib/spawned.js';
 import { makeWorkspace, NEEDLE_EVERY, since } from './scale-workspace.js';
 
-// SIZES=10000,100000 runs some sizes only (1M files take minutes to write and far longer to remove).
-const SIZES = (process.env.SIZES ? process.env.SIZES.split(',').map(Number) : [10_000, 100_000, 1_000_000]).map(scaled);
+const SIZES = sizes([10_000, 100_000, 1_000_000]);
 
 interface Started {
   child: ChildProcess;

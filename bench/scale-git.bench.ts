@@ -16,11 +16,11 @@ import path from 'node:path';
 import { startEngine } from '../src/engine.js';
 import { run } from './files-fixture.js';
 import { alternate, cleanup } from './git-fixture.js';
-import { printCurve, scaled, type Point } from './lib/curve.js';
+import { type Point, printCurve, sizes } from './lib/curve.js';
 import { loadNote } from './lib/rounds.js';
 import { makeWorkspace, since, sourceFile } from './scale-workspace.js';
 
-const SIZES = [10_000, 100_000].map(scaled);
+const SIZES = sizes([10_000, 100_000]);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
 // No automatic gc: it would start in the background, during the timings.

@@ -14,10 +14,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { type Curve, printCurve, sizes } from './lib/curve.js';
 import { cpuMs, eachSize, get, getJson, peakMb, request, withEngine } from './lib/scale-home.js';
 
-const SIZES = [1_000, 10_000, 100_000].map(scaled);
+const SIZES = sizes([1_000, 10_000, 100_000]);
 const T0 = Date.UTC(2026, 0, 1);
 const RUN_ID = `run-${T0}-1`;
 

@@ -16,10 +16,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { type Curve, printCurve, sizes } from './lib/curve.js';
 import { eachSize, get, getJson, medianCpuMs, request, withEngine } from './lib/scale-home.js';
 
-const SIZES = [500, 10_000, 100_000].map(scaled);
+const SIZES = sizes([500, 10_000, 100_000]);
 const WORKFLOWS = 20;
 const ITEMS = 50;
 const T0 = Date.UTC(2026, 0, 1);

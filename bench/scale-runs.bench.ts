@@ -13,10 +13,10 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { printCurve, scaled, type Curve, type Point } from './lib/curve.js';
+import { type Curve, type Point, printCurve, sizes } from './lib/curve.js';
 import { eachSize, get, getJson, heapMb, medianCpuMs, withEngine } from './lib/scale-home.js';
 
-const SIZES = [1_000, 10_000, 100_000].map(scaled);
+const SIZES = sizes([1_000, 10_000, 100_000]);
 const MODELS = ['gpt-4o-mini', 'claude-sonnet-4-20250514', 'local-llama', 'gpt-4.1'];
 const T0 = Date.UTC(2026, 0, 1);
 const STEP = 60_000; // a run a minute

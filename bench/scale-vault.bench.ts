@@ -18,10 +18,10 @@ import { DEFAULT_SCHEMA } from '../src/capabilities/vaults/schema.js';
 import { Home } from '../src/kernel/home.js';
 import { Fence } from '../src/kernel/fence.js';
 import { FencedReader } from '../src/kernel/fenced-read.js';
-import { printCurve, scaled, type Curve } from './lib/curve.js';
+import { type Curve, printCurve, sizes } from './lib/curve.js';
 import { cpuMs, eachSize, get, getJson, heapMb, medianCpuMs, request, withEngine } from './lib/scale-home.js';
 
-const SIZES = [1_000, 10_000, 100_000].map(scaled);
+const SIZES = sizes([1_000, 10_000, 100_000]);
 
 /** A word per index, made of syllables (so words are real tokens, not numbers). */
 function word(i: number): string {

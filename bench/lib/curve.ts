@@ -67,3 +67,6 @@ export async function medianMs(fn: () => Promise<unknown> | unknown, runs = 5): 
 /** Size factor for a quick look (`SCALE=0.01 npm run bench -- scale`); 1 is the issue's sizes. */
 export const SCALE = Number(process.env.SCALE ?? 1);
 export const scaled = (n: number): number => Math.max(1, Math.round(n * SCALE));
+
+/** A bench's sizes, scaled; `SIZES=500,10000` runs those instead (the largest take minutes to write). */
+export const sizes = (defaults: number[]): number[] => (process.env.SIZES ? process.env.SIZES.split(',').map(Number) : defaults).map(scaled);
