@@ -90,6 +90,7 @@ export const LIMITS = {
   socketBufferBytes: 8 * 1024 * 1024, // a client further behind than this is dropped
   runLogFlushMs: 25, // batching window for run-log appends
   sharedRunLogRuns: 1_000, // runs per segment of a shared run log, so reading one run's events stays cheap
+  runIndexCompactRatio: 1.25, // runs/index.jsonl is rewritten one line a run at start past this many lines a run (each run appends two)
   searchResultsCap: 500, // matches across all roots for GET /api/search
 
   // Providers, the agent loop and chat

@@ -110,7 +110,9 @@ export class FileRunStore implements RunStore {
     const lines = await readJsonl<RunRecord>(this.indexFile);
     const records = new Map<string, RunRecord>();
     for (const record of lines) if (record?.runId) records.set(record.runId, record);
-    if (lines.length > records.size * 2 + 100) await writeFileAtomic(this.indexFile, [...records.values()].map((r) => JSON.stringify(r) + '\n').join(''));
+    // Every run appends a start and an end line; a start parses them all (the most of its cost with a
+    // year of runs), so the index is written again one line a run once it holds a quarter more.
+    if (lines.length > records.size * LIMITS.runIndexCompactRatio + 100) await writeFileAtomic(this.indexFile, [...records.values()].map((r) => JSON.stringify(r) + '\n').join(''));
     this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
     for (const r of records.values()) {
       const m = r.log ? /^(.*)-(\d+)$/.exec(r.log) : null;

@@ -6,6 +6,8 @@
  * engines (RunLedger.ingest) are filed as they come in.
  */
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
 import type { RunRecord } from '../../src/kernel/runs.js';
 import { tempDir } from '../support/engine.js';
@@ -59,4 +61,30 @@ test("a pool's records from other engines are filed as they come in, a known one
   assert.equal(runs.lastRunOf('nightly')?.runId, elsewhere.runId, 'an older run learnt late is not the last');
   assert.deepEqual(runs.runsForWorkItem('ENG-9').map((r) => r.runId), ['run-1-1', elsewhere.runId], 'oldest first');
   await runs.close();
+});
+
+test('a start writes runs/index.jsonl again one line a run once it holds a quarter more lines than runs, and reads the same runs from it', async () => {
+  const root = await tempDir();
+  const runs = await ledgerAt(root);
+  const ids: string[] = [];
+  // 200 finished runs append 400 lines (a start and an end line each): past 1.25 lines a run and the 100 of slack.
+  for (let i = 0; i < 200; i++) {
+    const run = runs.start({ source: 'manual', workflowId: `wf${i % 3}` });
+    await run.finish(i % 2 ? 'completed' : 'failed', i % 2 ? {} : { error: `e${i}` });
+    ids.push(run.id);
+  }
+  await runs.close();
+  const index = path.join(root, 'runs', 'index.jsonl');
+  const lines = async () => (await readFile(index, 'utf8')).split('\n').filter(Boolean).length;
+  assert.equal(await lines(), 400);
+  const before = runs.all().map((r) => JSON.stringify(r));
+  const again = await ledgerAt(root);
+  assert.equal(await lines(), 200, 'one line a run after the start');
+  assert.deepEqual(again.all().map((r) => JSON.stringify(r)), before, 'every run as it was, in the same order');
+  assert.equal(again.lastRunOf('wf2')?.runId, ids.filter((_, i) => i % 3 === 2).at(-1));
+  // Under the ratio, the index is left as it is (no rewrite at every start).
+  again.start({ source: 'manual', workflowId: 'wf0' });
+  await again.close();
+  await ledgerAt(root).then((r) => r.close());
+  assert.equal(await lines(), 202, 'the new run\'s start line and its interrupted line appended, not compacted');
 });
