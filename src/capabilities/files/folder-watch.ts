@@ -10,7 +10,7 @@
  * consumers drop what they had under it (the vault and code indexes, the atlas).
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 export type ChangeType = 'create' | 'update' | 'delete';
@@ -28,6 +28,8 @@ export interface TreeWatch {
 
 /** Resolves once every folder of the tree that exists now is watched. */
 export async function watchTree(root: string, options: TreeWatchOptions): Promise<TreeWatch> {
+  // A root that is gone (a mount whose folder was removed) is the caller's sentence, not a silent nothing.
+  if (!(await stat(root).catch(() => undefined))?.isDirectory()) throw new Error('the folder does not exist');
   return process.platform === 'linux' ? watchFolders(root, options) : watchRecursive(root, options);
 }
 
