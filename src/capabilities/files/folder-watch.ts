@@ -139,8 +139,14 @@ function watchRecursive(root: string, options: TreeWatchOptions): TreeWatch {
         const batch = [...heard];
         heard.clear();
         for (const [abs, renamed] of batch) {
-          if (!renamed) options.onChange('update', abs);
-          else options.onChange((await lstat(abs).catch(() => undefined)) ? 'create' : 'delete', abs);
+          if (!renamed) {
+            options.onChange('update', abs);
+            continue;
+          }
+          const st = await lstat(abs).catch(() => undefined);
+          options.onChange(st ? 'create' : 'delete', abs);
+          // A folder moved in: its entries are reported as the Linux watcher's walk reports them.
+          if (st?.isDirectory()) await reportEntries(abs, options);
         }
       }
     } finally {
@@ -162,4 +168,18 @@ function watchRecursive(root: string, options: TreeWatchOptions): TreeWatch {
       w.close();
     },
   };
+}
+
+/** Reports every entry under a folder that appeared as created (not the ignored ones, nor under them). */
+async function reportEntries(folder: string, options: TreeWatchOptions): Promise<void> {
+  const queue = [folder];
+  while (queue.length) {
+    const dir = queue.pop()!;
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const abs = path.join(dir, e.name);
+      if (options.ignore(abs, e.name)) continue;
+      options.onChange('create', abs);
+      if (e.isDirectory()) queue.push(abs);
+    }
+  }
 }
