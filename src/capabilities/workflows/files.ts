@@ -34,6 +34,7 @@ export class FileWorkflowBackend implements WorkflowBackend {
 
   async watch(changed: () => void): Promise<void> {
     if (this.deps.watch === false) return;
+    await mkdirp(this.dir);
     try {
       this.watcher = watch(this.dir, () => changed());
       this.watcher.on('error', (err) => this.deps.log(`workflows: the folder watcher stopped: ${err.message}`));
@@ -42,8 +43,8 @@ export class FileWorkflowBackend implements WorkflowBackend {
     }
   }
 
+  /** Reads only: a reload under way as the engine closes must not make the folder again in a home being removed. */
   async list(): Promise<StoredWorkflow[]> {
-    await mkdirp(this.dir);
     let names: string[] = [];
     try {
       names = (await fs.readdir(this.dir)).filter((n) => n.endsWith('.json') && !n.startsWith('.'));

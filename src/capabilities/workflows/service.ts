@@ -143,7 +143,7 @@ export function createWorkflowsService(deps: WorkflowsDeps) {
   }
 
   async function close(): Promise<void> {
-    store.close();
+    await store.close();
     await cron.close();
   }
 

@@ -51,6 +51,8 @@ export class WorkflowStore {
   /** Reloads and writes run one at a time, so a reload never reads around a save and undoes it. */
   private queue: Promise<unknown> = Promise.resolve();
 
+  private closed = false;
+
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
@@ -74,9 +76,12 @@ export class WorkflowStore {
     return () => this.listeners.delete(fn);
   }
 
-  close(): void {
+  /** Stops watching, and waits for a reload or a save under way: none starts after. */
+  async close(): Promise<void> {
+    this.closed = true;
     this.backend.close();
     if (this.timer) clearTimeout(this.timer);
+    await this.queue;
   }
 
   private scheduleReload(): void {
@@ -87,7 +92,7 @@ export class WorkflowStore {
 
   /** Re-reads every file; announces the ids whose text changed since the engine last read or wrote them. */
   reloadAll(): Promise<string[]> {
-    return this.exclusive(() => this.reloadNow());
+    return this.exclusive(() => (this.closed ? Promise.resolve([]) : this.reloadNow()));
   }
 
   private async reloadNow(): Promise<string[]> {
