@@ -71,35 +71,27 @@ async function watchFolders(root: string, options: TreeWatchOptions): Promise<Tr
     }
   };
 
-  /** Watches `folder` and every folder under it; with `report`, says each entry found was created. */
-  async function arm(folder: string, report: boolean): Promise<void> {
-    const queue = [folder];
-    while (queue.length && !closed) {
-      const dir = queue.pop()!;
-      if (watches.has(dir)) continue;
-      // Watched before it is read: an entry made between the two is an event, not missed.
-      try {
-        const w = watch(dir, { persistent: false }, (type, name) => name !== null && hear(dir, type, String(name)));
-        w.on('error', () => (w.close(), watches.delete(dir)));
-        watches.set(dir, w);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOSPC' && !full) {
-          full = true;
-          options.log(`file watcher: the system's limit of inotify watches (fs.inotify.max_user_watches) is reached at ${watches.size} folders; changes in folders past it are not seen`);
-        }
-        if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENOSPC') options.log(`file watcher could not watch ${dir}: ${(err as Error).message}`);
-        continue;
+  /** Watches one folder; false when it is watched already, the watcher closed, or it cannot be watched. */
+  function watchOne(dir: string): boolean {
+    if (closed || watches.has(dir)) return false;
+    try {
+      const w = watch(dir, { persistent: false }, (type, name) => name !== null && hear(dir, type, String(name)));
+      w.on('error', () => (w.close(), watches.delete(dir)));
+      watches.set(dir, w);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC' && !full) {
+        full = true;
+        options.log(`file watcher: the system's limit of inotify watches (fs.inotify.max_user_watches) is reached at ${watches.size} folders; changes in folders past it are not seen`);
       }
-      const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-      for (const e of entries) {
-        const abs = path.join(dir, e.name);
-        if (options.ignore(abs, e.name)) continue;
-        if (report) options.onChange('create', abs);
-        if (e.isDirectory()) queue.push(abs);
-      }
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ENOSPC') options.log(`file watcher could not watch ${dir}: ${(err as Error).message}`);
+      return false;
     }
   }
+
+  /** Watches `folder` and every folder under it, each before it is read (an entry made between the two is an event, not missed). */
+  const arm = (folder: string, report: boolean) => walkTree(folder, options, report, watchOne);
 
   /** Looks at one entry heard of: changed in place, or (renamed) come or gone. */
   async function onEvent(dir: string, renamed: boolean, name: string): Promise<void> {
@@ -146,7 +138,7 @@ function watchRecursive(root: string, options: TreeWatchOptions): TreeWatch {
           const st = await lstat(abs).catch(() => undefined);
           options.onChange(st ? 'create' : 'delete', abs);
           // A folder moved in: its entries are reported as the Linux watcher's walk reports them.
-          if (st?.isDirectory()) await reportEntries(abs, options);
+          if (st?.isDirectory()) await walkTree(abs, options, true);
         }
       }
     } finally {
@@ -170,15 +162,19 @@ function watchRecursive(root: string, options: TreeWatchOptions): TreeWatch {
   };
 }
 
-/** Reports every entry under a folder that appeared as created (not the ignored ones, nor under them). */
-async function reportEntries(folder: string, options: TreeWatchOptions): Promise<void> {
+/**
+ * Walks a folder and every folder under it, leaving out what `ignore` names: `enter` is asked before
+ * each folder is read (false: not read); with `report`, each entry found is reported as created.
+ */
+async function walkTree(folder: string, options: TreeWatchOptions, report: boolean, enter: (dir: string) => boolean = () => true): Promise<void> {
   const queue = [folder];
   while (queue.length) {
     const dir = queue.pop()!;
+    if (!enter(dir)) continue;
     for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
       const abs = path.join(dir, e.name);
       if (options.ignore(abs, e.name)) continue;
-      options.onChange('create', abs);
+      if (report) options.onChange('create', abs);
       if (e.isDirectory()) queue.push(abs);
     }
   }
