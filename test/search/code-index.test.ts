@@ -129,6 +129,12 @@ test('editing one file re-embeds only its changed chunks; deleting a file drops 
   await until('the new folder\'s file to be indexed', async () => /^src\/billing\/deep\/ledger\.ts:1/.test((await searchCode('reconcileLedgerEntries')).text.split('\n')[0]));
   await rename(path.join(ws, 'src/billing'), path.join(t.home, 'billing-moved-away'));
   await until('the moved folder\'s file to leave the index', async () => !/src\/billing/.test((await searchCode('reconcileLedgerEntries')).text));
+
+  // A copy the engine makes (files-op) is its own write, never echoed by the watcher: its event alone indexes it.
+  assert.equal((await t.api('POST', '/api/files-op', { op: 'copy', path: 'src/outside.ts', to: 'src/copied-invoice.ts' })).status, 200);
+  await until('the copy to be indexed', async () => /src\/copied-invoice\.ts/.test((await searchCode('computeInvoiceTotal')).text));
+  assert.equal((await t.api('POST', '/api/files-op', { op: 'delete', path: 'src/copied-invoice.ts' })).status, 200);
+  await until('the copy to leave the index', async () => !/src\/copied-invoice\.ts/.test((await searchCode('computeInvoiceTotal')).text));
 });
 
 test('reindex rebuilds from nothing without embedding unchanged chunks again; a flaky endpoint is retried', async () => {

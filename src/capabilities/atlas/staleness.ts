@@ -6,19 +6,13 @@
  * works it out again, as before.
  */
 import type { EngineEvent } from '../../kernel/bus.js';
+import { changedPaths } from '../files/changed-paths.js';
 
 interface Kept {
   /** The document's build time and the scope it was worked out for. */
   key: string;
   scope: string[];
   units: string[];
-}
-
-/** Every path a file event names: the engine's own writes, renames and copies, and the watcher's outside changes. */
-export function pathsOf(e: EngineEvent): string[] {
-  if (e.kind === 'fs.changed') return Array.isArray(e.paths) ? e.paths.filter((p): p is string => typeof p === 'string') : [];
-  if (!/^(file|folder)\./.test(e.kind) || e.kind === 'file.read') return [];
-  return [e.path, e.to, e.from].filter((p): p is string => typeof p === 'string');
 }
 
 const inScope = (scope: string[], p: string) => scope.some((s) => s === '' || p === s || p.startsWith(`${s}/`));
@@ -43,7 +37,7 @@ export class StalenessCache {
 
   onEvent(e: EngineEvent): void {
     if (e.kind === 'mounts.changed') return this.forgetAll();
-    const paths = pathsOf(e);
+    const paths = changedPaths(e);
     if (!paths.length) return;
     this.heard++;
     for (const [id, k] of this.kept) if (paths.some((p) => inScope(k.scope, p))) this.kept.delete(id);

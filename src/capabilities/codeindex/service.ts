@@ -10,6 +10,7 @@ import { badRequest } from '../../kernel/errors.js';
 import type { Root } from '../../kernel/fence.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
 import type { EmbeddingsConfig } from '../config/types.js';
+import { changedPaths } from '../files/changed-paths.js';
 import { httpEmbedder, type Embedder } from './embedder.js';
 import { localEmbedder } from './local-embedder.js';
 import { createIndexer } from './indexer.js';
@@ -113,14 +114,7 @@ export function createCodeIndex(deps: CodeIndexDeps) {
 
     /** The engine's and the watcher's file events. */
     onEvent(e: EngineEvent): void {
-      if (!current) return;
-      if (e.kind === 'file.written' || e.kind === 'file.edited' || e.kind === 'file.deleted') {
-        if (typeof e.path === 'string') indexer.changed(e.path);
-      } else if (e.kind === 'fs.changed' && Array.isArray(e.paths)) {
-        for (const p of e.paths) if (typeof p === 'string') indexer.changed(p);
-      } else if (e.kind === 'file.renamed' || e.kind === 'file.moved') {
-        for (const p of [e.from, e.to, e.path]) if (typeof p === 'string') indexer.changed(p);
-      }
+      if (current) for (const p of changedPaths(e)) indexer.changed(p);
     },
 
     async search(query: string, limit = RESULTS): Promise<Hit[]> {

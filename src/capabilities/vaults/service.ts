@@ -7,6 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineEvent, Emit } from '../../kernel/bus.js';
+import { changedPaths } from '../files/changed-paths.js';
 import { badRequest, conflict, notFound } from '../../kernel/errors.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
 import { type Home, writeFileAtomic } from '../../kernel/home.js';
@@ -186,12 +187,7 @@ export async function createVaultsCore(deps: VaultsDeps) {
 
   // Keep indexes in step: the engine's own file events carry virtual paths; fs.changed carries outside edits.
   const onEvent = (e: EngineEvent) => {
-    let paths: string[] = [];
-    if (e.kind === 'fs.changed') paths = (e.paths as string[] | undefined) ?? [];
-    else if (/^file\.(written|edited|deleted|renamed|copied)$/.test(e.kind) || e.kind === 'folder.created') {
-      paths = [e.path as string, e.to as string | undefined].filter((x): x is string => typeof x === 'string');
-    } else return;
-    for (const p of paths) {
+    for (const p of changedPaths(e)) {
       const slash = p.indexOf('/');
       if (slash === -1) continue;
       const name = p.slice(0, slash);
