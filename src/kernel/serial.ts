@@ -11,3 +11,36 @@ export function serialQueue(after: Promise<unknown> = Promise.resolve()): <T>(wo
     return next;
   };
 }
+
+/**
+ * Wraps a reload of something another process changes (a pool's rows, announced after each commit)
+ * so that runs never overlap and the last call is never lost: a call while one runs is folded into
+ * one more run after it. Two overlapping reads could land out of order, the older last, and leave a
+ * stale copy until the next change; here the copy always ends on a read that started after the
+ * newest announcement. The promise a call returns settles with a run that started after the call.
+ */
+export function reloadLatest(work: () => Promise<void>): () => Promise<void> {
+  let loop: Promise<void> | undefined;
+  let again = false;
+  return () => {
+    again = true;
+    loop ??= (async () => {
+      let failure: unknown;
+      try {
+        while (again) {
+          again = false;
+          try {
+            await work();
+            failure = undefined;
+          } catch (err) {
+            failure = err;
+          }
+        }
+      } finally {
+        loop = undefined;
+      }
+      if (failure !== undefined) throw failure;
+    })();
+    return loop;
+  };
+}

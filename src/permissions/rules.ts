@@ -110,6 +110,8 @@ export function fileRules(home: Home): RulesBackend {
 export class RuleStore {
   private state: PermissionsFile | undefined;
   private loading: Promise<PermissionsFile> | undefined;
+  /** Counts the changes other engines announced: a read or write that began before one never becomes the cache. */
+  private generation = 0;
   private readonly backend: RulesBackend;
 
   /** `mask` finds secret-shaped values: a rule holding one is refused, never stored. */
@@ -121,6 +123,7 @@ export class RuleStore {
     this.backend = backend ?? fileRules(home);
     // Another engine changed them: read again on next use.
     this.backend.watch?.(() => {
+      this.generation++;
       this.state = undefined;
       this.loading = undefined;
     });
@@ -133,8 +136,10 @@ export class RuleStore {
   }
 
   private async load(): Promise<PermissionsFile> {
-    this.state = normalize(await this.backend.read());
-    return this.state;
+    const began = this.generation;
+    const state = normalize(await this.backend.read());
+    if (began === this.generation) this.state = state;
+    return state;
   }
 
   /** Adds rules newest first (the first given ends up first); an existing rule for the same key is replaced. */
@@ -169,11 +174,13 @@ export class RuleStore {
 
   // Mutations run one at a time on a copy of what is stored; the cache changes only after the write landed.
   private async update(change: (s: PermissionsFile) => void): Promise<void> {
-    this.state = await this.backend.update((stored) => {
+    const began = this.generation;
+    const state = await this.backend.update((stored) => {
       const next = normalize(stored);
       change(next);
       return next;
     });
+    if (began === this.generation) this.state = state;
   }
 }
 

@@ -11,6 +11,7 @@ import type { GateInfo, GateStore } from '../capabilities/workflows/types.js';
 import type { PoolDb } from './db.js';
 import { aliveSql } from './members.js';
 import { SCHEMA } from './schema.js';
+import { reloadLatest } from '../kernel/serial.js';
 
 interface Row {
   key: string;
@@ -36,8 +37,8 @@ export function createPoolGates(deps: { db: PoolDb; boot: string; liveBoots: () 
 
   const info = (r: Row): GateInfo => ({ key: r.key, runId: r.run_id, nodeId: r.node_id, workflowId: r.workflow_id, message: r.message, since: Number(r.since) });
 
-  /** Reloads the pending rows and answers this engine's waiters whose rows were answered. */
-  async function changed(): Promise<void> {
+  /** Reloads the pending rows and answers this engine's waiters whose rows were answered; one read at a time, the last after the newest change. */
+  const changed = reloadLatest(async () => {
     const rows = await db.query<Row>(`SELECT * FROM ${SCHEMA}.gates`);
     pending = new Map(rows.filter((r) => !r.answer).map((r) => [r.key, r]));
     for (const row of rows) {
@@ -48,7 +49,7 @@ export function createPoolGates(deps: { db: PoolDb; boot: string; liveBoots: () 
       w.emit('gate.resolved', { nodeId: w.nodeId, key: row.key, approved: row.answer.approved, note: row.answer.note });
       w.settle(row.answer);
     }
-  }
+  });
 
   const wait: GateStore['wait'] = async (req) => {
     const key = gateKey(req.runId, req.nodeId);

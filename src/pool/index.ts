@@ -12,6 +12,7 @@ import type { Bus } from '../kernel/bus.js';
 import type { Home } from '../kernel/home.js';
 import { LIMITS } from '../kernel/limits.js';
 import type { RunLedger, RunRecord } from '../kernel/runs.js';
+import { serialQueue } from '../kernel/serial.js';
 import type { WorkflowPool } from '../capabilities/workflows/types.js';
 import { CHANNELS, PoolDb, type Notice } from './db.js';
 import { createPoolGates } from './gates.js';
@@ -77,10 +78,13 @@ export async function openPool(o: PoolOptions) {
   async function join(ledger: RunLedger, bus: Bus): Promise<WorkflowPool> {
     const relay = poolEvents({ db, boot, relay: (e) => bus.relay(e), log: o.log });
     let pool: ReturnType<typeof createWorkflowPool> | undefined;
-    const ingest = async (runId?: string) => {
+    // One read at a time, in the order the changes were announced: a run's older row read last
+    // would show a finished run as running until its next change.
+    const inOrder = serialQueue();
+    const ingest = (runId?: string) => inOrder(async () => {
       const rows = await db.query<{ record: RunRecord }>(runId ? `SELECT record FROM ${SCHEMA}.runs WHERE run_id = $1` : `SELECT record FROM ${SCHEMA}.runs ORDER BY started_at`, runId ? [runId] : []);
       for (const r of rows) ledger.ingest(r.record);
-    };
+    });
     const onChange = (payload: string) => {
       let n: { t?: string; id?: string };
       try {

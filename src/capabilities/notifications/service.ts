@@ -9,6 +9,7 @@ import type { Bus } from '../../kernel/bus.js';
 import { badRequest, describeError, notFound } from '../../kernel/errors.js';
 import { HOME_LAYOUT, type Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
+import { reloadLatest } from '../../kernel/serial.js';
 import type { NotificationLevel, NotificationRecord, NotificationsBackend, Notifier, NotifyInput } from './types.js';
 
 const LEVELS: readonly NotificationLevel[] = ['info', 'success', 'warning', 'error'];
@@ -48,12 +49,14 @@ export async function createNotificationsService(deps: { home: Home; bus: Bus; l
   let counter = deps.backend ? Math.floor(Math.random() * 2 ** 40) : 0;
   const unread = () => items.reduce((n, i) => n + (i.read ? 0 : 1), 0);
   // Another engine of a pool added, read or dismissed some: read the list again and say so here too.
-  backend.watch?.(async () => {
+  // One read at a time, the last after the newest change: two overlapping reads could land out of order.
+  const reload = reloadLatest(async () => {
     const known = new Set(items.map((i) => i.id));
     items = (await backend.load()).filter(isRecord);
     for (const item of items) if (!known.has(item.id)) bus.emit('notification', { ...item, unreadCount: unread() });
     bus.emit('notifications.updated', { unreadCount: unread() });
   });
+  backend.watch?.(() => void reload().catch((err) => log(`notifications: not read again: ${describeError(err)}`)));
   const changed = async (write: () => Promise<void>) => {
     await write();
     const unreadCount = unread();
