@@ -53,6 +53,14 @@ function writeVault(root: string, n: number): void {
   }
 }
 
+/** Heap and typed arrays (the search index's postings live in the latter), after a collection has let both settle. */
+async function settledMemory(): Promise<{ heap: number; typed: number }> {
+  heapMb();
+  await new Promise((r) => setTimeout(r, 300)); // typed arrays' memory is given back after the collection, off the main thread
+  return { heap: heapMb(), typed: process.memoryUsage().arrayBuffers / 1e6 };
+}
+const typed: string[] = [];
+
 const curves = {
   index: { path: 'vault full index (cold)', unit: 'notes', expected: 'linear', points: [] } as Curve,
   rare: { path: 'GET /api/vaults/<v>/search (a rare word)', unit: 'notes', expected: 'flat', points: [] } as Curve,
@@ -80,9 +88,11 @@ await eachSize('vault', SIZES, async (n, base, warm) => {
     return index;
   };
   // The first build is the warm-up and the memory reading; the time is the better of two more.
-  const before = heapMb();
+  const before = await settledMemory();
   let kept: VaultIndex | undefined = await build();
-  const held = heapMb() - before;
+  const after = await settledMemory();
+  const held = after.heap - before.heap;
+  if (!warm) typed.push(`${n}: ${(after.typed - before.typed).toFixed(1)} MB`);
   if (kept.size !== n) throw new Error('the index lost notes');
   kept = undefined; // the engine below builds its own: two 100k-note indexes in one heap would time the collector
   const indexMs = Math.min(await cpuMs(build), await cpuMs(build));
@@ -112,5 +122,5 @@ await eachSize('vault', SIZES, async (n, base, warm) => {
   }
   });
 });
-console.log('(MB: heap the index of the vault holds)');
+console.log(`(MB: heap the index of the vault holds; typed arrays besides: ${typed.join(', ')})`);
 for (const c of Object.values(curves)) printCurve(c);

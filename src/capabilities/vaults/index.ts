@@ -1,12 +1,16 @@
 /**
  * The index of one vault: every note's parsed record, the resolver, the search index, and the
- * derived backlinks. It persists in the engine home (`vaults/<name>/index.json`), so a start walks
- * the folder and stats each note, re-reading only notes whose mtime or size changed. A change to
+ * derived backlinks. It persists in the engine home (`vaults/<name>/index.json` the records,
+ * `search.bin` the search index, both stamped alike), so a start walks the folder and stats each
+ * note, re-reading only notes whose mtime or size changed. No note's text stays in memory: it is
+ * read, parsed and tokenised, then dropped; a search hit's snippet reads its note again. A change to
  * one file re-indexes that file only; backlinks are derived again lazily on the next read. Every
  * listing, stat and read goes through the fenced reader, for a person (the vault tool leaves out what
  * agentForbidden hides on top): a note is a file, never a link, and nothing outside the vault's
  * folder is read. The persisted index itself is engine state in the home.
  */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError, notFound } from '../../kernel/errors.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
@@ -19,7 +23,7 @@ import { SearchIndex, snippet } from './search.js';
 import type { NoteMeta, NoteRecord, RawLink, Resolution, SearchHit, VaultSchema } from './types.js';
 
 /** Bump when parse.ts changes what it extracts: an older cache is then rebuilt. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 const IO_SLICE = 200;
 const SKIP_DIRS = new Set(['node_modules']);
 
@@ -45,7 +49,7 @@ export class VaultIndex {
   private readonly attachments = new Set<string>();
   private readonly resolver = new Resolver();
   private readonly files = new Resolver();
-  private readonly search = new SearchIndex();
+  private search = new SearchIndex();
   /** Bumped when the set of names changes (a note or file added or removed, aliases changed). */
   private namesGen = 0;
   private derivedGen = -1;
@@ -94,18 +98,21 @@ export class VaultIndex {
         const st = this.reader.statSync(abs, NOTE);
         if (!st.ok) continue;
         const old = cached.get(rel);
-        if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) {
+        if (old && old.mtimeMs === st.mtimeMs && old.size === st.size && this.search.has(rel)) {
           this.put(old);
           reused++;
           continue;
         }
         const file = this.reader.readSync(st, NOTE);
         if (!file.ok) continue;
-        this.put({ rel, mtimeMs: file.mtimeMs, size: file.size, ...parseNote(file.bytes.toString('utf8')) });
+        this.putText(rel, file);
         parsed++;
       }
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // Notes the stored search index holds that the folder no longer does.
+    for (const rel of [...this.search.indexed()]) if (!this.records.has(rel)) this.search.remove(rel);
+    if (parsed) this.search.trim();
     this.stats = { parsed, reused, ms: Math.round(performance.now() - t0) };
     if (parsed || cached.size !== reused) this.scheduleSave();
     return this.stats;
@@ -145,7 +152,7 @@ export class VaultIndex {
     if (old && old.mtimeMs === st.mtimeMs && old.size === st.size) return;
     const file = await this.reader.read(st, NOTE);
     if (!file.ok) return this.drop(rel);
-    this.put({ rel, mtimeMs: file.mtimeMs, size: file.size, ...parseNote(file.bytes.toString('utf8')) });
+    this.putText(rel, file);
     this.changed();
   }
 
@@ -226,11 +233,15 @@ export class VaultIndex {
     return { notes: this.records.size, inbox };
   }
 
-  query(q: string, limit: number, allow?: (rel: string) => boolean): SearchHit[] {
-    return this.search.search(q, limit, allow).map((h) => {
-      const r = this.records.get(h.rel)!;
-      return { path: h.rel, name: noteName(h.rel), type: typeOf(this.schema, h.rel, r.frontmatter), score: Math.round(h.score * 1000) / 1000, snippet: snippet(r.body, q), matched: h.matched };
-    });
+  /** The best `limit` notes for `q`; each hit's snippet is cut from its note, read again (no text is kept). */
+  async query(q: string, limit: number, allow?: (rel: string) => boolean): Promise<SearchHit[]> {
+    return Promise.all(
+      this.search.search(q, limit, allow).map(async (h) => {
+        const r = this.records.get(h.rel)!;
+        const body = await this.readText(h.rel).then((text) => parseNote(text).body, () => '');
+        return { path: h.rel, name: noteName(h.rel), type: typeOf(this.schema, h.rel, r.frontmatter), score: Math.round(h.score * 1000) / 1000, snippet: snippet(body, q), matched: h.matched };
+      }),
+    );
   }
 
   /** Writes the persisted index now (on close, and in tests). */
@@ -243,14 +254,22 @@ export class VaultIndex {
     await this.saving;
   }
 
-  private put(record: NoteRecord): void {
+  /** A note read from disk: parsed, its body tokenised into the search index and dropped. */
+  private putText(rel: string, file: { bytes: Buffer; mtimeMs: number; size: number }): void {
+    const { body, ...parsed } = parseNote(file.bytes.toString('utf8'));
+    this.put({ rel, mtimeMs: file.mtimeMs, size: file.size, ...parsed }, body);
+  }
+
+  /** A record into the maps; `body` (a note just read) goes into the search index, else it is there already. */
+  private put(record: NoteRecord, body?: string): void {
     const old = this.records.get(record.rel);
     this.dirty.add(record.rel);
     if (!old || !sameList(old.aliases, record.aliases)) this.namesChanged(nameKeys(record.rel, [...(old?.aliases ?? []), ...record.aliases]));
     this.records.set(record.rel, record);
     this.resolver.add(record.rel, record.aliases);
+    if (body === undefined) return;
     const title = typeof record.frontmatter.title === 'string' ? ` ${record.frontmatter.title}` : '';
-    this.search.put({ rel: record.rel, name: noteName(record.rel) + title, aliases: record.aliases, body: record.body });
+    this.search.put({ rel: record.rel, name: noteName(record.rel) + title, aliases: record.aliases, body });
   }
 
   private drop(rel: string): void {
@@ -363,14 +382,22 @@ export class VaultIndex {
     await Promise.all(dirs.map((d) => this.walk(d, file)));
   }
 
+  /** The records and search index a last save left, when both are there and of the same save. */
   private async readCache(): Promise<Map<string, NoteRecord>> {
     try {
-      const data = await this.home.readJson<{ version?: number; root?: string; notes?: NoteRecord[] }>(this.cacheFile, {});
-      if (data.version !== CACHE_VERSION || data.root !== this.root || !Array.isArray(data.notes)) return new Map();
+      const data = await this.home.readJson<{ version?: number; root?: string; stamp?: string; notes?: NoteRecord[] }>(this.cacheFile, {});
+      if (data.version !== CACHE_VERSION || data.root !== this.root || !Array.isArray(data.notes) || typeof data.stamp !== 'string') return new Map();
+      const search = SearchIndex.restore(await fs.readFile(this.searchFile), data.stamp);
+      if (!search) return new Map();
+      this.search = search;
       return new Map(data.notes.map((n) => [n.rel, n]));
     } catch {
       return new Map(); // missing or unreadable: a full build, never an error
     }
+  }
+
+  private get searchFile(): string {
+    return path.join(path.dirname(this.cacheFile), 'search.bin');
   }
 
   private scheduleSave(): void {
@@ -382,8 +409,15 @@ export class VaultIndex {
     this.saveTimer.unref();
   }
 
+  // The search index first, then the records naming its stamp: a crash between the two leaves
+  // stamps that differ, and the next start indexes every note again rather than trust a mix.
   private async save(): Promise<void> {
-    const notes = [...this.records.values()];
-    await this.home.writeAtomic(this.cacheFile, JSON.stringify({ version: CACHE_VERSION, root: this.root, notes })).catch(() => undefined);
+    const stamp = randomBytes(8).toString('hex');
+    try {
+      await this.home.writeAtomic(this.searchFile, this.search.serialize(stamp));
+      await this.home.writeAtomic(this.cacheFile, JSON.stringify({ version: CACHE_VERSION, root: this.root, stamp, notes: [...this.records.values()] }));
+    } catch {
+      // A full disk or a stopped engine: the next start indexes again what it cannot trust.
+    }
   }
 }

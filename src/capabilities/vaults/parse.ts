@@ -12,7 +12,8 @@ const MD_LINK = /(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+"[^"\n]*")?\s*\
 const HEADING = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
-export function parseNote(text: string): Omit<NoteRecord, 'rel' | 'mtimeMs' | 'size'> {
+/** The note's record (what the index keeps) and its body (what the search index tokenises, then drops). */
+export function parseNote(text: string): Omit<NoteRecord, 'rel' | 'mtimeMs' | 'size'> & { body: string } {
   let frontmatter: Record<string, unknown> = {};
   let body = text;
   let frontmatterError: string | undefined;

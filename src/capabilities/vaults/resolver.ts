@@ -43,10 +43,11 @@ export function nameKeys(rel: string, aliases: string[] = []): string[] {
 
 export class Resolver {
   private readonly byPath = new Map<string, string>();
-  private readonly byName = new Map<string, Set<string>>();
-  private readonly byAlias = new Map<string, Set<string>>();
+  private readonly byName: Names = new Map();
+  private readonly byAlias: Names = new Map();
+  /** Only notes that have aliases. */
   private readonly aliasesOf = new Map<string, string[]>();
-  private readonly byLoose = new Map<string, Set<string>>();
+  private readonly byLoose: Names = new Map();
 
   add(rel: string, aliases: string[] = []): void {
     this.remove(rel);
@@ -54,7 +55,7 @@ export class Resolver {
     addTo(this.byName, key(path.basename(rel)), rel);
     const lowered = aliases.map((a) => a.toLowerCase());
     for (const a of lowered) addTo(this.byAlias, a, rel);
-    this.aliasesOf.set(rel, lowered);
+    if (lowered.length) this.aliasesOf.set(rel, lowered);
     for (const n of new Set([loose(path.basename(rel)), ...aliases.map(loose)])) if (n) addTo(this.byLoose, n, rel);
   }
 
@@ -77,7 +78,7 @@ export class Resolver {
   /** Notes whose name or alias is `name`, ignoring case, punctuation and spacing: the duplicate check of `propose`. */
   named(name: string): string[] {
     const k = loose(normalizeTarget(name));
-    return k ? [...(this.byLoose.get(k) ?? [])].sort() : [];
+    return k ? valuesOf(this.byLoose, k).sort() : [];
   }
 
   resolve(rawTarget: string, from?: { rel: string; relativeFirst: boolean }): Resolution {
@@ -93,14 +94,15 @@ export class Resolver {
     if (exact) return { status: 'resolved', path: exact, via: 'path' };
     if (k.includes('/')) {
       const name = k.slice(k.lastIndexOf('/') + 1);
-      const cands = [...(this.byName.get(name) ?? [])].filter((p) => key(p).endsWith('/' + k));
+      const cands = valuesOf(this.byName, name).filter((p) => key(p).endsWith('/' + k));
       const picked = shallowest(cands, 'suffix');
       if (picked) return picked;
     } else {
-      const picked = shallowest([...(this.byName.get(k) ?? [])], 'name');
+      const picked = shallowest(valuesOf(this.byName, k), 'name');
       if (picked) return picked;
     }
-    const aliased = [...(this.byAlias.get(target.toLowerCase()) ?? this.byAlias.get(k) ?? [])];
+    const exactAlias = valuesOf(this.byAlias, target.toLowerCase());
+    const aliased = exactAlias.length ? exactAlias : valuesOf(this.byAlias, k);
     if (aliased.length === 1) return { status: 'resolved', path: aliased[0], via: 'alias' };
     if (aliased.length > 1) return { status: 'ambiguous', candidates: aliased.sort() };
     return { status: 'unresolved' };
@@ -117,15 +119,29 @@ function shallowest(cands: string[], via: 'suffix' | 'name'): Resolution | undef
   return { status: 'ambiguous', candidates: top };
 }
 
-function addTo(map: Map<string, Set<string>>, k: string, rel: string): void {
-  let set = map.get(k);
-  if (!set) map.set(k, (set = new Set()));
-  set.add(rel);
+/**
+ * Notes by a key. Most names belong to one note: that note is held as the value itself, and a Set
+ * only once a second note shares the key (a Set per note was a fifth of a large vault's index).
+ */
+type Names = Map<string, string | Set<string>>;
+
+function addTo(map: Names, k: string, rel: string): void {
+  const had = map.get(k);
+  if (had === undefined || had === rel) map.set(k, rel);
+  else if (typeof had === 'string') map.set(k, new Set([had, rel]));
+  else had.add(rel);
 }
 
-function removeFrom(map: Map<string, Set<string>>, k: string, rel: string): void {
-  const set = map.get(k);
-  if (!set) return;
-  set.delete(rel);
-  if (!set.size) map.delete(k);
+function removeFrom(map: Names, k: string, rel: string): void {
+  const had = map.get(k);
+  if (had === rel) map.delete(k);
+  else if (had instanceof Set) {
+    had.delete(rel);
+    if (had.size === 1) map.set(k, had.values().next().value!);
+  }
+}
+
+function valuesOf(map: Names, k: string): string[] {
+  const had = map.get(k);
+  return had === undefined ? [] : typeof had === 'string' ? [had] : [...had];
 }

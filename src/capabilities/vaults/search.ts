@@ -4,6 +4,10 @@
  * searchable as soon as it is re-indexed. Every query word must match (in any field); ranking is
  * BM25-style on the body plus fixed boosts for name and alias hits, so a note named like the query
  * comes first. Snippets come from the body around the first matching word.
+ *
+ * The index holds no note text: postings are pairs of 32-bit numbers in typed arrays (off the
+ * JavaScript heap, 8 bytes a posting), and the whole index is written to and read from one file
+ * (`serialize`, `SearchIndex.restore`), so a start never reads a note again to tokenise it.
  */
 const NAME_BOOST = 6;
 const ALIAS_BOOST = 4;
@@ -58,22 +62,38 @@ export interface RankedHit {
 }
 
 interface Postings {
-  /** Note ids, ascending (ids only grow; a re-indexed note gets a new one). */
-  ids: number[];
-  packs: number[];
+  /** Pairs (note id, pack) with ascending ids (ids only grow; a re-indexed note gets a new one); room to grow past `n`. */
+  data: Int32Array;
+  /** Pairs in use. */
+  n: number;
   /** Entries whose note is still indexed; the rest are skipped and compacted away. */
   live: number;
+}
+
+const EMPTY = new Int32Array(0);
+const FORMAT = 1;
+
+function push(p: Postings, id: number, packed: number): void {
+  if (2 * p.n === p.data.length) {
+    const grown = new Int32Array(Math.max(4, p.data.length * 2));
+    grown.set(p.data);
+    p.data = grown;
+  }
+  p.data[2 * p.n] = id;
+  p.data[2 * p.n + 1] = packed;
+  p.n++;
 }
 
 export class SearchIndex {
   // Terms are interned to numbers and postings are append-only arrays: indexing 10 000 notes makes
   // a million postings, and a push is far cheaper than a map insert. A removed note's entries stay
-  // (skipped) until its terms are compacted.
+  // (skipped) until its terms are compacted, or the index is serialized.
   private readonly termIds = new Map<string, number>();
   private readonly lists: Postings[] = [];
   private readonly ids = new Map<string, number>();
   private readonly rels: Array<string | undefined> = [];
-  private readonly terms: Array<Int32Array | undefined> = [];
+  /** Each note's terms (what `remove` takes back), one note after another in one array. */
+  private readonly noteTerms = new TermLists();
   private readonly names: Array<string | undefined> = [];
   private scratch = new Float64Array(1024);
   private docs = 0;
@@ -83,6 +103,15 @@ export class SearchIndex {
 
   get size(): number {
     return this.docs;
+  }
+
+  has(rel: string): boolean {
+    return this.ids.has(rel);
+  }
+
+  /** The notes indexed. */
+  indexed(): IterableIterator<string> {
+    return this.ids.keys();
   }
 
   put(doc: SearchDoc): void {
@@ -100,11 +129,10 @@ export class SearchIndex {
       const c = this.scratch[tid];
       this.scratch[tid] = 0;
       const p = this.lists[tid];
-      p.ids.push(id);
-      p.packs.push(pack(c & 0xffff, (c >>> 16) & 0xf, Math.floor(c / 0x100000)));
+      push(p, id, pack(c & 0xffff, (c >>> 16) & 0xf, Math.floor(c / 0x100000)));
       p.live++;
     }
-    this.terms.push(Int32Array.from(touched));
+    this.noteTerms.set(id, touched);
     this.docs++;
   }
 
@@ -114,16 +142,16 @@ export class SearchIndex {
     this.ids.delete(rel);
     this.rels[id] = undefined;
     this.names[id] = undefined;
-    for (const tid of this.terms[id] ?? []) {
+    for (const tid of this.noteTerms.get(id)) {
       const p = this.lists[tid];
       p.live--;
       if (p.live <= 0) {
-        p.ids = [];
-        p.packs = [];
+        p.data = EMPTY;
+        p.n = 0;
         p.live = 0;
-      } else if (p.ids.length > 2 * p.live + 32) this.compact(p);
+      } else if (p.n > 2 * p.live + 32) this.compact(p);
     }
-    this.terms[id] = undefined;
+    this.noteTerms.drop(id);
     this.docs--;
   }
 
@@ -144,14 +172,14 @@ export class SearchIndex {
     const wholeName = words.join(' ');
     const hits: RankedHit[] = [];
     const first = lists[0];
-    outer: for (let k = 0; k < first.ids.length; k++) {
-      const id = first.ids[k];
+    outer: for (let k = 0; k < first.n; k++) {
+      const id = first.data[2 * k];
       const rel = this.rels[id];
       if (rel === undefined) continue;
       let score = 0;
       const matched = new Set<'name' | 'alias' | 'body'>();
       for (let i = 0; i < lists.length; i++) {
-        const p = i === 0 ? first.packs[k] : find(lists[i], id);
+        const p = i === 0 ? first.data[2 * k + 1] : find(lists[i], id);
         if (p === undefined) continue outer;
         const b = bodyTf(p);
         if (b) matched.add('body');
@@ -199,18 +227,22 @@ export class SearchIndex {
     const terms = this.sorted();
     for (let t = lowerBound(terms, prefix); t < terms.length && terms[t].startsWith(prefix); t++) {
       const p = this.lists[this.termIds.get(terms[t])!];
-      for (let i = 0; i < p.ids.length; i++) {
-        if (this.rels[p.ids[i]] === undefined) continue;
-        const c = byId.get(p.ids[i]) ?? [0, 0, 0];
-        c[0] += bodyTf(p.packs[i]);
-        c[1] += nameTf(p.packs[i]);
-        c[2] += aliasTf(p.packs[i]);
-        byId.set(p.ids[i], c);
+      for (let i = 0; i < p.n; i++) {
+        const id = p.data[2 * i];
+        const packed = p.data[2 * i + 1];
+        if (this.rels[id] === undefined) continue;
+        const c = byId.get(id) ?? [0, 0, 0];
+        c[0] += bodyTf(packed);
+        c[1] += nameTf(packed);
+        c[2] += aliasTf(packed);
+        byId.set(id, c);
       }
     }
     if (!byId.size) return undefined;
     const ids = [...byId.keys()].sort((a, b) => a - b);
-    return { ids, packs: ids.map((id) => pack(...byId.get(id)!)), live: ids.length };
+    const out: Postings = { data: new Int32Array(2 * ids.length), n: 0, live: ids.length };
+    for (const id of ids) push(out, id, pack(...byId.get(id)!));
+    return out;
   }
 
   /**
@@ -234,26 +266,209 @@ export class SearchIndex {
     const tid = this.lists.length;
     this.unsorted.push(t);
     this.termIds.set(t, tid);
-    this.lists.push({ ids: [], packs: [], live: 0 });
-    if (tid >= this.scratch.length) {
-      const grown = new Float64Array(this.scratch.length * 2);
-      grown.set(this.scratch);
-      this.scratch = grown;
-    }
+    this.lists.push({ data: EMPTY, n: 0, live: 0 });
+    this.growScratch(tid + 1);
     return tid;
   }
 
-  private compact(p: Postings): void {
-    const ids: number[] = [];
-    const packs: number[] = [];
-    for (let i = 0; i < p.ids.length; i++) {
-      if (this.rels[p.ids[i]] === undefined) continue;
-      ids.push(p.ids[i]);
-      packs.push(p.packs[i]);
-    }
-    p.ids = ids;
-    p.packs = packs;
+  private growScratch(terms: number): void {
+    if (terms <= this.scratch.length) return;
+    let size = this.scratch.length;
+    while (size < terms) size *= 2;
+    const grown = new Float64Array(size);
+    grown.set(this.scratch);
+    this.scratch = grown;
   }
+
+  private compact(p: Postings): void {
+    let k = 0;
+    for (let i = 0; i < p.n; i++) {
+      if (this.rels[p.data[2 * i]] === undefined) continue;
+      p.data[2 * k] = p.data[2 * i];
+      p.data[2 * k + 1] = p.data[2 * i + 1];
+      k++;
+    }
+    p.n = k;
+    if (p.data.length > 4 * k + 8) p.data = p.data.slice(0, 2 * k);
+  }
+
+  /** Gives back the room the lists keep to grow in (after a bulk load: up to half of each). */
+  trim(): void {
+    for (const p of this.lists) if (p.data.length > 2 * p.n + 8) p.data = p.data.slice(0, 2 * p.n);
+    this.noteTerms.fit();
+  }
+
+  /**
+   * The index as bytes: a JSON header (format, the caller's stamp, terms, notes and their names)
+   * then 32-bit numbers: each term's postings (count, then pairs), each note's terms (count, then
+   * term numbers). Removed notes and terms no note holds any more are left out, and the notes
+   * numbered again from 0 in order, so the ids stay ascending in every list.
+   */
+  serialize(stamp: string): Buffer {
+    const noteOf = new Int32Array(this.rels.length).fill(-1);
+    const rels: string[] = [];
+    const names: string[] = [];
+    this.rels.forEach((rel, id) => {
+      if (rel === undefined) return;
+      noteOf[id] = rels.length;
+      rels.push(rel);
+      names.push(this.names[id]!);
+    });
+    const termOf = new Int32Array(this.lists.length).fill(-1);
+    const terms: string[] = [];
+    let ints = 0;
+    for (const [term, tid] of this.termIds) {
+      const p = this.lists[tid];
+      if (!p.live) continue;
+      termOf[tid] = terms.length;
+      terms.push(term);
+      ints += 1 + 2 * p.live;
+    }
+    for (const [, id] of this.ids) ints += 1 + this.noteTerms.get(id).length;
+    const header = Buffer.from(JSON.stringify({ format: FORMAT, stamp, terms, rels, names }));
+    const headerBytes = 4 * Math.ceil((4 + header.length) / 4);
+    const out = Buffer.alloc(headerBytes + 4 * ints);
+    out.writeUInt32LE(header.length, 0);
+    header.copy(out, 4);
+    const body = new Int32Array(out.buffer, out.byteOffset + headerBytes, ints);
+    let at = 0;
+    for (const [, tid] of this.termIds) {
+      const p = this.lists[tid];
+      if (!p.live) continue;
+      const start = at++;
+      for (let i = 0; i < p.n; i++) {
+        const id = noteOf[p.data[2 * i]];
+        if (id < 0) continue;
+        body[at++] = id;
+        body[at++] = p.data[2 * i + 1];
+      }
+      body[start] = (at - start - 1) / 2;
+    }
+    this.rels.forEach((rel, id) => {
+      if (rel === undefined) return;
+      const list = this.noteTerms.get(id);
+      body[at++] = list.length;
+      for (const tid of list) body[at++] = termOf[tid];
+    });
+    return out;
+  }
+
+  /** An index read back from `serialize`'s bytes, or undefined when they are not one (or not stamped `stamp`). */
+  static restore(bytes: Buffer, stamp: string): SearchIndex | undefined {
+    try {
+      const headerLength = bytes.readUInt32LE(0);
+      const header = JSON.parse(bytes.toString('utf8', 4, 4 + headerLength)) as { format?: number; stamp?: string; terms?: string[]; rels?: string[]; names?: string[] };
+      if (header.format !== FORMAT || header.stamp !== stamp || !Array.isArray(header.terms) || !Array.isArray(header.rels) || !Array.isArray(header.names)) return undefined;
+      const headerBytes = 4 * Math.ceil((4 + headerLength) / 4);
+      // A copy: the file's buffer may sit at an offset a typed array cannot start at.
+      const body = new Int32Array(bytes.buffer.slice(bytes.byteOffset + headerBytes, bytes.byteOffset + bytes.length));
+      const index = new SearchIndex();
+      let at = 0;
+      const next = () => {
+        if (at >= body.length) throw new Error('truncated');
+        return body[at++];
+      };
+      for (const term of header.terms) {
+        const n = next();
+        if (n < 0 || at + 2 * n > body.length) throw new Error('truncated');
+        index.termIds.set(term, index.lists.length);
+        index.lists.push({ data: body.subarray(at, at + 2 * n), n, live: n });
+        at += 2 * n;
+      }
+      index.sortedTerms = [...header.terms].sort();
+      index.growScratch(header.terms.length);
+      index.noteTerms.reserve(body.length - at - header.rels.length);
+      header.rels.forEach((rel, id) => {
+        const n = next();
+        if (n < 0 || at + n > body.length) throw new Error('truncated');
+        index.ids.set(rel, id);
+        index.rels.push(rel);
+        index.names.push(header.names![id]);
+        index.noteTerms.set(id, body.subarray(at, at + n));
+        at += n;
+      });
+      if (at !== body.length) return undefined;
+      index.docs = header.rels.length;
+      return index;
+    } catch {
+      return undefined; // unreadable: the caller indexes the notes again
+    }
+  }
+}
+
+/**
+ * Numbered lists of numbers kept end to end in one typed array, with where each starts and its
+ * length: a hundred thousand notes' term lists as three arrays, not a hundred thousand small ones
+ * (each a heap object of about 200 bytes besides its numbers). A list set again is appended; the
+ * space of old ones is reclaimed when it is more than the lists in use.
+ */
+class TermLists {
+  private data: Int32Array = new Int32Array(4096);
+  private end = 0;
+  private inUse = 0;
+  private at: Int32Array = new Int32Array(1024);
+  /** -1: no list. */
+  private len: Int32Array = new Int32Array(1024).fill(-1);
+
+  /** Room for `numbers` more without growing (a restore knows its total). */
+  reserve(numbers: number): void {
+    if (this.end + numbers > this.data.length) this.data = grow(this.data, this.end + numbers);
+  }
+
+  get(id: number): Int32Array {
+    return id < this.len.length && this.len[id] > 0 ? this.data.subarray(this.at[id], this.at[id] + this.len[id]) : EMPTY;
+  }
+
+  set(id: number, list: ArrayLike<number>): void {
+    this.drop(id);
+    if (id >= this.len.length) {
+      let size = this.len.length;
+      while (size <= id) size *= 2;
+      this.at = grow(this.at, size);
+      const len = new Int32Array(size).fill(-1);
+      len.set(this.len);
+      this.len = len;
+    }
+    if (this.end + list.length > this.data.length) {
+      if (this.end - this.inUse > this.inUse) this.reclaim();
+      if (this.end + list.length > this.data.length) this.data = grow(this.data, Math.max(2 * this.data.length, this.end + list.length));
+    }
+    this.data.set(list, this.end);
+    this.at[id] = this.end;
+    this.len[id] = list.length;
+    this.end += list.length;
+    this.inUse += list.length;
+  }
+
+  drop(id: number): void {
+    if (id >= this.len.length || this.len[id] < 0) return;
+    this.inUse -= this.len[id];
+    this.len[id] = -1;
+  }
+
+  /** Moves the lists together into an array of their size (after a bulk load). */
+  fit(): void {
+    this.reclaim(this.inUse);
+  }
+
+  private reclaim(size = Math.max(4096, 2 * this.inUse)): void {
+    const data = new Int32Array(size);
+    let end = 0;
+    for (let id = 0; id < this.len.length; id++) {
+      if (this.len[id] < 0) continue;
+      data.set(this.data.subarray(this.at[id], this.at[id] + this.len[id]), end);
+      this.at[id] = end;
+      end += this.len[id];
+    }
+    this.data = data;
+    this.end = end;
+  }
+}
+
+function grow(a: Int32Array, size: number): Int32Array {
+  const out = new Int32Array(size);
+  out.set(a);
+  return out;
 }
 
 /** The first index of sorted `terms` whose term is not below `t` (code-unit order, as `sort()` leaves it). */
@@ -271,11 +486,11 @@ function lowerBound(terms: string[], t: string): number {
 /** The posting of `id` in `p` (binary search over ascending ids), if it is there. */
 function find(p: Postings, id: number): number | undefined {
   let lo = 0;
-  let hi = p.ids.length - 1;
+  let hi = p.n - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const v = p.ids[mid];
-    if (v === id) return p.packs[mid];
+    const v = p.data[2 * mid];
+    if (v === id) return p.data[2 * mid + 1];
     if (v < id) lo = mid + 1;
     else hi = mid - 1;
   }

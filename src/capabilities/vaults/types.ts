@@ -57,7 +57,6 @@ export interface NoteRecord {
   aliases: string[];
   headings: string[];
   links: RawLink[];
-  body: string;
   /** Frontmatter that did not parse. */
   frontmatterError?: string;
 }
