@@ -19,7 +19,8 @@ import { LIMITS } from '../../kernel/limits.js';
 import { headingKey, parseNote } from './parse.js';
 import { nameKeys, Resolver, targetKeys } from './resolver.js';
 import { fieldProblems, typeOf } from './schema.js';
-import { SearchIndex, snippet } from './search.js';
+import { SearchIndex } from './search.js';
+import { snippet } from './words.js';
 import type { NoteMeta, NoteRecord, RawLink, Resolution, SearchHit, VaultSchema } from './types.js';
 
 /** Bump when parse.ts changes what it extracts: an older cache is then rebuilt. */

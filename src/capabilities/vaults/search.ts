@@ -3,44 +3,18 @@
  * (and frontmatter `title`), its aliases and its body — updated note by note, so a changed note is
  * searchable as soon as it is re-indexed. Every query word must match (in any field); ranking is
  * BM25-style on the body plus fixed boosts for name and alias hits, so a note named like the query
- * comes first. Snippets come from the body around the first matching word.
+ * comes first. Snippets (words.ts) come from the body around the first matching word.
  *
  * The index holds no note text: postings are pairs of 32-bit numbers in typed arrays (off the
  * JavaScript heap, 8 bytes a posting), and the whole index is written to and read from one file
  * (`serialize`, `SearchIndex.restore`), so a start never reads a note again to tokenise it.
  */
+import { TermLists } from './term-lists.js';
+import { isWordChar, prefixWord, tokenize } from './words.js';
+
 const NAME_BOOST = 6;
 const ALIAS_BOOST = 4;
 const K1 = 1.2;
-const SNIPPET_BEFORE = 60;
-const SNIPPET_AFTER = 120;
-
-const NON_ASCII_WORD = /[\p{L}\p{N}]/u;
-
-/** Lower-cased words (letters and digits of any script). A hand loop: this runs over every note at index time. */
-export function tokenize(text: string): string[] {
-  const lower = text.toLowerCase();
-  const out: string[] = [];
-  let start = -1;
-  for (let i = 0; i <= lower.length; i++) {
-    const c = i < lower.length ? lower.charCodeAt(i) : 32;
-    const word = (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 128 && isWordChar(lower, i, c));
-    if (word) {
-      if (start === -1) start = i;
-    } else if (start !== -1) {
-      out.push(lower.slice(start, i));
-      start = -1;
-    }
-  }
-  return out;
-}
-
-function isWordChar(text: string, i: number, c: number): boolean {
-  // A surrogate pair is one character: test both halves together.
-  if (c >= 0xd800 && c <= 0xdbff) return NON_ASCII_WORD.test(text.slice(i, i + 2));
-  if (c >= 0xdc00 && c <= 0xdfff) return NON_ASCII_WORD.test(text.slice(i - 1, i + 1));
-  return NON_ASCII_WORD.test(text[i]);
-}
 
 // A posting packs three counts into one number: body tf (low 16 bits), name hits, alias hits.
 const pack = (body: number, name: number, alias: number) => Math.min(body, 0xffff) + Math.min(name, 0xf) * 0x10000 + Math.min(alias, 0xf) * 0x100000;
@@ -396,81 +370,6 @@ export class SearchIndex {
   }
 }
 
-/**
- * Numbered lists of numbers kept end to end in one typed array, with where each starts and its
- * length: a hundred thousand notes' term lists as three arrays, not a hundred thousand small ones
- * (each a heap object of about 200 bytes besides its numbers). A list set again is appended; the
- * space of old ones is reclaimed when it is more than the lists in use.
- */
-class TermLists {
-  private data: Int32Array = new Int32Array(4096);
-  private end = 0;
-  private inUse = 0;
-  private at: Int32Array = new Int32Array(1024);
-  /** -1: no list. */
-  private len: Int32Array = new Int32Array(1024).fill(-1);
-
-  /** Room for `numbers` more without growing (a restore knows its total). */
-  reserve(numbers: number): void {
-    if (this.end + numbers > this.data.length) this.data = grow(this.data, this.end + numbers);
-  }
-
-  get(id: number): Int32Array {
-    return id < this.len.length && this.len[id] > 0 ? this.data.subarray(this.at[id], this.at[id] + this.len[id]) : EMPTY;
-  }
-
-  set(id: number, list: ArrayLike<number>): void {
-    this.drop(id);
-    if (id >= this.len.length) {
-      let size = this.len.length;
-      while (size <= id) size *= 2;
-      this.at = grow(this.at, size);
-      const len = new Int32Array(size).fill(-1);
-      len.set(this.len);
-      this.len = len;
-    }
-    if (this.end + list.length > this.data.length) {
-      if (this.end - this.inUse > this.inUse) this.reclaim();
-      if (this.end + list.length > this.data.length) this.data = grow(this.data, Math.max(2 * this.data.length, this.end + list.length));
-    }
-    this.data.set(list, this.end);
-    this.at[id] = this.end;
-    this.len[id] = list.length;
-    this.end += list.length;
-    this.inUse += list.length;
-  }
-
-  drop(id: number): void {
-    if (id >= this.len.length || this.len[id] < 0) return;
-    this.inUse -= this.len[id];
-    this.len[id] = -1;
-  }
-
-  /** Moves the lists together into an array of their size (after a bulk load). */
-  fit(): void {
-    this.reclaim(this.inUse);
-  }
-
-  private reclaim(size = Math.max(4096, 2 * this.inUse)): void {
-    const data = new Int32Array(size);
-    let end = 0;
-    for (let id = 0; id < this.len.length; id++) {
-      if (this.len[id] < 0) continue;
-      data.set(this.data.subarray(this.at[id], this.at[id] + this.len[id]), end);
-      this.at[id] = end;
-      end += this.len[id];
-    }
-    this.data = data;
-    this.end = end;
-  }
-}
-
-function grow(a: Int32Array, size: number): Int32Array {
-  const out = new Int32Array(size);
-  out.set(a);
-  return out;
-}
-
 /** The first index of sorted `terms` whose term is not below `t` (code-unit order, as `sort()` leaves it). */
 function lowerBound(terms: string[], t: string): number {
   let lo = 0;
@@ -495,35 +394,4 @@ function find(p: Postings, id: number): number | undefined {
     else hi = mid - 1;
   }
   return undefined;
-}
-
-/**
- * The word of `query` matched as a prefix: its last word, as a search box does while one types,
- * unless the query ends in a space (the word is finished) or the word is a single character.
- */
-export function prefixWord(query: string): string | undefined {
-  if (/\s$/.test(query)) return undefined;
-  const last = tokenize(query).at(-1);
-  return last && last.length >= 2 ? last : undefined;
-}
-
-/** A one-line excerpt of `body` around the first word of the query it holds (or its opening). */
-export function snippet(body: string, query: string): string {
-  const words = tokenize(query);
-  const prefix = prefixWord(query);
-  const lower = body.toLowerCase();
-  let at = -1;
-  for (const w of words) {
-    const end = w === prefix ? '' : '(?![\\p{L}\\p{N}])';
-    const re = new RegExp(`(?<![\\p{L}\\p{N}])${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${end}`, 'u');
-    const m = re.exec(lower);
-    if (m && (at === -1 || m.index < at)) at = m.index;
-  }
-  const start = at === -1 ? 0 : Math.max(0, at - SNIPPET_BEFORE);
-  const end = Math.min(body.length, (at === -1 ? 0 : at) + SNIPPET_AFTER);
-  let text = body.slice(start, end);
-  if (start > 0) text = text.replace(/^\S*\s/, '');
-  if (end < body.length) text = text.replace(/\s\S*$/, '');
-  text = text.replace(/\s+/g, ' ').trim();
-  return `${start > 0 ? '…' : ''}${text}${end < body.length ? '…' : ''}`;
 }
