@@ -102,6 +102,16 @@ export class Home {
     return this.writeAtomic(file, JSON.stringify(value, null, 2) + '\n', mode);
   }
 
+  /** An engine file's bytes (a binary index), or undefined when it does not exist. */
+  async readBytes(file: string): Promise<Buffer | undefined> {
+    try {
+      return await fs.readFile(path.isAbsolute(file) ? file : this.path(file));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
   /** Reads JSON, or `fallback` when the file does not exist. A corrupt file is an error, never silently replaced. */
   async readJson<T>(file: string, fallback: T): Promise<T> {
     const target = path.isAbsolute(file) ? file : this.path(file);

@@ -10,7 +10,6 @@
  * folder is read. The persisted index itself is engine state in the home.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError, notFound } from '../../kernel/errors.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
@@ -388,7 +387,8 @@ export class VaultIndex {
     try {
       const data = await this.home.readJson<{ version?: number; root?: string; stamp?: string; notes?: NoteRecord[] }>(this.cacheFile, {});
       if (data.version !== CACHE_VERSION || data.root !== this.root || !Array.isArray(data.notes) || typeof data.stamp !== 'string') return new Map();
-      const search = SearchIndex.restore(await fs.readFile(this.searchFile), data.stamp);
+      const bytes = await this.home.readBytes(this.searchFile);
+      const search = bytes && SearchIndex.restore(bytes, data.stamp);
       if (!search) return new Map();
       this.search = search;
       return new Map(data.notes.map((n) => [n.rel, n]));
