@@ -71,7 +71,7 @@ test('a vault index holds no note text, stores its search index, and a start rea
   const first = await open();
   assert.equal(first.stats.parsed, 40);
   assert.equal('body' in first.index.record('area/n3.md')!, false, 'the record keeps no body');
-  const hits = await first.index.query('secretbody3 ', 5);
+  const hits = first.index.query('secretbody3 ', 5);
   assert.deepEqual(hits.map((h) => h.path), ['area/n3.md']);
   assert.match(hits[0].snippet, /the lantern of note 3, secretbody3/, 'the snippet is cut from the note, read again');
   assert.doesNotMatch(hits[0].snippet, /tags/, 'and from its body, after the frontmatter');
@@ -86,10 +86,10 @@ test('a vault index holds no note text, stores its search index, and a start rea
   await note('area/extra.md', '# Extra\n\nbrandnewword here too\n');
   const second = await open();
   assert.deepEqual([second.stats.parsed, second.stats.reused], [2, 38], 'only the edited and the added note are read');
-  assert.deepEqual((await second.index.query('brandnewword', 5)).map((h) => h.path).sort(), ['area/extra.md', 'area/n1.md']);
-  assert.deepEqual(await second.index.query('secretbody2 ', 5), [], 'the removed note is gone from the search index');
-  assert.deepEqual(await second.index.query('secretbody1 ', 5), [], 'the edited note\'s old words are gone');
-  assert.deepEqual((await second.index.query('secretbody7 ', 5)).map((h) => h.path), ['area/n7.md'], 'a note read back from search.bin is found');
+  assert.deepEqual((second.index.query('brandnewword', 5)).map((h) => h.path).sort(), ['area/extra.md', 'area/n1.md']);
+  assert.deepEqual(second.index.query('secretbody2 ', 5), [], 'the removed note is gone from the search index');
+  assert.deepEqual(second.index.query('secretbody1 ', 5), [], 'the edited note\'s old words are gone');
+  assert.deepEqual((second.index.query('secretbody7 ', 5)).map((h) => h.path), ['area/n7.md'], 'a note read back from search.bin is found');
   await second.index.flush();
 
   // A search.bin of another save (a crash between the two writes) is not trusted: every note is read.
@@ -97,7 +97,7 @@ test('a vault index holds no note text, stores its search index, and a start rea
   await writeFile(bin, new SearchIndex().serialize('another save'));
   const third = await open();
   assert.equal(third.stats.parsed, 40);
-  assert.deepEqual((await third.index.query('secretbody7 ', 5)).map((h) => h.path), ['area/n7.md']);
+  assert.deepEqual((third.index.query('secretbody7 ', 5)).map((h) => h.path), ['area/n7.md']);
 });
 
 test('SearchIndex: notes put again and again (their term lists moved and reclaimed) answer as an index built once from the last texts', () => {

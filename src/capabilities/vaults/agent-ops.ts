@@ -36,7 +36,7 @@ export function agentOps(core: VaultsCore, notes: NotesApi) {
     const v = await core.get(vault);
     if (!query.trim()) throw badRequest('vault search needs "query", the words to look for');
     const hidden = forbidden(v);
-    const hits = await v.index.query(query, limit, (rel) => !hidden(rel));
+    const hits = v.index.query(query, limit, (rel) => !hidden(rel));
     if (!hits.length) return `No note in vault "${vault}" matches "${query}".`;
     return hits.map((h) => `- ${h.path} (${h.type}${h.matched.includes('name') ? ', name' : ''}${h.matched.includes('alias') ? ', alias' : ''}): ${h.snippet}`).join('\n');
   }

@@ -15,7 +15,7 @@ import { EngineError, notFound } from '../../kernel/errors.js';
 import type { FencedReader } from '../../kernel/fenced-read.js';
 import type { Home } from '../../kernel/home.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { headingKey, parseNote } from './parse.js';
+import { headingKey, noteBody, parseNote } from './parse.js';
 import { nameKeys, Resolver, targetKeys } from './resolver.js';
 import { fieldProblems, typeOf } from './schema.js';
 import { SearchIndex } from './search.js';
@@ -234,14 +234,22 @@ export class VaultIndex {
   }
 
   /** The best `limit` notes for `q`; each hit's snippet is cut from its note, read again (no text is kept). */
-  async query(q: string, limit: number, allow?: (rel: string) => boolean): Promise<SearchHit[]> {
-    return Promise.all(
-      this.search.search(q, limit, allow).map(async (h) => {
-        const r = this.records.get(h.rel)!;
-        const body = await this.readText(h.rel).then((text) => parseNote(text).body, () => '');
-        return { path: h.rel, name: noteName(h.rel), type: typeOf(this.schema, h.rel, r.frontmatter), score: Math.round(h.score * 1000) / 1000, snippet: snippet(body, q), matched: h.matched };
-      }),
-    );
+  query(q: string, limit: number, allow?: (rel: string) => boolean): SearchHit[] {
+    return this.search.search(q, limit, allow).map((h) => {
+      const r = this.records.get(h.rel)!;
+      return { path: h.rel, name: noteName(h.rel), type: typeOf(this.schema, h.rel, r.frontmatter), score: Math.round(h.score * 1000) / 1000, snippet: snippet(this.bodyOf(h.rel), q), matched: h.matched };
+    });
+  }
+
+  /**
+   * A note's text after its frontmatter, read now through the fenced reader, or '' when it is gone
+   * or a link. Synchronous, as the load's reads are: a search reads at most `limit` small notes, and
+   * the promise API's round trips cost several times each read.
+   */
+  private bodyOf(rel: string): string {
+    const st = this.reader.statSync(path.join(this.root, rel), NOTE);
+    const file = st.ok ? this.reader.readSync(st, NOTE) : undefined;
+    return file?.ok ? noteBody(file.bytes.toString('utf8')) : '';
   }
 
   /** Writes the persisted index now (on close, and in tests). */

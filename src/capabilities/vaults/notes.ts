@@ -99,7 +99,7 @@ export function notesApi(core: VaultsCore) {
   async function search(name: string, q: string, limit: number = LIMITS.vaultSearchDefault) {
     const v = await core.get(name);
     if (!q.trim()) throw badRequest('send ?q= with the words to search for');
-    const results = (await v.index.query(q, limit)).map((h) => ({ ...h, path: core.virtual(v, h.path) }));
+    const results = v.index.query(q, limit).map((h) => ({ ...h, path: core.virtual(v, h.path) }));
     return { results };
   }
 

@@ -12,6 +12,14 @@ const MD_LINK = /(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+"[^"\n]*")?\s*\
 const HEADING = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
+const FRONTMATTER = /^---\r?\n[\s\S]*?\r?\n---\r?\n?/;
+
+/** The text after a note's frontmatter block (no YAML parsed): what a search snippet is cut from. */
+export function noteBody(text: string): string {
+  const end = FRONTMATTER.exec(text);
+  return end ? text.slice(end[0].length) : text;
+}
+
 /** The note's record (what the index keeps) and its body (what the search index tokenises, then drops). */
 export function parseNote(text: string): Omit<NoteRecord, 'rel' | 'mtimeMs' | 'size'> & { body: string } {
   let frontmatter: Record<string, unknown> = {};
@@ -24,8 +32,7 @@ export function parseNote(text: string): Omit<NoteRecord, 'rel' | 'mtimeMs' | 's
     body = doc.body;
   } catch (err) {
     frontmatterError = `frontmatter is not valid YAML (${(err as Error).message.split('\n')[0]})`;
-    const end = /^---\r?\n[\s\S]*?\r?\n---\r?\n?/.exec(text);
-    if (end) body = text.slice(end[0].length);
+    body = noteBody(text);
   }
   if (body !== text) bodyStartLine = countLines(text.slice(0, text.length - body.length));
   const links: RawLink[] = [];
