@@ -6,12 +6,12 @@
  * engine is gone is orphaned: readable, not resolvable; the run's takeover asks it again.
  */
 import { notFound } from '../kernel/errors.js';
+import { reloadLatest } from '../kernel/serial.js';
 import { gateKey } from '../capabilities/workflows/gates.js';
 import type { GateInfo, GateStore } from '../capabilities/workflows/types.js';
 import type { PoolDb } from './db.js';
 import { aliveSql } from './members.js';
 import { SCHEMA } from './schema.js';
-import { reloadLatest } from '../kernel/serial.js';
 
 interface Row {
   key: string;
