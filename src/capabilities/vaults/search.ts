@@ -9,7 +9,7 @@
  * JavaScript heap, 8 bytes a posting), and the whole index is written to and read from one file
  * (`serialize`, `SearchIndex.restore`), so a start never reads a note again to tokenise it.
  */
-import { TermLists } from './term-lists.js';
+import { grow, TermLists } from './term-lists.js';
 import { isWordChar, prefixWord, tokenize } from './words.js';
 
 const NAME_BOOST = 6;
@@ -48,11 +48,7 @@ const EMPTY = new Int32Array(0);
 const FORMAT = 1;
 
 function push(p: Postings, id: number, packed: number): void {
-  if (2 * p.n === p.data.length) {
-    const grown = new Int32Array(Math.max(4, p.data.length * 2));
-    grown.set(p.data);
-    p.data = grown;
-  }
+  if (2 * p.n === p.data.length) p.data = grow(p.data, Math.max(4, p.data.length * 2));
   p.data[2 * p.n] = id;
   p.data[2 * p.n + 1] = packed;
   p.n++;

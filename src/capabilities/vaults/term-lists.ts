@@ -69,7 +69,8 @@ export class TermLists {
   }
 }
 
-function grow(a: Int32Array, size: number): Int32Array {
+/** A copy of `a` in a larger array of `size` numbers (the rest zero). */
+export function grow(a: Int32Array, size: number): Int32Array {
   const out = new Int32Array(size);
   out.set(a);
   return out;
