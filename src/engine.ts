@@ -673,6 +673,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // (15 ms to compile, 33 MB of wasm memory, ~4-6 MB of it resident) is not among them: it loads on
   // the first shell command checked (bench/memory); the model SDK loads when chat opens (above).
   const warmUp = setTimeout(() => {
+    // A year of runs is parsed here, a batch a turn, unless a request reads the runs first (kernel/run-index.ts).
+    runs.parseInBackground();
     config.onChange(() => codeIndex.start());
     codeIndex.start();
     // MCP servers are processes of their own (ten node servers take the CPU for half a second on two

@@ -91,6 +91,7 @@ export const LIMITS = {
   runLogFlushMs: 25, // batching window for run-log appends
   sharedRunLogRuns: 1_000, // runs per segment of a shared run log, so reading one run's events stays cheap
   runIndexCompactRatio: 1.25, // runs/index.jsonl is rewritten one line a run at start past this many lines a run (each run appends two)
+  runIndexParseBatch: 500, // stored run records parsed per turn of the event loop once the engine listens (about 1.5 ms at 300 bytes a record)
   searchResultsCap: 500, // matches across all roots for GET /api/search
 
   // Providers, the agent loop and chat

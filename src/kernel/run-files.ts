@@ -5,10 +5,12 @@
  * keeps the same records and lines in PostgreSQL; the ledger (runs.ts) talks to either through
  * `RunStore`.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineEvent } from './bus.js';
 import { HOME_LAYOUT, type Home, writeFileAtomic } from './home.js';
-import { JsonlAppender, readJsonl, readLineBatches, repairTail } from './jsonl.js';
+import { JsonlAppender, readLineBatches, repairTail } from './jsonl.js';
+import { parseIndex, runningRecord, scanIndex, unparsed, type Unparsed } from './run-index.js';
 import { LIMITS } from './limits.js';
 import type { RunRecord } from './runs.js';
 
@@ -30,10 +32,11 @@ export interface RunLog {
 /** Where the ledger keeps its records and logs (embedded: the home's files; a pool: its database). */
 export interface RunStore {
   /**
-   * Every stored record. The runs a previous engine left running that this store knows to be dead
-   * come back as `interrupted` (their record and log say so already).
+   * The stored records. The runs a previous engine left running that this store knows to be dead
+   * come back as `interrupted` (their record and log say so already). `unparsed`: records read but
+   * not parsed yet, which the ledger takes after the engine listens or when first read (run-index.ts).
    */
-  load(redact: <T>(value: T) => T): Promise<{ records: RunRecord[]; interrupted: RunRecord[] }>;
+  load(redact: <T>(value: T) => T): Promise<{ records: RunRecord[]; interrupted: RunRecord[]; unparsed?: Unparsed }>;
   /** Persists a record's current state (a start, a reopen, an end); `record` is already masked. */
   put(record: RunRecord): void;
   /** Opens the log a run appends to; `sharedLog` may name a log shared by short runs (sets `record.log`). */
@@ -104,26 +107,28 @@ export class FileRunStore implements RunStore {
     return current.name;
   }
 
-  async load(redact: <T>(value: T) => T): Promise<{ records: RunRecord[]; interrupted: RunRecord[] }> {
+  async load(redact: <T>(value: T) => T): Promise<{ records: RunRecord[]; interrupted: RunRecord[]; unparsed?: Unparsed }> {
     // A kill mid-write may have torn the last line; cut it so appends start on a fresh line.
     await repairTail(this.indexFile);
-    const lines = await readJsonl<RunRecord>(this.indexFile);
-    const records = new Map<string, RunRecord>();
-    for (const record of lines) if (record?.runId) records.set(record.runId, record);
-    // Every run appends a start and an end line; a start parses them all (the most of its cost with a
-    // year of runs), so the index is written again one line a run once it holds a quarter more.
-    if (lines.length > records.size * LIMITS.runIndexCompactRatio + 100) await writeFileAtomic(this.indexFile, [...records.values()].map((r) => JSON.stringify(r) + '\n').join(''));
-    this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
-    for (const r of records.values()) {
-      const m = r.log ? /^(.*)-(\d+)$/.exec(r.log) : null;
-      if (m) this.loadedSegments.set(m[1], Math.max(this.loadedSegments.get(m[1]) ?? 0, Number(m[2])));
+    const scan = await scanIndex(this.indexFile);
+    // Every run appends a start and an end line, so the index is written again one line a run once it
+    // holds a quarter more. That start parses it whole (as every start did before run-index.ts).
+    let parsed: Map<string, RunRecord> | undefined;
+    if (scan.lines > scan.runs * LIMITS.runIndexCompactRatio + 100) {
+      parsed = parseIndex(await fs.readFile(this.indexFile, 'utf8'));
+      await writeFileAtomic(this.indexFile, [...parsed.values()].map((r) => JSON.stringify(r) + '\n').join(''));
     }
-    const sharedNames = new Set([...records.values()].flatMap((r) => sharedLogOf(r) ?? []));
-    for (const name of sharedNames) await repairTail(path.join(this.dir, `${name}.jsonl`));
+    this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);
+    for (const log of scan.logs) {
+      const m = /^(.*)-(\d+)$/.exec(log);
+      if (m) this.loadedSegments.set(m[1], Math.max(this.loadedSegments.get(m[1]) ?? 0, Number(m[2])));
+      if (SHARED_LOG.test(log)) await repairTail(path.join(this.dir, `${log}.jsonl`));
+    }
     // Runs live when a previous engine died: nobody runs them any more.
     const interrupted: RunRecord[] = [];
-    for (const record of records.values()) {
-      if (record.status !== 'running') continue;
+    for (const [id, line] of scan.running) {
+      const record = parsed?.get(id) ?? runningRecord(line);
+      if (record?.status !== 'running') continue;
       if (!sharedLogOf(record)) {
         delete record.log;
         await repairTail(this.logFile(record.runId));
@@ -136,7 +141,9 @@ export class FileRunStore implements RunStore {
       log.append(event);
       await log.close();
     }
-    return { records: [...records.values()], interrupted };
+    if (parsed) return { records: [...parsed.values()], interrupted };
+    // The rest is parsed after the engine listens (RunLedger.parseInBackground) or when first read.
+    return { records: interrupted, interrupted, unparsed: unparsed(this.indexFile) };
   }
 
   put(record: RunRecord): void {

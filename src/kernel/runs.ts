@@ -9,6 +9,7 @@ import { conflict, notFound } from './errors.js';
 import type { Home } from './home.js';
 import { LIMITS } from './limits.js';
 import { FileRunStore, validSharedLog, type RunLog, type RunStore } from './run-files.js';
+import type { Unparsed } from './run-index.js';
 
 export type { RunLog, RunStore } from './run-files.js';
 
@@ -170,6 +171,8 @@ export class RunLedger {
   /** The runs started for each work item (`workItem` label), oldest first: a board item's links read them by key. */
   private readonly ofWorkItem = new Map<string, RunRecord[]>();
   private unsubscribe: (() => void) | undefined;
+  /** Stored records not parsed yet (run-index.ts): taken in the background after start, or at once by the first read. */
+  private unparsed: Unparsed | undefined;
   /** The runs this start found in flight from a previous engine and marked interrupted (reported once). */
   readonly interruptedAtStart: RunRecord[] = [];
   /** Where records and logs are kept: the home's files, or a pool's database (src/pool/run-store.ts). */
@@ -194,10 +197,40 @@ export class RunLedger {
 
   /** Loads the index and marks runs that were live when a previous engine died as interrupted. */
   async init(): Promise<void> {
-    const { records, interrupted } = await this.store.load((v) => this.bus.redactor.value(v));
+    const { records, interrupted, unparsed } = await this.store.load((v) => this.bus.redactor.value(v));
     for (const record of records) this.remember(record);
     this.interruptedAtStart.push(...interrupted);
+    this.unparsed = unparsed;
     this.unsubscribe = this.bus.subscribe((event, json) => this.onEvent(event, json));
+  }
+
+  /**
+   * Reads and parses the stored records still unparsed, a batch of lines per turn of the event loop
+   * so requests are answered in between (the engine calls it once it listens). A read of the ledger
+   * meanwhile takes the rest at once (`settle`), so no reader ever sees part of the runs.
+   */
+  parseInBackground(): void {
+    const unparsed = this.unparsed;
+    if (!unparsed) return;
+    const step = () => {
+      if (this.unparsed !== unparsed) return; // settled or closed meanwhile
+      if (unparsed.parse(LIMITS.runIndexParseBatch)) this.adopt(unparsed);
+      else setImmediate(step).unref();
+    };
+    // A failed read is tried again, and reported, by the first read of the ledger (settle).
+    unparsed.read().then(step, () => undefined);
+  }
+
+  /** Every stored record parsed: what each read of the records calls first. */
+  private settle(): void {
+    const unparsed = this.unparsed;
+    if (unparsed?.parse(Infinity)) this.adopt(unparsed);
+  }
+
+  /** Takes in the parsed records; one known already (interrupted at start, or started since) is newer than its line. */
+  private adopt(unparsed: Unparsed): void {
+    this.unparsed = undefined;
+    for (const record of unparsed.records()) if (!this.records.has(record.runId)) this.remember(record);
   }
 
   /**
@@ -270,7 +303,7 @@ export class RunLedger {
    * until its owner finishes it. `started` is added to its `run.started` (resumed, restored ...).
    */
   reopen(runId: string, started: Record<string, unknown> = { resumed: true }): LiveRun {
-    const record = this.records.get(runId);
+    const record = this.record(runId);
     if (!record) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
     if (this.liveRuns.has(runId)) throw conflict(`run ${runId} is already running`);
     record.status = 'running';
@@ -332,16 +365,19 @@ export class RunLedger {
 
   /** The last top-level run of `workflowId` (by start time), if it ever ran. Read it; never change it. */
   lastRunOf(workflowId: string): RunRecord | undefined {
+    this.settle();
     return this.lastOfWorkflow.get(workflowId);
   }
 
   /** The runs started for the work item labelled `workItem`, oldest first. Read them; never change them. */
   runsForWorkItem(workItem: string): readonly RunRecord[] {
+    this.settle();
     return this.ofWorkItem.get(workItem) ?? [];
   }
 
   /** Every known record, oldest first (live ones carry their current usage). */
   all(): RunRecord[] {
+    this.settle();
     return [...this.byStartTime];
   }
 
@@ -350,15 +386,21 @@ export class RunLedger {
    * reads that cut a page or a time range out of it (reports). Read it; never change it.
    */
   byStart(): readonly RunRecord[] {
+    this.settle();
     return this.byStartTime;
   }
 
   /** The last `limit` runs, newest first, live runs overlaid. */
   list(limit: number = LIMITS.runsListed): RunRecord[] {
+    this.settle();
     return this.byStartTime.slice(-limit).reverse().map((r) => ({ ...r, usage: { ...r.usage }, models: r.models?.map((m) => ({ ...m, usage: { ...m.usage } })) }));
   }
 
   record(runId: string): RunRecord | undefined {
+    // A record known already is current (live, interrupted at start, or parsed): no need to parse the rest.
+    const known = this.records.get(runId);
+    if (known || !this.unparsed) return known;
+    this.settle();
     return this.records.get(runId);
   }
 
@@ -375,7 +417,7 @@ export class RunLedger {
    * here, before the first batch; a torn line (a kill mid-write) is skipped.
    */
   async readEvents(runId: string): Promise<AsyncGenerator<EventBatch>> {
-    const record = isRunId(runId) ? this.records.get(runId) : undefined;
+    const record = isRunId(runId) ? this.record(runId) : undefined;
     if (!record) throw notFound(`no run ${runId}; GET /api/runs lists the known runs`);
     const raw = await this.store.lines(record, this.liveRuns.get(runId)?.log);
     // A shared log holds the events of many runs: only this one's.
@@ -415,6 +457,7 @@ export class RunLedger {
   /** Flushes every log and closes the index (engine shutdown). Runs still live stay `running` on disk and are marked interrupted by the next engine. */
   async close(): Promise<void> {
     this.unsubscribe?.();
+    this.unparsed = undefined;
     await this.store.close([...this.liveRuns.values()].map((r) => r.log));
   }
 
