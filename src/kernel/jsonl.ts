@@ -3,7 +3,7 @@
  * A batch is one write() call of complete lines, so a kill between batches loses at most the
  * unflushed tail and never leaves a torn line; readers still skip a torn last line defensively.
  */
-import { close, createReadStream, mkdirSync, open, openSync, promises as fs, write, writeSync } from 'node:fs';
+import { close, createReadStream, mkdirSync, open, openSync, promises as fs, readFileSync, write, writeSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -198,10 +198,25 @@ export function parseJsonl<T = unknown>(text: string): T[] {
 }
 
 export async function readJsonl<T = unknown>(file: string): Promise<T[]> {
+  return parseJsonl<T>(await readText(file));
+}
+
+/** A JSONL file's text; a missing file is empty. */
+export async function readText(file: string): Promise<string> {
   try {
-    return parseJsonl<T>(await fs.readFile(file, 'utf8'));
+    return await fs.readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw err;
+  }
+}
+
+/** The same, synchronously: for a read that must answer in the caller's tick (RunLedger.settle). */
+export function readTextSync(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw err;
   }
 }

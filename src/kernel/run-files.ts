@@ -5,11 +5,10 @@
  * keeps the same records and lines in PostgreSQL; the ledger (runs.ts) talks to either through
  * `RunStore`.
  */
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineEvent } from './bus.js';
 import { HOME_LAYOUT, type Home, writeFileAtomic } from './home.js';
-import { JsonlAppender, readLineBatches, repairTail } from './jsonl.js';
+import { JsonlAppender, readLineBatches, readText, repairTail } from './jsonl.js';
 import { parseIndex, runningRecord, scanIndex, unparsed, type Unparsed } from './run-index.js';
 import { LIMITS } from './limits.js';
 import type { RunRecord } from './runs.js';
@@ -115,7 +114,7 @@ export class FileRunStore implements RunStore {
     // holds a quarter more. That start parses it whole (as every start did before run-index.ts).
     let parsed: Map<string, RunRecord> | undefined;
     if (scan.lines > scan.runs * LIMITS.runIndexCompactRatio + 100) {
-      parsed = parseIndex(await fs.readFile(this.indexFile, 'utf8'));
+      parsed = parseIndex(await readText(this.indexFile));
       await writeFileAtomic(this.indexFile, [...parsed.values()].map((r) => JSON.stringify(r) + '\n').join(''));
     }
     this.index = new JsonlAppender(this.indexFile, LIMITS.runLogFlushMs);

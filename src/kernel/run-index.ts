@@ -8,9 +8,7 @@
  * last line says `running` are parsed at start; every record comes out of `Unparsed` after the
  * engine listens, or at once when something reads the ledger first (RunLedger.settle).
  */
-import { readFileSync } from 'node:fs';
-import fs from 'node:fs/promises';
-import { readLineBatches } from './jsonl.js';
+import { readLineBatches, readText, readTextSync } from './jsonl.js';
 import type { RunRecord } from './runs.js';
 
 /** What a start needs of the index, read without parsing a record. */
@@ -112,11 +110,11 @@ export function unparsed(file: string): Unparsed {
   return {
     async read() {
       if (lines) return;
-      const text = await fs.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? '' : Promise.reject(err)));
+      const text = await readText(file);
       lines ??= text.split('\n');
     },
     parse(max) {
-      lines ??= readText(file).split('\n');
+      lines ??= readTextSync(file).split('\n');
       next = parseLines(lines, next, max, found);
       if (next < lines.length) return false;
       lines = [];
@@ -124,13 +122,4 @@ export function unparsed(file: string): Unparsed {
     },
     records: () => found.values(),
   };
-}
-
-function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw err;
-  }
 }

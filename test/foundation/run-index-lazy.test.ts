@@ -44,7 +44,7 @@ async function homeWithIndex(): Promise<{ root: string; text: string }> {
 function expected(text: string): RunRecord[] {
   const byId = new Map<string, RunRecord>();
   for (const r of parseJsonl<RunRecord>(text)) if (r?.runId) byId.set(r.runId, r);
-  return [...byId.values()].map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' } : r)).sort((a, b) => a.startedAt - b.startedAt);
+  return [...byId.values()].map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' as const } : r)).sort((a, b) => a.startedAt - b.startedAt);
 }
 
 const strip = (rs: readonly RunRecord[]) => rs.map((r) => ({ id: r.runId, status: r.status, startedAt: r.startedAt, endedAt: r.endedAt, log: r.log }));
