@@ -7,6 +7,7 @@
  */
 import { startFixture } from './lib/child.js';
 import { startLoadGenerator } from './lib/http-load.js';
+import { pinApart } from './lib/pin.js';
 import { result, table } from './lib/report.js';
 import { alternate, describe, loadNote } from './lib/rounds.js';
 
@@ -19,7 +20,7 @@ const engine = await startFixture('engine-server.ts');
 const body = await (await fetch(`http://127.0.0.1:${engine.port}/api/status`)).text();
 const bare = await startFixture('baseline-http.ts', { STATUS_BODY: body });
 const load = await startLoadGenerator();
-console.log(`status body: ${body.length} bytes`);
+console.log(`status body: ${body.length} bytes; ${pinApart([engine.child.pid!, bare.child.pid!], load.pid)}`);
 try {
   const round = (port: number, seconds: number) => async () => {
     const r = await load.run({ port, path: '/api/status', connections: CONNECTIONS, seconds });

@@ -80,7 +80,7 @@ export async function httpLoad(opts: LoadOptions): Promise<LoadResult> {
  * The same load generator in a process of its own (an external client, like wrk: its CPU is not
  * the measured server's, and it does not share an event loop with anything measured).
  */
-export async function startLoadGenerator(): Promise<{ run(opts: LoadOptions): Promise<LoadResult>; stop(): Promise<void> }> {
+export async function startLoadGenerator(): Promise<{ pid: number; run(opts: LoadOptions): Promise<LoadResult>; stop(): Promise<void> }> {
   const { fork } = await import('node:child_process');
   const { fileURLToPath } = await import('node:url');
   const child = fork(fileURLToPath(new URL('./load-worker.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -89,6 +89,7 @@ export async function startLoadGenerator(): Promise<{ run(opts: LoadOptions): Pr
     child.once('exit', (code) => reject(new Error(`the load generator exited with ${code}`)));
   });
   return {
+    pid: child.pid!,
     run: (opts) =>
       new Promise((resolve) => {
         child.once('message', (m) => resolve(m as LoadResult));
