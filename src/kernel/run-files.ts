@@ -125,8 +125,8 @@ export class FileRunStore implements RunStore {
     }
     // Runs live when a previous engine died: nobody runs them any more.
     const interrupted: RunRecord[] = [];
-    for (const [id, line] of scan.running) {
-      const record = parsed?.get(id) ?? runningRecord(line);
+    const running = parsed ? [...parsed.values()] : [...scan.running.values()].map(runningRecord);
+    for (const record of running) {
       if (record?.status !== 'running') continue;
       if (!sharedLogOf(record)) {
         delete record.log;
