@@ -72,7 +72,7 @@ function methodCheck(table: MethodTable): onRequestHookHandler {
   return (req, reply, done) => {
     const q = req.url.indexOf('?');
     const path = q === -1 ? req.url : req.url.slice(0, q);
-    if (table.literalElsewhere(req.method === 'HEAD' ? 'GET' : req.method, path).length) {
+    if (table.literalElsewhere(req.method, path).length) {
       sendMethodNotAllowed(reply, table.allowed(path));
       return;
     }

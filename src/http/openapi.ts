@@ -25,7 +25,7 @@ export function routeCatalog(app: FastifyInstance): RegisteredRoute[] {
   const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (r) => {
     for (const method of Array.isArray(r.method) ? r.method : [r.method]) {
-      // HEAD routes are Fastify's automatic twins of GET routes.
+      // No route is HEAD's own (server.ts routes a HEAD as its GET); OPTIONS is not part of the API.
       if (method === 'HEAD' || method === 'OPTIONS') continue;
       routes.push({ method, url: r.url, schema: r.schema as Schema | undefined });
     }

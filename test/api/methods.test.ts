@@ -1,5 +1,6 @@
 /** Issue 10 items 1 and 2: 405 with Allow for every path of another verb; 415 for a JSON route sent something else. */
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { METHOD_NOT_ALLOWED } from '../../src/http/methods.js';
 import { startTestEngine, type TestEngine } from '../support/engine.js';
@@ -54,6 +55,40 @@ test('a session, agent or file named like a literal still works under its own ve
   assert.equal((await t.api('GET', '/api/chat/not-a-session')).status, 404);
   assert.equal((await t.api('GET', '/api/agents/order')).status, 200);
 });
+
+test('HEAD answers as its GET would, headers and all, without a body', async () => {
+  const get = await rawRequest(t.engine.port, { path: '/api/settings' });
+  const head = await headOf('/api/settings');
+  assert.equal(head.status, 200);
+  assert.equal(head.body, '', 'no body');
+  assert.equal(head.headers['content-length'], String(Buffer.byteLength(get.body)), 'the length of the GET body');
+  assert.match(String(head.headers['content-type']), /^application\/json/);
+  // The early lane's route, a parametrised route, a literal path of another verb.
+  assert.equal((await headOf('/api/status')).status, 200);
+  assert.equal((await headOf('/api/status')).body, '');
+  assert.equal((await headOf('/api/chat/not-a-session')).status, 404);
+  const stop = await headOf('/api/chat/stop');
+  assert.equal(stop.status, 405);
+  assert.equal(stop.headers.allow, 'POST');
+  assert.equal(stop.body, '');
+});
+
+/** A HEAD request over a bare socket, reading every byte until the engine closes it (a body would show). */
+function headOf(path: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(t.engine.port, '127.0.0.1', () => socket.write(`HEAD ${path} HTTP/1.1\r\nHost: 127.0.0.1:${t.engine.port}\r\nConnection: close\r\n\r\n`));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: text.slice(split + 4) });
+    });
+  });
+}
 
 test('a JSON route sent a form body (curl -d) answers 415 with a sentence, and nothing changes', async () => {
   await t.engine.notifications.notify({ title: 'one' });
