@@ -92,7 +92,6 @@ import { createWorkService } from './capabilities/work/service.js';
 import { workTools } from './capabilities/work/tools.js';
 import { createGitService, type GitService } from './capabilities/git/service.js';
 
-import { createDb } from './capabilities/db/facade.js';
 import { dbRoutes } from './capabilities/db/routes.js';
 import { dbTools } from './capabilities/db/tools.js';
 
@@ -118,6 +117,7 @@ import { FencedReader } from './kernel/fenced-read.js';
 import { HOME_LAYOUT, Home } from './kernel/home.js';
 import { badRequest, describeError } from './kernel/errors.js';
 import { LIMITS } from './kernel/limits.js';
+import { onFirstUse } from './kernel/on-first-use.js';
 import { Redactor } from './kernel/redact.js';
 import { RunLedger } from './kernel/runs.js';
 import { installResponseRedaction } from './http/redact-responses.js';
@@ -438,8 +438,8 @@ export async function startEngine(options: EngineOptions): Promise<Engine> {
   // The browser keeps the strict floor: its extension refuses private pages itself (docs/browser.md).
   tools.register(...browserTools({ browser, floor: options.browserUrlFloor ?? urlFloor }));
   // Databases (issue 18): saved connections, drivers, the read-only policy for models.
-  const db = createDb({ home, secrets, workspace: () => fence.root('workspace').path, mask: masker.mask, emit });
-  closers.push(() => db.close());
+  const db = onFirstUse(async () => (await import('./capabilities/db/facade.js')).createDb({ home, secrets, workspace: () => fence.root('workspace').path, mask: masker.mask, emit }));
+  closers.push(async () => (await db.started())?.close());
   dbRoutes(app, db);
   tools.register(...dbTools(db));
   // agents, skills, memory, meta tools, reports (issue 6)

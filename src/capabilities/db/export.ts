@@ -10,11 +10,9 @@ import { classifySql } from './classify.js';
 import { readOnlyLocks } from './seams.js';
 import { quoteBacktick, quoteDouble } from './quote.js';
 import type { DbCore } from './service.js';
-import type { DbEngine, Row } from './types.js';
+import { EXPORT_FORMATS, type DbEngine, type ExportFormat, type Row } from './types.js';
 import { csvCell, jsonRow, sqlLiteral } from './values.js';
 
-export const EXPORT_FORMATS = ['csv', 'json', 'ndjson', 'sql'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 export interface ExportRequest {
   sql: string;

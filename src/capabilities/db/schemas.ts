@@ -4,9 +4,7 @@
  */
 import { bool, int, num, obj, str } from '../../http/schemas.js';
 import { LIMITS } from '../../kernel/limits.js';
-import { EXPORT_FORMATS } from './export.js';
-import { FILTER_OPS } from './table.js';
-import { DB_ENGINES } from './types.js';
+import { DB_ENGINES, EXPORT_FORMATS, FILTER_OPS } from './types.js';
 
 export const connectionId = {
   type: 'string',

@@ -6,11 +6,9 @@ import { badRequest, notFound } from '../../kernel/errors.js';
 import { LIMITS } from '../../kernel/limits.js';
 import { afterCondition, decodeCursor, encodeCursor, keyable, totalOrder } from './keyset.js';
 import type { DbCore } from './service.js';
-import type { DbDriver, SchemaTable } from './types.js';
+import { FILTER_OPS, type DbDriver, type FilterOp, type SchemaTable } from './types.js';
 import { jsonRow } from './values.js';
 
-export const FILTER_OPS = ['=', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'is null', 'is not null', 'in'] as const;
-export type FilterOp = (typeof FILTER_OPS)[number];
 
 export interface TableDataRequest {
   schema?: string;

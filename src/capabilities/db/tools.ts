@@ -13,7 +13,7 @@ import { connectionId } from './schemas.js';
 import type { SchemaInfo, SchemaTable } from './types.js';
 import { textValue } from './values.js';
 
-export function dbTools(db: DbFacade): AnyTool[] {
+export function dbTools(db: () => Promise<DbFacade>): AnyTool[] {
   const connections = defineTool<Record<string, never>>({
     name: 'db_connections',
     group: 'db',
@@ -24,7 +24,7 @@ export function dbTools(db: DbFacade): AnyTool[] {
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     permission: 'other',
     async run() {
-      const list = await db.service.list();
+      const list = await (await db()).service.list();
       if (!list.length) return 'No database connections are saved. Ask the user to add one (PUT /api/db/connections/<id>).';
       return list
         .map((c) => `${c.id}: "${c.name}" ${c.engine}${c.writable ? ', writable' : ', read-only'}, rowLimit ${c.rowLimit}, timeoutMs ${c.timeoutMs}`)
@@ -50,7 +50,7 @@ export function dbTools(db: DbFacade): AnyTool[] {
     },
     permission: 'other',
     async run(args) {
-      const info = await db.service.schema(args.connection);
+      const info = await (await db()).service.schema(args.connection);
       if (!args.table) return formatSchema(args.connection, info);
       const wanted = args.table;
       const t = info.tables.find((x) => `${x.schema}.${x.name}` === wanted) ?? info.tables.find((x) => x.name === wanted);
@@ -79,7 +79,7 @@ export function dbTools(db: DbFacade): AnyTool[] {
     },
     async permission(args) {
       const key = `db_query(${args.connection})`;
-      const { view, classification, refusal } = await db.queries.judge(args.connection, args.sql);
+      const { view, classification, refusal } = await (await db()).queries.judge(args.connection, args.sql);
       if (refusal) {
         const hint = view.writable
           ? 'Rewrite it without that statement.'
@@ -92,7 +92,7 @@ export function dbTools(db: DbFacade): AnyTool[] {
       return { class: 'other', key };
     },
     async run(args, ctx) {
-      const outcome = await db.queries.model(args.connection, { sql: args.sql, rowLimit: args.rowLimit }, { by: 'model', agent: ctx.agent, emit: ctx.emit });
+      const outcome = await (await db()).queries.model(args.connection, { sql: args.sql, rowLimit: args.rowLimit }, { by: 'model', agent: ctx.agent, emit: ctx.emit });
       const text = formatOutcome(outcome);
       return outcome.ok ? text : { text, isError: true };
     },

@@ -7,6 +7,14 @@
 export type DbEngine = 'sqlite' | 'postgres' | 'mysql';
 export const DB_ENGINES: readonly DbEngine[] = ['sqlite', 'postgres', 'mysql'];
 
+/** Formats of POST /api/db/:id/export (here, not in export.ts: the route schemas need them before the capability loads). */
+export const EXPORT_FORMATS = ['csv', 'json', 'ndjson', 'sql'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Filter operators of a table page (here for the same reason). */
+export const FILTER_OPS = ['=', '!=', '<', '<=', '>', '>=', 'like', 'not like', 'is null', 'is not null', 'in'] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
 /** A saved connection as stored in `db/connections.json` (no secret in it). */
 export interface StoredConnection {
   name: string;
