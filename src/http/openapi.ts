@@ -20,9 +20,15 @@ export const SOCKETS = [
   { path: '/term', summary: 'an interactive terminal (loopback peers only); JSON frames `{type: "input" | "resize", ...}`' },
 ];
 
+const catalogs = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** The routes registered on `app` with the schemas they declared (the route validator's test checks each). */
+export const catalogOf = (app: FastifyInstance): readonly RegisteredRoute[] => catalogs.get(app) ?? [];
+
 /** Records every route as it is registered; call before any route is added. */
 export function routeCatalog(app: FastifyInstance): RegisteredRoute[] {
   const routes: RegisteredRoute[] = [];
+  catalogs.set(app, routes);
   app.addHook('onRoute', (r) => {
     for (const method of Array.isArray(r.method) ? r.method : [r.method]) {
       // No route is HEAD's own (server.ts routes a HEAD as its GET); OPTIONS is not part of the API.

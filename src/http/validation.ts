@@ -1,45 +1,32 @@
 /**
- * Request validation from the route schemas (src/http/schemas.ts): one Ajv, no type coercion, no
- * silent removal of unknown fields, and every failure turned into one sentence
+ * Request validation from the route schemas (src/http/schemas.ts) by the route validator
+ * (schema-check.ts, Ajv's semantics without loading Ajv): no coercion of bodies, unknown fields fail
+ * instead of vanishing, `default`s fill what was not sent, and every failure is turned into one sentence
  * `<field> must be ...; send <the shape>` with status 400. A JSON route sent a body that is not
  * JSON answers 415 before any of that (unless it declares `anyBody`: it answers such bodies itself).
  */
-import { createRequire } from 'node:module';
-import type { Ajv as AjvType, ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { FastifyInstance, FastifyRequest, FastifySchemaCompiler, FastifySerializerCompiler, FastifyServerOptions, preValidationHookHandler } from 'fastify';
 import { EngineError } from '../kernel/errors.js';
 import { hooksOf } from './methods.js';
+import { schemaCheck } from './schema-check.js';
 import type { Schema } from './schemas.js';
-
-const ajvs = new Map<string, AjvType>();
-/**
- * Bodies: no coercion (`{"content": 5}` must not become "5"). Query strings, path parameters and
- * headers arrive as text, so there `?limit=5` may meet `{type: "integer"}` (Fastify's own rule).
- * Unknown fields fail instead of vanishing; `default`s fill what was not sent.
- */
-const ajv = (coerce: boolean): AjvType => {
-  const key = coerce ? 'coerce' : 'strict';
-  let instance = ajvs.get(key);
-  if (!instance) {
-    const { Ajv } = createRequire(import.meta.url)('ajv') as typeof import('ajv');
-    instance = new Ajv({ allErrors: false, coerceTypes: coerce ? 'array' : false, removeAdditional: false, useDefaults: true, strict: false, verbose: true });
-    ajvs.set(key, instance);
-  }
-  return instance;
-};
 
 type Part = 'body' | 'querystring' | 'params' | 'headers';
 
 const validatorCompiler: FastifySchemaCompiler<Schema> = ({ schema, httpPart }) => {
-  // Compiled on a route's first request, not at start (start-up time is measured in bench/startup).
-  let validate: ValidateFunction | undefined;
+  // Made on a route's first request, not at start (start-up time is measured in bench/startup).
+  let validate: ((data: unknown) => ErrorObject[] | null) | undefined;
   // No body at all (Fastify gives null or undefined) reads as `{}`, so a missing required field says which one.
   const emptyAsObject = httpPart === 'body' && schema.type === 'object';
   return (data: unknown) => {
-    validate ??= ajv(httpPart !== 'body').compile(schema);
+    // Bodies are never coerced (`{"content": 5}` must not become "5"); query strings, path
+    // parameters and headers arrive as text, so there `?limit=5` may meet `{type: "integer"}`.
+    validate ??= schemaCheck(schema, { coerce: httpPart !== 'body' });
     const absent = emptyAsObject && (data === undefined || data === null);
     const subject = absent ? {} : data;
-    if (!validate(subject)) return { error: new EngineError(400, sentence(validate.errors ?? [], httpPart as Part, schema)) };
+    const errors = validate(subject);
+    if (errors) return { error: new EngineError(400, sentence(errors, httpPart as Part, schema)) };
     // A body that was not sent stays "not sent", unless the schema's defaults filled it in.
     return absent && Object.keys(subject as object).length ? { value: subject } : true;
   };

@@ -2,8 +2,9 @@
  * Start-up loads only what a first request needs (docs/performance.md, issue 11): the model SDKs,
  * the MCP SDK (and its zod), pg, mysql2, libpg-query, html-to-text and js-tiktoken's ranks stay out of the bundle and out of a
  * started engine until first used, as do node-pty (the first terminal), web-tree-sitter (the first
- * grammar: a shell command checked, a file indexed) and Ajv (the first request with a body; Fastify's
- * own compilers, which would load it at start, never load) (issue 42); the model SDK is warmed once a client opens its chats with a
+ * grammar: a shell command checked, a file indexed) and Ajv (the first tool call or workflow checked: route
+ * bodies are checked by the route validator, and Fastify's own compilers, which would load Ajv at start,
+ * never load) (issue 42); the model SDK is warmed once a client opens its chats with a
  * provider configured (idle memory, issue 34).
  */
 import assert from 'node:assert/strict';
@@ -56,8 +57,8 @@ test('a start loads none of the heavy lazy packages; the model SDK loads once ch
     assert.deepEqual(seen.atStart, []);
     assert.deepEqual(seen.afterWarmUps, [], 'the warm-ups leave the model SDK unloaded');
     assert.equal(seen.put, 200);
-    // Ajv comes with the first request that has a body to validate (the PUT); Fastify's own compilers never load.
-    assert.deepEqual(seen.withProvider, ['ajv'], 'a provider configured, nobody chatting: the model SDK stays unloaded');
+    // A request with a body is checked by the route validator, not Ajv (issue 42); Fastify's own compilers never load.
+    assert.deepEqual(seen.withProvider, [], 'a provider configured, nobody chatting: the model SDK and Ajv stay unloaded');
     assert.equal(seen.list, 200);
     const now = seen.chatOpened;
     assert.ok(now.includes('ai') && now.includes('@ai-sdk/openai-compatible'), `loaded once chat is opened: ${now.join(', ')}`);
