@@ -13,6 +13,8 @@ export const LIMITS = {
   dbSchemaCacheMs: 60_000,
   tablePageDefault: 100,
   vaultSearchDefault: 20,
+  /** Characters of note bodies a vault keeps from its recent searches for the next snippets (vaults/shown.ts): ~50 notes of 10 kB. */
+  vaultShownChars: 512 * 1024,
   completeDeadlineMs: 15_000,
   completeMaxTokens: 256,
   completeMaxLines: 10,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { VaultIndex } from '../../src/capabilities/vaults/index.js';
 import { DEFAULT_SCHEMA } from '../../src/capabilities/vaults/schema.js';
+import { ShownBodies } from '../../src/capabilities/vaults/shown.js';
 import { SearchIndex } from '../../src/capabilities/vaults/search.js';
 import { Fence } from '../../src/kernel/fence.js';
 import { FencedReader } from '../../src/kernel/fenced-read.js';
@@ -123,4 +124,51 @@ test('SearchIndex: notes put again and again (their term lists moved and reclaim
   assert.deepEqual(ask(churned), ask(once));
   const restored = SearchIndex.restore(churned.serialize('s'), 's')!;
   assert.deepEqual(ask(restored), ask(once));
+});
+
+test('a search keeps the notes it showed for the next snippets, only at the version the index holds', async () => {
+  const base = await tempDir();
+  const root = path.join(base, 'vault');
+  const home = new Home(path.join(base, 'home'));
+  await home.ensure();
+  await mkdir(root, { recursive: true });
+  for (let i = 0; i < 5; i++) await writeFile(path.join(root, `n${i}.md`), `# N${i}\n\nthe ${WORDS[i]} of note ${i}, shared\n`);
+  const reader = new FencedReader(new Fence(root, () => []));
+  let reads = 0;
+  const readSync = reader.readSync.bind(reader);
+  reader.readSync = (...args) => (reads++, readSync(...args));
+  const index = new VaultIndex(root, home, path.join(base, 'home', 'index.json'), DEFAULT_SCHEMA, reader);
+  await index.load();
+  reads = 0;
+  assert.equal(index.query('shared', 10).length, 5);
+  assert.equal(reads, 5, 'a first search reads each note it shows');
+  assert.equal(index.query('shar', 10).length, 5);
+  assert.equal(reads, 5, 'the next search, a word typed a letter at a time, shows them from what the last one read');
+
+  // An edit the index has seen is read again; one it has not is shown as the index knows the note.
+  await writeFile(path.join(root, 'n1.md'), '# N1\n\nrewritten, shared and longer than before\n');
+  await index.refresh('n1.md');
+  const n1 = index.query('shared', 10).find((h) => h.path === 'n1.md')!;
+  assert.match(n1.snippet, /rewritten, shared and longer/);
+  assert.equal(reads, 6, 'only the edited note is read again');
+  await rm(path.join(root, 'n2.md'));
+  await index.refresh('n2.md');
+  assert.deepEqual(index.query('shared', 10).map((h) => h.path).sort(), ['n0.md', 'n1.md', 'n3.md', 'n4.md']);
+  await index.flush();
+});
+
+test('ShownBodies: the oldest shown go first past the bound; another version is a miss', () => {
+  const shown = new ShownBodies(10);
+  const v = { mtimeMs: 1, size: 4 };
+  shown.set('a', v, 'aaaa');
+  shown.set('b', v, 'bbbb');
+  assert.equal(shown.get('a', v), 'aaaa', 'a is now the most recent');
+  shown.set('c', v, 'cccc');
+  assert.equal(shown.get('b', v), undefined, 'b, the oldest shown, went past the bound');
+  assert.equal(shown.get('a', v), 'aaaa');
+  assert.equal(shown.get('c', { mtimeMs: 2, size: 4 }), undefined, 'another version of c');
+  assert.equal(shown.get('c', v), undefined, 'and the old version is dropped');
+  shown.set('big', v, 'x'.repeat(11));
+  assert.equal(shown.get('big', v), undefined, 'a body larger than the bound is not kept');
+  assert.equal(shown.get('a', v), 'aaaa', 'and pushes nothing out');
 });

@@ -19,6 +19,7 @@ import { headingKey, noteBody, parseNote } from './parse.js';
 import { nameKeys, Resolver, targetKeys } from './resolver.js';
 import { fieldProblems, typeOf } from './schema.js';
 import { SearchIndex } from './search.js';
+import { ShownBodies } from './shown.js';
 import { snippet } from './words.js';
 import type { NoteMeta, NoteRecord, RawLink, Resolution, SearchHit, VaultSchema } from './types.js';
 
@@ -50,6 +51,8 @@ export class VaultIndex {
   private readonly resolver = new Resolver();
   private readonly files = new Resolver();
   private search = new SearchIndex();
+  /** Bodies of the notes searches showed lately, for the next snippets (shown.ts). */
+  private readonly shown = new ShownBodies(LIMITS.vaultShownChars);
   /** Bumped when the set of names changes (a note or file added or removed, aliases changed). */
   private namesGen = 0;
   private derivedGen = -1;
@@ -242,14 +245,21 @@ export class VaultIndex {
   }
 
   /**
-   * A note's text after its frontmatter, read now through the fenced reader, or '' when it is gone
-   * or a link. Synchronous, as the load's reads are: a search reads at most `limit` small notes, and
-   * the promise API's round trips cost several times each read.
+   * A note's text after its frontmatter: kept from a recent search, or read now through the fenced
+   * reader ('' when it is gone or a link). Synchronous, as the load's reads are: a search reads at
+   * most `limit` small notes, and the promise API's round trips cost several times each read.
    */
   private bodyOf(rel: string): string {
+    const record = this.records.get(rel)!;
+    const kept = this.shown.get(rel, record);
+    if (kept !== undefined) return kept;
     const st = this.reader.statSync(path.join(this.root, rel), NOTE);
     const file = st.ok ? this.reader.readSync(st, NOTE) : undefined;
-    return file?.ok ? noteBody(file.bytes.toString('utf8')) : '';
+    if (!file?.ok) return '';
+    const body = noteBody(file.bytes.toString('utf8'));
+    // Kept only when it is the version the index holds (an edit not yet indexed is read again next time).
+    if (file.mtimeMs === record.mtimeMs && file.size === record.size) this.shown.set(rel, record, body);
+    return body;
   }
 
   /** Writes the persisted index now (on close, and in tests). */
@@ -287,6 +297,7 @@ export class VaultIndex {
     if (this.records.delete(rel)) {
       this.resolver.remove(rel);
       this.search.remove(rel);
+      this.shown.delete(rel);
       this.changed();
     } else if (this.attachments.delete(rel)) {
       this.files.remove(rel);
