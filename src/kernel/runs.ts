@@ -16,6 +16,9 @@ export type { RunLog, RunStore } from './run-files.js';
 /** `queued`: a pool's run waiting for a worker (src/pool); an embedded engine starts runs at once. */
 export type RunStatus = 'queued' | 'running' | 'completed' | 'failed' | 'stopped' | 'interrupted';
 
+/** The ends no run leaves (an interrupted run can be resumed; these cannot). */
+const FINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'stopped']);
+
 export interface Usage {
   input: number;
   output: number;
@@ -235,10 +238,15 @@ export class RunLedger {
 
   /**
    * Takes in a record this ledger did not write (a pool's other engines changed it): a new run is
-   * placed by its start time, a known one is updated in place. A run live here is never overwritten.
+   * placed by its start time, a known one is updated in place. A run live here is never overwritten,
+   * nor one known to have ended for good: its row, read while this engine's write of the end was
+   * still on its way, is older than what the ledger holds (the write's own announcement follows).
    */
   ingest(record: RunRecord): void {
-    if (record?.runId && !this.liveRuns.has(record.runId)) this.remember(record);
+    if (!record?.runId || this.liveRuns.has(record.runId)) return;
+    const known = this.records.get(record.runId)?.status;
+    if (known && FINAL.has(known) && !FINAL.has(record.status)) return;
+    this.remember(record);
   }
 
   /** A record in the indexes (by id, start time, workflow and work item), or a known one updated in place (its start time, the indexes' order, kept). */

@@ -63,6 +63,22 @@ test("a pool's records from other engines are filed as they come in, a known one
   await runs.close();
 });
 
+test("a run's row read before the write of its end landed does not bring an ended run back to running; an interrupted one may be resumed", async () => {
+  const runs = await ledgerAt(await tempDir());
+  const usage = { input: 0, output: 0, cached: 0, reasoning: 0 };
+  const row: RunRecord = { runId: 'run-5-1', status: 'running', startedAt: 5, usage, source: 'workflow', workflowId: 'item', parentRunId: 'run-4-1' };
+  for (const end of ['completed', 'failed', 'stopped'] as const) {
+    runs.ingest({ ...row, status: end, endedAt: 9 });
+    runs.ingest(row);
+    assert.equal(runs.record(row.runId)?.status, end, `a ${end} run stays ${end}`);
+  }
+  const other = { ...row, runId: 'run-6-1', startedAt: 6 };
+  runs.ingest({ ...other, status: 'interrupted', endedAt: 9 });
+  runs.ingest(other);
+  assert.equal(runs.record(other.runId)?.status, 'running', 'an interrupted run taken up again is running');
+  await runs.close();
+});
+
 test('a start writes runs/index.jsonl again one line a run once it holds a quarter more lines than runs, and reads the same runs from it', async () => {
   const root = await tempDir();
   const runs = await ledgerAt(root);
